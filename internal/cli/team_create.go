@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/internal/proc"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+func teamCreateCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "team-create",
+		Usage:     "create a team (config.json, inboxes and task list) and print its final name",
+		ArgsUsage: "NAME",
+		Description: `Creates teams/<name>/config.json in Claude Code's layout with the lead
+member "team-lead", and an empty task list under tasks/<name>/.
+
+The name is made safe for every file kind ([a-z0-9-]: "My Team" becomes
+"my-team"). If a team of that name exists, -2, -3, ... is appended; the final
+name is printed, so scripts can capture it:
+
+    team=$(paneteam team-create review)
+
+The lead's process (its pid and start time) is recorded so that
+'paneteam cleanup --orphans' can tell when the lead is gone. By default it is
+the process of the tmux pane this runs in, else the parent shell.`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "what the team is for"},
+			&ucli.IntFlag{Name: "leader-pid", Usage: "pid of the lead's process (default: this tmux pane's process, else the parent shell)"},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("team-create takes one NAME, got %d arguments", c.NArg())
+			}
+			root, err := rootOf(c, env)
+			if err != nil {
+				return err
+			}
+			pid := c.Int("leader-pid")
+			if pid == 0 {
+				pid = defaultLeaderPID(c, env)
+			}
+			start, err := proc.StartTime(pid)
+			if err != nil {
+				return fmt.Errorf("--leader-pid %d: %w (give the pid of a running process)", pid, err)
+			}
+			cwd, _ := os.Getwd()
+			t, cfg, err := team.Create(root, c.Args().First(), team.CreateOptions{
+				Description: c.String("description"),
+				Cwd:         cwd,
+				LeaderPID:   pid,
+				LeaderStart: start,
+			})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(env.Stdout, map[string]string{
+					"team_name":      cfg.Name,
+					"team_file_path": t.ConfigPath(),
+					"lead_agent_id":  cfg.LeadAgentID,
+				})
+			}
+			_, err = fmt.Fprintln(env.Stdout, cfg.Name)
+			return err
+		},
+	}
+}
+
+// defaultLeaderPID is the process that owns the lead: inside tmux, the
+// process of the pane this command runs in (it outlives this command);
+// elsewhere the parent shell.
+func defaultLeaderPID(c *ucli.Context, env Env) int {
+	if env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") != "" {
+		if srv, err := tmux.FromTMUX(env.Getenv("TMUX")); err == nil {
+			if out, err := srv.PanePID(c.Context, env.Getenv("TMUX_PANE")); err == nil {
+				if pid, err := strconv.Atoi(out); err == nil && pid > 0 {
+					return pid
+				}
+			}
+		}
+	}
+	return os.Getppid()
+}

@@ -1,0 +1,316 @@
+// Package lockfile takes the same lock Claude Code takes on its team files,
+// so paneteam and a running Claude Code exclude each other, and writes those
+// files atomically.
+//
+// Claude Code locks with the npm package proper-lockfile 4.x: the lock is a
+// directory made with mkdir at "<file>.lock" (mkdir is the atomic step) and
+// released with rmdir. Its holder refreshes the directory's mtime every 5 s;
+// a lock whose mtime is more than 10 s old is stale and may be taken over.
+// This package does exactly that, and never leaves a regular file at a
+// *.lock path: Claude Code's mkdir would then fail for good.
+//
+// In front of the directory lock, paneteam processes queue on a kernel lock
+// (flock) of their own at ".<file>.flock", so they wait without polling each
+// other. The flock file also records which lock directory a paneteam holder
+// made; a later paneteam process that gets the flock and finds that very
+// directory still there knows its holder died and takes it over at once,
+// instead of waiting out the 10 s stale window.
+package lockfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// proper-lockfile's numbers, as Claude Code uses them.
+const (
+	DefaultStale   = 10 * time.Second // lock older than this is stale
+	DefaultTimeout = 15 * time.Second // how long paneteam waits for a live lock
+	firstBackoff   = 5 * time.Millisecond
+	maxBackoff     = 100 * time.Millisecond
+)
+
+// Options tunes a lock. The zero value is the interoperable default.
+type Options struct {
+	// Timeout bounds the wait for a live lock (DefaultTimeout when zero).
+	// A context deadline that comes sooner wins.
+	Timeout time.Duration
+	// Stale is the age after which a lock directory is abandoned
+	// (DefaultStale when zero). Only tests should change it.
+	Stale time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Stale <= 0 {
+		o.Stale = DefaultStale
+	}
+	return o
+}
+
+// ErrCompromised means the lock directory changed under its holder: another
+// process judged it stale and took it. The holder must not write.
+var ErrCompromised = errors.New("lock was taken over by another process")
+
+// TimeoutError reports a live lock that was not released in time.
+type TimeoutError struct {
+	Path   string // the lock directory
+	Waited time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("timed out after %s waiting for lock %s: another process holds it "+
+		"(a lock is taken over only when stale, %s after its holder's last refresh)",
+		e.Waited.Round(time.Millisecond), e.Path, DefaultStale)
+}
+
+// LockPath is the directory Claude Code's proper-lockfile uses for target.
+func LockPath(target string) string { return target + ".lock" }
+
+// QueuePath is paneteam's own flock file for target.
+func QueuePath(target string) string {
+	dir, base := filepath.Split(target)
+	return filepath.Join(dir, "."+base+".flock")
+}
+
+// Lock takes the lock on target, which must exist (like proper-lockfile,
+// which resolves its real path). It returns the function that releases it.
+func Lock(ctx context.Context, target string, opts Options) (unlock func() error, err error) {
+	h, err := acquire(ctx, target, opts)
+	if err != nil {
+		return nil, err
+	}
+	return h.release, nil
+}
+
+type holder struct {
+	dir     string // the lock directory
+	queue   *flock.Flock
+	record  string // the flock file, which records dir's mtime
+	stale   time.Duration
+	mu      sync.Mutex
+	mtime   time.Time
+	lost    bool
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func acquire(ctx context.Context, target string, opts Options) (*holder, error) {
+	opts = opts.withDefaults()
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", target, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	start := time.Now()
+	dir := LockPath(real)
+	timeout := func(err error) error {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &TimeoutError{Path: dir, Waited: time.Since(start)}
+		}
+		return fmt.Errorf("lock %s: %w", dir, err)
+	}
+
+	q := flock.New(QueuePath(real), flock.SetPermissions(FilePerm))
+	if err := lockQueue(ctx, q); err != nil {
+		return nil, timeout(err)
+	}
+	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
+	if err := h.mkdirLoop(ctx); err != nil {
+		q.Unlock()
+		return nil, timeout(err)
+	}
+	h.stop, h.stopped = make(chan struct{}), make(chan struct{})
+	go h.refresh(opts.Stale / 2)
+	return h, nil
+}
+
+// lockQueue takes the flock, giving up when ctx ends. A blocking flock
+// cannot be interrupted, so an abandoned wait releases the lock when it
+// finally gets it.
+func lockQueue(ctx context.Context, q *flock.Flock) error {
+	if ok, err := q.TryLock(); err != nil {
+		return err
+	} else if ok {
+		return nil
+	}
+	got := make(chan error, 1)
+	go func() { got <- q.Lock() }()
+	select {
+	case err := <-got:
+		return err
+	case <-ctx.Done():
+		go func() {
+			if <-got == nil {
+				q.Unlock()
+			}
+		}()
+		return ctx.Err()
+	}
+}
+
+func (h *holder) mkdirLoop(ctx context.Context) error {
+	backoff := firstBackoff
+	for {
+		err := os.Mkdir(h.dir, DirPerm)
+		if err == nil {
+			return h.claim()
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		taken, err := h.tryTakeOver()
+		if err != nil {
+			return err
+		}
+		if taken {
+			continue // mkdir again at once, as proper-lockfile does
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+// tryTakeOver removes the existing lock directory when it is stale, or when
+// it is the leftover of a paneteam holder that died (we hold the flock, so
+// no paneteam process holds it, and its mtime is the one that holder
+// recorded). It reports whether the directory is gone.
+func (h *holder) tryTakeOver() (bool, error) {
+	st, err := os.Stat(h.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !st.IsDir() {
+		// A regular file here blocks Claude Code's lock for good; it is not
+		// ours to delete.
+		return false, fmt.Errorf("%s is a regular file, not a lock directory: "+
+			"it blocks every writer of this file; remove it by hand once no process is writing", h.dir)
+	}
+	orphan := h.recorded().Equal(st.ModTime())
+	if !orphan && !st.ModTime().Before(time.Now().Add(-h.stale)) {
+		return false, nil
+	}
+	if err := os.Remove(h.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("remove stale lock: %w", err)
+	}
+	return true, nil
+}
+
+// claim stamps the new lock directory and records its mtime in the flock
+// file for the next paneteam process.
+func (h *holder) claim() error {
+	if err := h.touch(); err != nil {
+		os.Remove(h.dir)
+		return err
+	}
+	return nil
+}
+
+func (h *holder) touch() error {
+	now := time.Now()
+	if err := os.Chtimes(h.dir, now, now); err != nil {
+		return err
+	}
+	st, err := os.Stat(h.dir)
+	if err != nil {
+		return err
+	}
+	h.mtime = st.ModTime()
+	return os.WriteFile(h.record, []byte(strconv.FormatInt(h.mtime.UnixNano(), 10)), FilePerm)
+}
+
+func (h *holder) recorded() time.Time {
+	b, err := os.ReadFile(h.record)
+	if err != nil {
+		return time.Time{}
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// refresh keeps the lock fresh, as proper-lockfile's holder does, and
+// notices when someone else changed it.
+func (h *holder) refresh(every time.Duration) {
+	defer close(h.stopped)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+			h.mu.Lock()
+			if err := h.check(); err != nil {
+				h.lost = true
+			} else if err := h.touch(); err != nil {
+				h.lost = true
+			}
+			lost := h.lost
+			h.mu.Unlock()
+			if lost {
+				return
+			}
+		}
+	}
+}
+
+// check reports ErrCompromised when the lock directory is not the one this
+// holder made. Callers hold h.mu.
+func (h *holder) check() error {
+	if h.lost {
+		return ErrCompromised
+	}
+	st, err := os.Stat(h.dir)
+	if err != nil || !st.ModTime().Equal(h.mtime) {
+		return ErrCompromised
+	}
+	return nil
+}
+
+// valid reports whether the lock is still this holder's.
+func (h *holder) valid() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.check()
+}
+
+func (h *holder) release() error {
+	close(h.stop)
+	<-h.stopped
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer h.queue.Unlock()
+	if err := h.check(); err != nil {
+		return fmt.Errorf("release %s: %w", h.dir, err)
+	}
+	if err := os.Remove(h.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("release %s: %w", h.dir, err)
+	}
+	// After the rmdir: a record naming a directory that is gone matches
+	// nothing, while a record cleared first could leave a live-looking lock.
+	os.WriteFile(h.record, nil, FilePerm)
+	return nil
+}

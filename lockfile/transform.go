@@ -1,0 +1,47 @@
+package lockfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Transform is the one way paneteam changes a shared file: take the lock,
+// re-read the file, let fn compute the new content, write it atomically,
+// release. When fn returns nil content (and no error) nothing is written.
+// An error from fn is returned as it is and nothing is written.
+func Transform(ctx context.Context, path string, opts Options, fn func(old []byte) ([]byte, error)) error {
+	h, err := acquire(ctx, path, opts)
+	if err != nil {
+		return err
+	}
+	werr := transformHeld(h, path, fn)
+	rerr := h.release()
+	if werr != nil {
+		return werr
+	}
+	return rerr
+}
+
+func transformHeld(h *holder, path string, fn func([]byte) ([]byte, error)) error {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	data, err := fn(old)
+	if err != nil || data == nil {
+		return err
+	}
+	// The write is only safe while the lock is still ours.
+	if err := h.valid(); err != nil {
+		return fmt.Errorf("write %s: %w; nothing was written", path, err)
+	}
+	return WriteAtomic(path, data)
+}
+
+// IsTimeout reports whether err is a lock wait that ran out.
+func IsTimeout(err error) bool {
+	var te *TimeoutError
+	return errors.As(err, &te)
+}

@@ -1,0 +1,220 @@
+package mailbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/jsonx"
+	"github.com/paneteam/paneteam/lockfile"
+)
+
+// Inbox is one agent's inbox file.
+type Inbox struct {
+	Path string
+	Lock lockfile.Options
+}
+
+// New returns the inbox at path.
+func New(path string, lock lockfile.Options) *Inbox { return &Inbox{Path: path, Lock: lock} }
+
+// CorruptError reports an inbox that did not parse and was moved aside.
+type CorruptError struct {
+	Path    string // where the inbox was
+	MovedTo string // where its bytes are now
+	Err     error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("inbox %s is not a JSON array of messages (%v); it was moved to %s so nothing in it is lost, "+
+		"and a fresh inbox will be started on the next write: inspect the moved file and re-send what matters",
+		e.Path, e.Err, e.MovedTo)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// unlockedReadTries covers Claude Code's in-place rewrite: an unlocked
+// reader can catch the file half written.
+const (
+	unlockedReadTries = 10
+	unlockedReadPause = 10 * time.Millisecond
+)
+
+// ReadAll returns every message, without taking the lock (the file is
+// replaced atomically by paneteam; a torn in-place write by Claude Code is
+// retried). A missing inbox is empty.
+func (in *Inbox) ReadAll() ([]Message, error) {
+	var lastErr error
+	for i := 0; i < unlockedReadTries; i++ {
+		b, err := os.ReadFile(in.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read inbox: %w", err)
+		}
+		msgs, err := decode(b)
+		if err == nil {
+			return msgs, nil
+		}
+		lastErr = err
+		time.Sleep(unlockedReadPause)
+	}
+	return nil, fmt.Errorf("inbox %s does not parse: %w", in.Path, lastErr)
+}
+
+// Unread returns the messages not marked read, in order.
+func (in *Inbox) Unread() ([]Message, error) {
+	all, err := in.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	var out []Message
+	for _, m := range all {
+		if !m.Read {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// Append adds messages as unread and returns only once they are durably
+// on disk. The inbox is created if missing.
+func (in *Inbox) Append(ctx context.Context, msgs ...Message) error {
+	for _, m := range msgs {
+		if err := m.Validate(); err != nil {
+			return err
+		}
+	}
+	// The file must exist before it can be locked; another process may move
+	// it aside between the two steps, so try again a few times.
+	for attempt := 0; ; attempt++ {
+		if err := in.ensure(); err != nil {
+			return err
+		}
+		err := in.transform(ctx, func(cur []Message) ([]Message, error) {
+			for _, m := range msgs {
+				m.Read = false
+				cur = append(cur, m)
+			}
+			return cur, nil
+		})
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue
+		}
+		return err
+	}
+}
+
+// MarkRead marks exactly the given messages read: each one marks one unread
+// entry equal to it, and nothing that arrived meanwhile. It returns how many
+// were marked. A missing inbox marks nothing.
+func (in *Inbox) MarkRead(ctx context.Context, msgs []Message) (int, error) {
+	n := 0
+	err := in.transform(ctx, func(cur []Message) ([]Message, error) {
+		n = 0
+		used := make([]bool, len(cur))
+		for _, want := range msgs {
+			for i := range cur {
+				if !used[i] && !cur[i].Read && same(cur[i], want) {
+					cur[i].Read, used[i] = true, true
+					n++
+					break
+				}
+			}
+		}
+		if n == 0 {
+			return nil, nil
+		}
+		return cur, nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// Clear empties the inbox. It never creates a missing one.
+func (in *Inbox) Clear(ctx context.Context) error {
+	err := in.transform(ctx, func([]Message) ([]Message, error) { return []Message{}, nil })
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Update applies fn to the messages under the lock; fn returning nil
+// messages writes nothing.
+func (in *Inbox) Update(ctx context.Context, fn func([]Message) ([]Message, error)) error {
+	return in.transform(ctx, fn)
+}
+
+func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, error)) error {
+	if _, err := os.Stat(in.Path); err != nil {
+		return fmt.Errorf("inbox %s: %w", in.Path, err)
+	}
+	return lockfile.Transform(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
+		cur, err := decode(old)
+		if err != nil {
+			return nil, in.moveAside(err)
+		}
+		next, err := fn(cur)
+		if err != nil || next == nil {
+			return nil, err
+		}
+		return Encode(next)
+	})
+}
+
+// ensure creates the inbox as [] if it is missing, atomically, so no reader
+// ever sees it empty.
+func (in *Inbox) ensure() error {
+	if err := os.MkdirAll(filepath.Dir(in.Path), lockfile.DirPerm); err != nil {
+		return fmt.Errorf("create inbox folder: %w", err)
+	}
+	if _, err := lockfile.CreateExclusive(in.Path, []byte("[]")); err != nil {
+		return fmt.Errorf("create inbox: %w", err)
+	}
+	return nil
+}
+
+// moveAside renames an unparsable inbox (we hold its lock) so that no
+// writer overwrites what it holds.
+func (in *Inbox) moveAside(cause error) error {
+	dest := fmt.Sprintf("%s.corrupt-%s", in.Path, time.Now().UTC().Format("20060102T150405.000Z"))
+	if err := os.Rename(in.Path, dest); err != nil {
+		return fmt.Errorf("inbox %s does not parse (%v) and could not be moved aside: %w", in.Path, cause, err)
+	}
+	return &CorruptError{Path: in.Path, MovedTo: dest, Err: cause}
+}
+
+// decode parses an inbox; an empty file (Claude Code creates it in two
+// steps) is an empty inbox.
+func decode(b []byte) ([]Message, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return []Message{}, nil
+	}
+	var msgs []Message
+	if err := json.Unmarshal(b, &msgs); err != nil {
+		return nil, err
+	}
+	if msgs == nil {
+		return nil, errors.New("inbox is null, not an array")
+	}
+	return msgs, nil
+}
+
+// Encode lays an inbox out as Claude Code does: 2-space JSON, no trailing
+// newline.
+func Encode(msgs []Message) ([]byte, error) {
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return jsonx.MarshalIndent(msgs)
+}

@@ -1,0 +1,172 @@
+package team
+
+import (
+	"encoding/json"
+
+	"github.com/paneteam/paneteam/internal/jsonx"
+)
+
+// Config is a team's config.json, in Claude Code's layout. Fields paneteam
+// does not know survive a read-modify-write in their original place.
+type Config struct {
+	Name          string   `json:"name"`
+	Description   string   `json:"description,omitempty"`
+	CreatedAt     int64    `json:"createdAt"`
+	LeadAgentID   string   `json:"leadAgentId"`
+	LeadSessionID string   `json:"leadSessionId,omitempty"`
+	HiddenPaneIDs []string `json:"hiddenPaneIds,omitempty"`
+	Members       []Member `json:"members"`
+	// Paneteam holds paneteam's own facts about the team; Claude Code
+	// ignores it and keeps it, like any field it does not know.
+	Paneteam *TeamMeta `json:"paneteam,omitempty"`
+
+	Fields jsonx.Fields `json:"-"`
+}
+
+// Member is one entry of config.json's members.
+type Member struct {
+	AgentID          string            `json:"agentId"`
+	Name             string            `json:"name"`
+	AgentType        string            `json:"agentType,omitempty"`
+	Model            string            `json:"model,omitempty"`
+	Prompt           string            `json:"prompt,omitempty"`
+	Color            string            `json:"color,omitempty"`
+	PlanModeRequired *bool             `json:"planModeRequired,omitempty"`
+	JoinedAt         int64             `json:"joinedAt"`
+	TmuxPaneID       string            `json:"tmuxPaneId"`
+	Cwd              string            `json:"cwd"`
+	WorktreePath     string            `json:"worktreePath,omitempty"`
+	SessionID        string            `json:"sessionId,omitempty"`
+	Subscriptions    []json.RawMessage `json:"subscriptions"`
+	BackendType      string            `json:"backendType,omitempty"`
+	IsActive         *bool             `json:"isActive,omitempty"`
+	Mode             string            `json:"mode,omitempty"`
+	Paneteam         *MemberMeta       `json:"paneteam,omitempty"`
+
+	Fields jsonx.Fields `json:"-"`
+}
+
+// Backend types as Claude Code records them in backendType.
+const (
+	BackendTmux      = "tmux"
+	BackendITerm2    = "iterm2"
+	BackendInProcess = "in-process"
+)
+
+// InProcessPaneID is the tmuxPaneId Claude Code records for in-process members.
+const InProcessPaneID = "in-process"
+
+// TeamMeta is what paneteam records about a team for itself.
+type TeamMeta struct {
+	// LeaderPID and LeaderStart identify the lead's process; a team whose
+	// leader is gone (or whose pid now names another process) is an orphan.
+	LeaderPID   int    `json:"leaderPid,omitempty"`
+	LeaderStart string `json:"leaderStart,omitempty"`
+	// Backend is the backend the team settled on (a team that fell back to
+	// in-process stays there unless told otherwise).
+	Backend string `json:"backend,omitempty"`
+	// TmuxSocket is the socket path of the tmux server the panes live on;
+	// TmuxPrivate says the server is paneteam's own, to stop on cleanup.
+	TmuxSocket  string `json:"tmuxSocket,omitempty"`
+	TmuxPrivate bool   `json:"tmuxPrivate,omitempty"`
+	// LeaderPane is the lead's tmux pane id or iTerm2 session id.
+	LeaderPane string `json:"leaderPane,omitempty"`
+
+	Fields jsonx.Fields `json:"-"`
+}
+
+// MemberMeta is what paneteam records about a member for itself.
+type MemberMeta struct {
+	// PID and PIDStart identify the process hosting the member (the
+	// in-process host, or the pane's process).
+	PID      int    `json:"pid,omitempty"`
+	PIDStart string `json:"pidStart,omitempty"`
+	// TmuxSocket is the server the member's pane lives on.
+	TmuxSocket string `json:"tmuxSocket,omitempty"`
+
+	Fields jsonx.Fields `json:"-"`
+}
+
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	return jsonx.Unmarshal(b, (*plain)(c), &c.Fields)
+}
+
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	if c.Members == nil {
+		c.Members = []Member{}
+	}
+	return jsonx.MarshalWith(plain(c), c.Fields)
+}
+
+func (m *Member) UnmarshalJSON(b []byte) error {
+	type plain Member
+	return jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+}
+
+func (m Member) MarshalJSON() ([]byte, error) {
+	type plain Member
+	if m.Subscriptions == nil {
+		m.Subscriptions = []json.RawMessage{}
+	}
+	return jsonx.MarshalWith(plain(m), m.Fields)
+}
+
+func (t *TeamMeta) UnmarshalJSON(b []byte) error {
+	type plain TeamMeta
+	return jsonx.Unmarshal(b, (*plain)(t), &t.Fields)
+}
+
+func (t TeamMeta) MarshalJSON() ([]byte, error) {
+	type plain TeamMeta
+	return jsonx.MarshalWith(plain(t), t.Fields)
+}
+
+func (m *MemberMeta) UnmarshalJSON(b []byte) error {
+	type plain MemberMeta
+	return jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+}
+
+func (m MemberMeta) MarshalJSON() ([]byte, error) {
+	type plain MemberMeta
+	return jsonx.MarshalWith(plain(m), m.Fields)
+}
+
+// Member returns the member with the given name (case-insensitive, as
+// Claude Code compares names), or nil.
+func (c *Config) Member(name string) *Member {
+	for i := range c.Members {
+		if equalFold(c.Members[i].Name, name) {
+			return &c.Members[i]
+		}
+	}
+	return nil
+}
+
+// MemberNames lists the members' names in config order.
+func (c *Config) MemberNames() []string {
+	names := make([]string, len(c.Members))
+	for i, m := range c.Members {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// RemoveMember drops the named member and reports whether it was there.
+func (c *Config) RemoveMember(name string) bool {
+	for i := range c.Members {
+		if equalFold(c.Members[i].Name, name) {
+			c.Members = append(c.Members[:i], c.Members[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Active reports whether Claude Code would count m as running: isActive
+// true or absent.
+func (m *Member) Active() bool { return m.IsActive == nil || *m.IsActive }
+
+// Encode writes c exactly as Claude Code lays config.json out.
+func (c *Config) Encode() ([]byte, error) { return jsonx.MarshalIndent(c) }

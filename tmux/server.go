@@ -1,0 +1,132 @@
+// Package tmux is paneteam's client of the tmux program. One Server value
+// names one tmux server by its socket and adds that socket to every call,
+// so nothing ever reaches the wrong server (in particular the user's
+// default one) by accident.
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// Sentinel errors mapped from tmux's stderr in one place (see classify).
+var (
+	ErrNoServer     = errors.New("tmux server is not running")
+	ErrPaneNotFound = errors.New("tmux pane not found")
+	ErrNotInstalled = errors.New("tmux is not installed")
+)
+
+// Server is one tmux server. Exactly one of Socket (-S, a path) and Name
+// (-L, a name under tmux's socket folder) is set.
+type Server struct {
+	Socket string // -S path
+	Name   string // -L name
+	// Config is passed with -f when the server is started by paneteam;
+	// tests use /dev/null so the user's ~/.tmux.conf plays no part.
+	Config string
+	// Bin is the tmux binary (default "tmux").
+	Bin string
+}
+
+// FromTMUX returns the server named by a $TMUX value
+// ("socket_path,server_pid,session_index"), the one a process inside tmux
+// belongs to.
+func FromTMUX(tmuxVar string) (Server, error) {
+	path, _, _ := strings.Cut(tmuxVar, ",")
+	if path == "" {
+		return Server{}, fmt.Errorf("TMUX=%q does not name a tmux socket", tmuxVar)
+	}
+	return Server{Socket: path}, nil
+}
+
+func (s Server) bin() string {
+	if s.Bin != "" {
+		return s.Bin
+	}
+	return "tmux"
+}
+
+// Args returns the global arguments that select this server.
+func (s Server) Args() []string {
+	var a []string
+	switch {
+	case s.Socket != "":
+		a = append(a, "-S", s.Socket)
+	case s.Name != "":
+		a = append(a, "-L", s.Name)
+	}
+	if s.Config != "" {
+		a = append(a, "-f", s.Config)
+	}
+	return a
+}
+
+// String names the server for messages.
+func (s Server) String() string {
+	if s.Socket != "" {
+		return "tmux server at " + s.Socket
+	}
+	return "tmux server -L " + s.Name
+}
+
+// Run runs one tmux command on this server and returns its trimmed stdout.
+// A Server with neither Socket nor Name refuses to run: that would be the
+// user's default server.
+func (s Server) Run(ctx context.Context, args ...string) (string, error) {
+	if s.Socket == "" && s.Name == "" {
+		return "", fmt.Errorf("tmux %s: refusing to talk to the default tmux server; no socket was chosen", strings.Join(args, " "))
+	}
+	cmd := exec.CommandContext(ctx, s.bin(), append(s.Args(), args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		return "", &Error{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: classify(err, stderr.String())}
+	}
+	return strings.TrimRight(stdout.String(), "\n"), nil
+}
+
+// Error is a failed tmux command: the subcommand and its args, tmux's
+// stderr, and the underlying (possibly sentinel) error.
+type Error struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	msg := e.Stderr
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("tmux %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// classify maps tmux's stderr texts to sentinel errors.
+func classify(err error, stderr string) error {
+	var execErr *exec.Error
+	if errors.As(err, &execErr) {
+		return ErrNotInstalled
+	}
+	switch {
+	case strings.Contains(stderr, "no server running"),
+		strings.Contains(stderr, "error connecting to"),
+		strings.Contains(stderr, "server exited unexpectedly"):
+		return ErrNoServer
+	case strings.Contains(stderr, "can't find pane"),
+		strings.Contains(stderr, "can't find window"):
+		return ErrPaneNotFound
+	}
+	return err
+}
+
+// PanePID returns the pid of the process running in a pane.
+func (s Server) PanePID(ctx context.Context, pane string) (string, error) {
+	return s.Run(ctx, "display-message", "-p", "-t", pane, "#{pane_pid}")
+}
