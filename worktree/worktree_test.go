@@ -154,7 +154,7 @@ func TestRemoveCleanWorktreeDeletesTreeAndBranch(t *testing.T) {
 
 func TestRemoveKeepsWorkThatWouldBeLost(t *testing.T) {
 	cases := map[string]func(t *testing.T, repo, wt string){
-		"modified file": func(t *testing.T, _, wt string) { write(t, wt, "README", "changed\n") },
+		"modified file":  func(t *testing.T, _, wt string) { write(t, wt, "README", "changed\n") },
 		"untracked file": func(t *testing.T, _, wt string) { write(t, wt, "new.go", "package x\n") },
 		"staged file": func(t *testing.T, _, wt string) {
 			write(t, wt, "staged", "s")
