@@ -37,10 +37,10 @@ func Root(explicit string, getenv func(string) string) (string, error) {
 func SanitizeTeam(name string) string {
 	var b strings.Builder
 	for _, r := range name {
-		if r < 128 && (isAlnum(byte(r))) {
+		if r < 128 && isAlnum(byte(r)) {
 			b.WriteRune(r)
 		} else {
-			b.WriteByte('-')
+			b.WriteString(dashes(r))
 		}
 	}
 	return strings.ToLower(b.String())
@@ -55,10 +55,20 @@ func SanitizePath(name string) string {
 		if r < 128 && (isAlnum(byte(r)) || r == '_' || r == '-') {
 			b.WriteRune(r)
 		} else {
-			b.WriteByte('-')
+			b.WriteString(dashes(r))
 		}
 	}
 	return b.String()
+}
+
+// dashes is what Claude Code's replace(/[^...]/g, '-') makes of r: the
+// regex works on UTF-16 code units, so a character outside the Basic
+// Multilingual Plane (an emoji) becomes two dashes.
+func dashes(r rune) string {
+	if r > 0xFFFF {
+		return "--"
+	}
+	return "-"
 }
 
 func isAlnum(c byte) bool {

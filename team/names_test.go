@@ -1,0 +1,83 @@
+package team
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+)
+
+func TestSanitisers(t *testing.T) {
+	for _, c := range []struct{ in, team, path string }{
+		{"My Team", "my-team", "My-Team"},
+		{"a_b", "a-b", "a_b"},
+		{"../x", "---x", "---x"},
+		{"ünï", "-n-", "-n-"},
+		{"a😀b", "a--b", "a--b"}, // JS replaces UTF-16 code units
+		{"bob@alpha", "bob-alpha", "bob-alpha"},
+	} {
+		if got := SanitizeTeam(c.in); got != c.team {
+			t.Errorf("SanitizeTeam(%q) = %q, want %q", c.in, got, c.team)
+		}
+		if got := SanitizePath(c.in); got != c.path {
+			t.Errorf("SanitizePath(%q) = %q, want %q", c.in, got, c.path)
+		}
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"My Team", "../../etc", "a/b", "", "é", "x\x00", "..", "-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		team, path := SanitizeTeam(s), SanitizePath(s)
+		for _, out := range []string{team, path} {
+			if strings.ContainsAny(out, "/.\x00\\") {
+				t.Fatalf("%q sanitised to unsafe %q", s, out)
+			}
+		}
+		for _, r := range team {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				t.Fatalf("team name %q has %q", team, r)
+			}
+		}
+		// A canonical team name means the same folder to both sanitisers.
+		if SanitizePath(team) != team || SanitizeTeam(team) != team {
+			t.Fatalf("canonical %q is not a fixed point", team)
+		}
+		if CheckName("team", s) == nil && strings.Trim(path, "-") == "" {
+			t.Fatalf("%q accepted but names nothing", s)
+		}
+	})
+}
+
+// TestSanitisersMatchJavaScript runs Claude Code's two replace expressions
+// in Node over awkward inputs and compares.
+func TestSanitisersMatchJavaScript(t *testing.T) {
+	testutil.RequireTool(t, "node")
+	inputs := []string{"My Team", "a_b-c", "../..", "ünï", "a😀b", "日本語", "tab\there", "MiXeD", "x.y@z"}
+	js := `const ins = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(ins.map(s => [s.replace(/[^a-zA-Z0-9]/g, '-').toLowerCase(), s.replace(/[^a-zA-Z0-9_-]/g, '-')])));`
+	in, _ := json.Marshal(inputs)
+	cmd := exec.Command("node", "-e", js)
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][2]string
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range inputs {
+		if got := SanitizeTeam(s); got != want[i][0] {
+			t.Errorf("SanitizeTeam(%q) = %q, JavaScript gives %q", s, got, want[i][0])
+		}
+		if got := SanitizePath(s); got != want[i][1] {
+			t.Errorf("SanitizePath(%q) = %q, JavaScript gives %q", s, got, want[i][1])
+		}
+	}
+}
