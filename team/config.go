@@ -83,6 +83,9 @@ type MemberMeta struct {
 	PIDStart string `json:"pidStart,omitempty"`
 	// TmuxSocket is the server the member's pane lives on.
 	TmuxSocket string `json:"tmuxSocket,omitempty"`
+	// HostState is the in-process host's state file (its socket, log and
+	// the command's pid), for kill, logs and attach.
+	HostState string `json:"hostState,omitempty"`
 
 	Fields jsonx.Fields `json:"-"`
 }
