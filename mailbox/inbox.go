@@ -168,6 +168,11 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 		if err != nil || next == nil {
 			return nil, err
 		}
+		// Read messages leave for the archive (archive.go) on every write,
+		// so the inbox stays small whatever its history.
+		if next, err = in.prune(next); err != nil {
+			return nil, err
+		}
 		return Encode(next)
 	})
 }
