@@ -1,0 +1,194 @@
+package it2test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+	buildOut  []byte
+)
+
+// Build compiles the fake it2 once per test process and returns its path.
+// Call Cleanup from TestMain to remove it.
+func Build(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "fakeit2-")
+		if buildErr != nil {
+			return
+		}
+		_, file, _, _ := runtime.Caller(0)
+		src := filepath.Join(filepath.Dir(file), "..", "testdata", "fakeit2")
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "fakeit2"), ".")
+		cmd.Dir = src
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build fake it2: %v\n%s", buildErr, buildOut)
+	}
+	return filepath.Join(buildDir, "fakeit2")
+}
+
+// Cleanup removes the binary Build made.
+func Cleanup() {
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+}
+
+// Fake is one fake iTerm2 for one test: a window with one tab holding the
+// lead's session, and an "it2" on a private PATH folder that talks to it.
+type Fake struct {
+	t         testing.TB
+	Dir       string // holds it2, the state and the log
+	Bin       string // the it2 to run (a wrapper naming this fake's state)
+	StatePath string // path of the state file
+	Log       string // path of the call log
+	// LeadID is the lead's session; ITermSessionID is what iTerm2 puts
+	// in the lead's ITERM_SESSION_ID.
+	LeadID         string
+	ITermSessionID string
+}
+
+// New makes a fake iTerm2 imitating the given it2 flavour.
+func New(t testing.TB, flavor Flavor) *Fake {
+	t.Helper()
+	bin := Build(t)
+	dir := t.TempDir()
+	f := &Fake{
+		t: t, Dir: dir, Bin: filepath.Join(dir, "it2"),
+		StatePath: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "calls.log"),
+		LeadID: "B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F",
+	}
+	f.ITermSessionID = "w0t0p0:" + f.LeadID
+	f.Write(State{
+		Profiles: []string{"Default"},
+		Active:   f.LeadID,
+		Sessions: []*Session{{
+			ID: f.LeadID, Name: "lead (-zsh)", Title: "-zsh", TTY: "/dev/ttys000",
+			Rows: 50, Cols: 200, WindowID: "pty-6F1E2D3C", TabID: "1",
+		}},
+	})
+	// The wrapper carries the fake's environment, so code under test finds
+	// "it2" through its LookPath seam and tests may run in parallel.
+	script := fmt.Sprintf("#!/bin/sh\nexec env %s=%s %s=%s %s=%s %s \"$@\"\n",
+		EnvState, shq(f.StatePath), EnvLog, shq(f.Log), EnvFlavor, shq(string(flavor)), shq(bin))
+	if err := os.WriteFile(f.Bin, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// LookPath resolves "it2" to this fake and nothing else, standing in for
+// exec.LookPath in backend.Env.
+func (f *Fake) LookPath(name string) (string, error) {
+	if name == "it2" {
+		return f.Bin, nil
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+}
+
+// Read returns the current state.
+func (f *Fake) Read() State {
+	f.t.Helper()
+	b, err := os.ReadFile(f.StatePath)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		f.t.Fatalf("fake it2 state: %v", err)
+	}
+	return st
+}
+
+// Write replaces the state.
+func (f *Fake) Write(st State) {
+	f.t.Helper()
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(f.StatePath, b, 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// Change applies fn to the state, between two calls of the code under test.
+func (f *Fake) Change(fn func(*State)) {
+	f.t.Helper()
+	st := f.Read()
+	fn(&st)
+	f.Write(st)
+}
+
+// CloseSession removes a session as if the user closed its pane.
+func (f *Fake) CloseSession(id string) {
+	f.t.Helper()
+	f.Change(func(st *State) {
+		for i, s := range st.Sessions {
+			if s.ID == id {
+				st.Sessions = append(st.Sessions[:i], st.Sessions[i+1:]...)
+				return
+			}
+		}
+		f.t.Fatalf("fake it2: no session %s to close", id)
+	})
+}
+
+// Session returns the session with that id, or nil.
+func (f *Fake) Session(id string) *Session {
+	for _, s := range f.Read().Sessions {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// Calls returns every call made so far, in order.
+func (f *Fake) Calls() []Call {
+	f.t.Helper()
+	b, err := os.ReadFile(f.Log)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var calls []Call
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		var c Call
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			f.t.Fatalf("fake it2 log line %q: %v", sc.Text(), err)
+		}
+		calls = append(calls, c)
+	}
+	return calls
+}
+
+// Argvs returns the calls' argument lists joined by spaces, for compact
+// assertions.
+func (f *Fake) Argvs() []string {
+	var out []string
+	for _, c := range f.Calls() {
+		out = append(out, strings.Join(c.Argv, " "))
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+// Package it2test runs paneteam's tests against a fake it2: a small
+// program (testdata/fakeit2) that behaves like the real Python it2 0.2.x,
+// or like the Swift it2 of iTerm2 3.7, keeping iTerm2's windows, tabs and
+// sessions in a JSON state file and logging every call. CI has no macOS;
+// this is the faithful stand-in TESTING.md asks for.
+package it2test
+
+// Flavor selects which it2 the fake imitates (FAKEIT2_FLAVOR).
+type Flavor string
+
+const (
+	// Python is PyPI's it2: exit 2 for "API off", exit 3 and
+	// "Error: Session '<id>' not found" for an unknown id.
+	Python Flavor = "python"
+	// Swift is the it2 shipped with iTerm2 3.7: same commands, exit 1 and
+	// "Error: Session not found".
+	Swift Flavor = "swift"
+)
+
+// Environment variables the fake reads.
+const (
+	EnvState  = "FAKEIT2_STATE"  // path of the JSON state file (required)
+	EnvLog    = "FAKEIT2_LOG"    // path of the call log (JSON lines)
+	EnvFlavor = "FAKEIT2_FLAVOR" // python (default) or swift
+)
+
+// State is the fake iTerm2: what the fake reads and writes on every call.
+type State struct {
+	// APIOff makes every call except --version fail as when iTerm2's
+	// Python API is disabled (or it2 runs outside iTerm2).
+	APIOff bool `json:"apiOff,omitempty"`
+	// FailSplit, when set, makes every split fail with this message and
+	// exit 2 (Python) / 1 (Swift), like a pane too small to split.
+	FailSplit string `json:"failSplit,omitempty"`
+	// Profiles lists the profiles -p accepts.
+	Profiles []string   `json:"profiles"`
+	Active   string     `json:"active"` // session used when -s is absent
+	NextTTY  int        `json:"nextTty"`
+	Sessions []*Session `json:"sessions"`
+}
+
+// Session is one fake session. The first fields are exactly what
+// 'it2 session list --json' prints; the rest is the fake's record.
+type Session struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Title    string `json:"title"`
+	TTY      string `json:"tty"`
+	Rows     int    `json:"rows"`
+	Cols     int    `json:"cols"`
+	IsTmux   bool   `json:"is_tmux"`
+	WindowID string `json:"window_id"`
+	TabID    string `json:"tab_id"`
+
+	// SplitFrom is the session this one was split from, Vertical how.
+	SplitFrom string `json:"splitFrom,omitempty"`
+	Vertical  bool   `json:"vertical,omitempty"`
+	Profile   string `json:"profile,omitempty"`
+	// Typed is everything typed into the session, in order
+	// ('session run' adds a carriage return).
+	Typed []string `json:"typed,omitempty"`
+}
+
+// Call is one line of the fake's log.
+type Call struct {
+	Argv []string `json:"argv"`
+	Exit int      `json:"exit"`
+}

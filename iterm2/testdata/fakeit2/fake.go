@@ -1,0 +1,225 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/paneteam/paneteam/iterm2/it2test"
+)
+
+type fake struct {
+	swift bool
+	st    it2test.State
+}
+
+func newFake(flavor string) *fake { return &fake{swift: flavor == string(it2test.Swift)} }
+
+func (f *fake) version() string {
+	if f.swift {
+		return "it2 3.7.0"
+	}
+	return "it2, version 0.2.3"
+}
+
+// fail writes msg to stderr and ends the call with the flavour's code:
+// the Swift it2 exits 1 for every failure.
+func (f *fake) fail(python int, msg string) {
+	fmt.Fprintln(os.Stderr, msg)
+	if f.swift {
+		panic(exitError(1))
+	}
+	panic(exitError(python))
+}
+
+func (f *fake) apiOff() {
+	if f.swift {
+		f.fail(1, "Error: Could not connect to iTerm2. Make sure iTerm2 is running and its Python API is enabled\n(Settings > General > Magic > Enable Python API).")
+	}
+	f.fail(2, "Error: Not running inside iTerm2 or Python API not enabled.\nEnable the Python API in iTerm2: Settings > General > Magic > Enable Python API.")
+}
+
+func (f *fake) notFound(id string) {
+	if f.swift {
+		f.fail(1, "Error: Session not found")
+	}
+	f.fail(3, fmt.Sprintf("Error: Session '%s' not found", id))
+}
+
+// opts is a parsed command line: click accepts options anywhere.
+type opts struct {
+	session, profile        string
+	vertical, force, asJSON bool
+	pos                     []string
+}
+
+func (f *fake) parse(args []string) opts {
+	var o opts
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		value := func() string {
+			if i+1 >= len(args) {
+				f.fail(2, "Error: Option '"+a+"' requires an argument.")
+			}
+			i++
+			return args[i]
+		}
+		switch a {
+		case "-s", "--session":
+			o.session = value()
+		case "-p", "--profile":
+			o.profile = value()
+		case "-v", "--vertical":
+			o.vertical = true
+		case "-f", "--force":
+			o.force = true
+		case "--json":
+			o.asJSON = true
+		default:
+			if strings.HasPrefix(a, "-") && len(a) > 1 {
+				f.fail(2, "Error: No such option: "+a)
+			}
+			o.pos = append(o.pos, a)
+		}
+	}
+	return o
+}
+
+func (f *fake) dispatch(args []string) {
+	if len(args) < 2 || args[0] != "session" {
+		f.fail(2, "Usage: it2 [OPTIONS] COMMAND [ARGS]...\nError: this fake knows only 'session' commands.")
+	}
+	if f.st.APIOff {
+		f.apiOff()
+	}
+	o := f.parse(args[2:])
+	switch args[1] {
+	case "list":
+		f.list(o)
+	case "split":
+		f.split(o)
+	case "run":
+		f.typeInto(o, "\r")
+	case "send":
+		f.typeInto(o, "")
+	case "close":
+		f.close(o)
+	case "set-name":
+		s := f.target(o.session)
+		if len(o.pos) != 1 {
+			f.fail(2, "Error: Missing argument 'NAME'.")
+		}
+		s.Name = o.pos[0]
+		fmt.Println("Session name set to: " + s.Name)
+	default:
+		f.fail(2, "Error: No such command '"+args[1]+"'.")
+	}
+}
+
+// target resolves -s: a bare UUID or "wXtYpZ:UUID"; none means the active
+// session.
+func (f *fake) target(id string) *it2test.Session {
+	if id == "" {
+		id = f.st.Active
+	}
+	_, bare, ok := strings.Cut(id, ":")
+	if !ok {
+		bare = id
+	}
+	for _, s := range f.st.Sessions {
+		if strings.EqualFold(s.ID, bare) {
+			return s
+		}
+	}
+	f.notFound(id)
+	return nil
+}
+
+func (f *fake) split(o opts) {
+	from := f.target(o.session)
+	if f.st.FailSplit != "" {
+		f.fail(2, "Error: "+f.st.FailSplit)
+	}
+	if o.profile != "" && !contains(f.st.Profiles, o.profile) {
+		f.fail(2, fmt.Sprintf("Error: Profile '%s' not found", o.profile))
+	}
+	f.st.NextTTY++
+	s := &it2test.Session{
+		ID: newUUID(), Name: "Default (-zsh)", Title: "-zsh",
+		TTY:  fmt.Sprintf("/dev/ttys%03d", f.st.NextTTY),
+		Rows: from.Rows, Cols: from.Cols / 2, WindowID: from.WindowID, TabID: from.TabID,
+		SplitFrom: from.ID, Vertical: o.vertical, Profile: o.profile,
+	}
+	if !o.vertical {
+		s.Rows, s.Cols = from.Rows/2, from.Cols
+	}
+	f.st.Sessions = append(f.st.Sessions, s)
+	fmt.Println("Created new pane: " + s.ID)
+}
+
+func (f *fake) typeInto(o opts, end string) {
+	s := f.target(o.session)
+	if len(o.pos) != 1 {
+		f.fail(2, "Error: Missing argument 'TEXT'.")
+	}
+	s.Typed = append(s.Typed, o.pos[0]+end)
+}
+
+func (f *fake) close(o opts) {
+	s := f.target(o.session)
+	if !o.force {
+		fmt.Print("Close session " + s.ID + "? [y/N]: ")
+		if !isatty.IsTerminal(os.Stdin.Fd()) {
+			f.fail(2, "\nError: Aborted! (no terminal to confirm; pass -f)")
+		}
+	}
+	for i, x := range f.st.Sessions {
+		if x == s {
+			f.st.Sessions = append(f.st.Sessions[:i], f.st.Sessions[i+1:]...)
+			break
+		}
+	}
+	fmt.Println("Session closed")
+}
+
+func (f *fake) list(o opts) {
+	if o.asJSON {
+		type row struct {
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			Title    string `json:"title"`
+			TTY      string `json:"tty"`
+			Rows     int    `json:"rows"`
+			Cols     int    `json:"cols"`
+			IsTmux   bool   `json:"is_tmux"`
+			WindowID string `json:"window_id"`
+			TabID    string `json:"tab_id"`
+		}
+		rows := []row{}
+		for _, s := range f.st.Sessions {
+			rows = append(rows, row{s.ID, s.Name, s.Title, s.TTY, s.Rows, s.Cols, s.IsTmux, s.WindowID, s.TabID})
+		}
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Println(string(b))
+		return
+	}
+	fmt.Print(table(f.st.Sessions, isatty.IsTerminal(os.Stdout.Fd())))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return strings.ToUpper(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+}
