@@ -192,10 +192,10 @@ func TestSessionFromEnv(t *testing.T) {
 	for in, want := range map[string]string{
 		"w0t1p0:B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F": "B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F",
 		"B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F":        "B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F",
-		"":                     "",
-		"w0t1p0:":              "",
-		"w0t1p0:not-a-uuid":    "",
-		"w0t1p0:%3; rm -rf /": "",
+		"":                                            "",
+		"w0t1p0:":                                     "",
+		"w0t1p0:not-a-uuid":                           "",
+		"w0t1p0:%3; rm -rf /":                         "",
 	} {
 		if got := iterm2.SessionFromEnv(in); got != want {
 			t.Errorf("SessionFromEnv(%q) = %q, want %q", in, got, want)
