@@ -9,7 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +21,7 @@ var (
 	ErrNoServer     = errors.New("tmux server is not running")
 	ErrPaneNotFound = errors.New("tmux pane not found")
 	ErrNotInstalled = errors.New("tmux is not installed")
+	ErrNoSession    = errors.New("tmux session not found")
 )
 
 // Server is one tmux server. Exactly one of Socket (-S, a path) and Name
@@ -30,6 +34,10 @@ type Server struct {
 	Config string
 	// Bin is the tmux binary (default "tmux").
 	Bin string
+	// TmpDir, when set, is TMUX_TMPDIR for the tmux client: the folder
+	// under which a -L name's socket lives (tmux(1) -L). Tests point it at
+	// a temporary folder.
+	TmpDir string
 }
 
 // FromTMUX returns the server named by a $TMUX value
@@ -65,6 +73,30 @@ func (s Server) Args() []string {
 	return a
 }
 
+// SocketPath is the path of the server's socket. For a -L name it is
+// worked out as tmux does (tmux(1) -L and TMUX_TMPDIR): the real path of
+// TMUX_TMPDIR (else /tmp), then tmux-<uid>/<name>.
+func (s Server) SocketPath() (string, error) {
+	if s.Socket != "" {
+		return s.Socket, nil
+	}
+	if s.Name == "" {
+		return "", errors.New("no tmux socket was chosen")
+	}
+	dir := s.TmpDir
+	if dir == "" {
+		dir = os.Getenv("TMUX_TMPDIR")
+	}
+	if dir == "" {
+		dir = "/tmp"
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("tmux socket folder: %w", err)
+	}
+	return filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid()), s.Name), nil
+}
+
 // String names the server for messages.
 func (s Server) String() string {
 	if s.Socket != "" {
@@ -77,15 +109,44 @@ func (s Server) String() string {
 // A Server with neither Socket nor Name refuses to run: that would be the
 // user's default server.
 func (s Server) Run(ctx context.Context, args ...string) (string, error) {
-	if s.Socket == "" && s.Name == "" {
-		return "", fmt.Errorf("tmux %s: refusing to talk to the default tmux server; no socket was chosen", strings.Join(args, " "))
+	return s.run(ctx, args, escapeAll(args))
+}
+
+// RunSeq runs several tmux commands in one tmux call (one client, one
+// round trip to the server), in order; tmux stops at the first that fails.
+func (s Server) RunSeq(ctx context.Context, cmds ...[]string) (string, error) {
+	var shown, argv []string
+	for i, c := range cmds {
+		if i > 0 {
+			// The one argument that must keep its meaning as a separator.
+			shown, argv = append(shown, ";"), append(argv, ";")
+		}
+		shown, argv = append(shown, c...), append(argv, escapeAll(c)...)
 	}
-	cmd := exec.CommandContext(ctx, s.bin(), append(s.Args(), args...)...)
+	return s.run(ctx, shown, argv)
+}
+
+func escapeAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = escapeArg(a)
+	}
+	return out
+}
+
+// run executes tmux with argv (already escaped); shown is what errors name.
+func (s Server) run(ctx context.Context, shown, argv []string) (string, error) {
+	if s.Socket == "" && s.Name == "" {
+		return "", fmt.Errorf("tmux %s: refusing to talk to the default tmux server; no socket was chosen", strings.Join(shown, " "))
+	}
+	cmd := exec.CommandContext(ctx, s.bin(), append(s.Args(), argv...)...)
+	if s.TmpDir != "" {
+		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+s.TmpDir)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err != nil {
-		return "", &Error{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: classify(err, stderr.String())}
+	if err := cmd.Run(); err != nil {
+		return "", &Error{Args: shown, Stderr: strings.TrimSpace(stderr.String()), Err: classify(err, stderr.String())}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -122,6 +183,8 @@ func classify(err error, stderr string) error {
 	case strings.Contains(stderr, "can't find pane"),
 		strings.Contains(stderr, "can't find window"):
 		return ErrPaneNotFound
+	case strings.Contains(stderr, "can't find session"):
+		return ErrNoSession
 	}
 	return err
 }

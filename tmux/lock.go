@@ -1,0 +1,64 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+)
+
+// Lock serialises pane creation on this server across processes: between
+// reading the panes, splitting and re-laying out, no other paneteam may
+// split the same window, or two spawns would pick the same target and
+// layouts would interleave. The lock is a flock on a file beside the
+// socket (socket folders are private to their user), created 0600 and
+// never deleted (deleting a flock file lets two holders in at once).
+// It returns the release function; waiting ends with ctx.
+func (s Server) Lock(ctx context.Context) (unlock func(), err error) {
+	sock, err := s.SocketPath()
+	if err != nil {
+		return nil, err
+	}
+	// The folder of a -L socket may not exist before the server starts;
+	// tmux accepts it when it is the user's and mode 0700.
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", s, err)
+	}
+	path := sock + ".paneteam-lock"
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	if err := lockContext(ctx, fl); err != nil {
+		return nil, fmt.Errorf("wait for the pane lock %s: %w", path, err)
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+// lockContext takes fl, giving up when ctx ends. A blocking flock cannot
+// be interrupted, so an abandoned wait releases the lock once it gets it.
+func lockContext(ctx context.Context, fl *flock.Flock) error {
+	ok, err := fl.TryLock()
+	if err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	got := make(chan error, 1)
+	go func() { got <- fl.Lock() }()
+	select {
+	case err := <-got:
+		return err
+	case <-ctx.Done():
+		go func() {
+			if <-got == nil {
+				fl.Unlock()
+			}
+		}()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("another paneteam held it too long: %w", ctx.Err())
+		}
+		return ctx.Err()
+	}
+}

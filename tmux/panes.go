@@ -1,0 +1,157 @@
+package tmux
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// AgentOption is the pane user option paneteam sets on every pane it
+// creates, holding the agent id (tmux(1) "OPTIONS": options starting with
+// @ are user options). Kill, hide and show act only on panes carrying the
+// matching value, so a pane paneteam did not create is never touched.
+const AgentOption = "@paneteam-agent"
+
+// Pane is one pane as tmux reports it.
+type Pane struct {
+	ID         string // %N
+	WindowID   string // @N
+	Session    string // session name
+	Index      int    // pane_index in its window
+	Left, Top  int
+	Width      int
+	Height     int
+	Active     bool
+	Dead       bool // the command has exited and the pane remains
+	DeadStatus int  // its exit status, when Dead
+	PID        int
+	Agent      string // the AgentOption value; "" for panes paneteam did not create
+	Title      string
+}
+
+// Area is the pane's size in cells.
+func (p Pane) Area() int { return p.Width * p.Height }
+
+// fieldSep separates fields in -F output: a control character that tmux
+// does not allow in pane titles or our own values.
+const fieldSep = "\x1f"
+
+var paneFields = []string{
+	"#{pane_id}", "#{window_id}", "#{session_name}", "#{pane_index}",
+	"#{pane_left}", "#{pane_top}", "#{pane_width}", "#{pane_height}",
+	"#{pane_active}", "#{pane_dead}", "#{pane_dead_status}", "#{pane_pid}",
+	"#{" + AgentOption + "}", "#{pane_title}",
+}
+
+var paneFormat = strings.Join(paneFields, fieldSep)
+
+func parsePane(line string) (Pane, error) {
+	f := strings.Split(line, fieldSep)
+	if len(f) != len(paneFields) {
+		return Pane{}, fmt.Errorf("tmux pane line %q has %d fields, want %d", line, len(f), len(paneFields))
+	}
+	var p Pane
+	p.ID, p.WindowID, p.Session = f[0], f[1], f[2]
+	ints := []*int{&p.Index, &p.Left, &p.Top, &p.Width, &p.Height}
+	for i, dst := range ints {
+		n, err := strconv.Atoi(f[3+i])
+		if err != nil {
+			return Pane{}, fmt.Errorf("tmux pane line %q: field %s: %w", line, paneFields[3+i], err)
+		}
+		*dst = n
+	}
+	p.Active = f[8] == "1"
+	p.Dead = f[9] == "1"
+	p.DeadStatus, _ = strconv.Atoi(f[10]) // empty while the pane lives
+	p.PID, _ = strconv.Atoi(f[11])
+	p.Agent, p.Title = f[12], f[13]
+	return p, nil
+}
+
+func parsePanes(out string) ([]Pane, error) {
+	var panes []Pane
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		p, err := parsePane(line)
+		if err != nil {
+			return nil, err
+		}
+		panes = append(panes, p)
+	}
+	return panes, nil
+}
+
+// WindowPanes lists the panes of the window holding target (a pane, window
+// or session), in the window's order.
+func (s Server) WindowPanes(ctx context.Context, target string) ([]Pane, error) {
+	out, err := s.Run(ctx, "list-panes", "-t", target, "-F", paneFormat)
+	if err != nil {
+		return nil, err
+	}
+	return parsePanes(out)
+}
+
+// SessionPanes lists every pane of a session.
+func (s Server) SessionPanes(ctx context.Context, session string) ([]Pane, error) {
+	out, err := s.Run(ctx, "list-panes", "-s", "-t", session, "-F", paneFormat)
+	if err != nil {
+		return nil, err
+	}
+	return parsePanes(out)
+}
+
+// AllPanes lists every pane on the server.
+func (s Server) AllPanes(ctx context.Context) ([]Pane, error) {
+	out, err := s.Run(ctx, "list-panes", "-a", "-F", paneFormat)
+	if err != nil {
+		return nil, err
+	}
+	return parsePanes(out)
+}
+
+// PaneByID describes one pane; ErrPaneNotFound when it is gone.
+//
+// It lists all panes rather than asking display-message about the id:
+// display-message -t falls back to the current pane for some targets, and
+// a listing can only ever report the pane itself.
+func (s Server) PaneByID(ctx context.Context, id string) (Pane, error) {
+	panes, err := s.AllPanes(ctx)
+	if err != nil {
+		return Pane{}, err
+	}
+	for _, p := range panes {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return Pane{}, fmt.Errorf("pane %s on %s: %w", id, s, ErrPaneNotFound)
+}
+
+// OwnedPane returns the pane id if it exists and carries AgentOption set
+// to agent; otherwise ErrPaneNotFound, or ErrNotOurs when it belongs to
+// someone else.
+func (s Server) OwnedPane(ctx context.Context, id, agent string) (Pane, error) {
+	p, err := s.PaneByID(ctx, id)
+	if err != nil {
+		return Pane{}, err
+	}
+	if p.Agent != agent {
+		return Pane{}, &NotOursError{Pane: id, Want: agent, Got: p.Agent}
+	}
+	return p, nil
+}
+
+// NotOursError: a pane exists under the recorded id but paneteam did not
+// create it for this agent (tmux reuses pane ids after a server restart).
+type NotOursError struct{ Pane, Want, Got string }
+
+func (e *NotOursError) Error() string {
+	who := "no paneteam agent"
+	if e.Got != "" {
+		who = "agent " + e.Got
+	}
+	return fmt.Sprintf("pane %s belongs to %s, not %s: leaving it alone", e.Pane, who, e.Want)
+}
