@@ -159,21 +159,25 @@ func (l *TaskList) Update(ctx context.Context, id string, fn func(*Task) error) 
 	}
 	path := l.Path(id)
 	var out *Task
+	var fnErr error // fn's own refusal, returned as it is
 	err := lockfile.Transform(ctx, path, l.Lock, func(old []byte) ([]byte, error) {
 		t, err := parseTask(old, id)
 		if err != nil {
 			return nil, &SkippedFile{Path: path, Err: err}
 		}
-		if err := fn(t); err != nil {
-			if errors.Is(err, ErrNoChange) {
-				out = t
+		if fnErr = fn(t); fnErr != nil {
+			if errors.Is(fnErr, ErrNoChange) {
+				out, fnErr = t, nil
 				return nil, nil
 			}
-			return nil, err
+			return nil, fnErr
 		}
 		out = t
 		return t.Encode()
 	})
+	if fnErr != nil {
+		return nil, fnErr
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
 	}

@@ -121,3 +121,122 @@ func TestDeletedIDsAreNotReused(t *testing.T) {
 		t.Fatalf("list lock directory left behind: %v", err)
 	}
 }
+
+func TestClaimRefusesOwnedCompletedAndBlocked(t *testing.T) {
+	ctx := context.Background()
+	_, l := newTaskTeam(t)
+	first := mustCreate(t, l, NewTask{Subject: "first"})
+	second := mustCreate(t, l, NewTask{Subject: "second", BlockedBy: []string{first.ID}})
+	if got := mustGet(t, l, first.ID); !reflect.DeepEqual(got.Blocks, []string{second.ID}) {
+		t.Fatalf("blocker's blocks = %v, want [%s]", got.Blocks, second.ID)
+	}
+
+	var ce *ClaimError
+	if _, err := l.Claim(ctx, second.ID, "bob"); !errors.As(err, &ce) || ce.Reason != ClaimBlocked ||
+		!reflect.DeepEqual(ce.Blockers, []string{first.ID}) {
+		t.Fatalf("claim of a blocked task: %v, want blocked by %s", err, first.ID)
+	}
+	if got := mustGet(t, l, second.ID); got.Owner != "" || got.Status != StatusPending {
+		t.Fatalf("refused claim changed the task: %+v", got)
+	}
+	got, err := l.Claim(ctx, first.ID, "alice")
+	if err != nil || got.Owner != "alice" || got.Status != StatusInProgress {
+		t.Fatalf("claim: %+v, %v", got, err)
+	}
+	if _, err := l.Claim(ctx, first.ID, "alice"); err != nil {
+		t.Fatalf("owner claiming again: %v", err)
+	}
+	_, err = l.Claim(ctx, first.ID, "bob")
+	if !errors.As(err, &ce) || ce.Reason != ClaimOwned || ce.Owner != "alice" {
+		t.Fatalf("claim of an owned task: %v, want already claimed by alice", err)
+	}
+	if !strings.Contains(err.Error(), "already claimed by alice") {
+		t.Errorf("refusal does not say who has it: %v", err)
+	}
+	if _, err := l.Update(ctx, first.ID, func(t *Task) error { t.Status = StatusCompleted; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Claim(ctx, first.ID, "alice"); !errors.As(err, &ce) || ce.Reason != ClaimCompleted {
+		t.Fatalf("claim of a completed task: %v", err)
+	}
+	// The blocker is completed: the second task is free now.
+	if _, err := l.Claim(ctx, second.ID, "bob"); err != nil {
+		t.Fatalf("claim after the blocker completed: %v", err)
+	}
+}
+
+func TestCreateAndAddBlockedByRefuseBadDependencies(t *testing.T) {
+	ctx := context.Background()
+	_, l := newTaskTeam(t)
+	a := mustCreate(t, l, NewTask{Subject: "a"})
+	b := mustCreate(t, l, NewTask{Subject: "b", BlockedBy: []string{a.ID}})
+	if _, err := l.Create(ctx, NewTask{Subject: "c", BlockedBy: []string{"9"}}); !errors.Is(err, ErrTaskNotFound) {
+		t.Fatalf("create blocked by a missing task: %v", err)
+	}
+	if _, err := l.Create(ctx, NewTask{Subject: "c", BlockedBy: []string{"../1"}}); err == nil {
+		t.Fatal("create accepted blocker ../1")
+	}
+	if _, err := l.AddBlockedBy(ctx, a.ID, []string{b.ID}); err == nil || !strings.Contains(err.Error(), "neither could ever start") {
+		t.Fatalf("cycle accepted or unclear: %v", err)
+	}
+	if _, err := l.AddBlockedBy(ctx, a.ID, []string{a.ID}); err == nil {
+		t.Fatal("a task was made to wait for itself")
+	}
+	c := mustCreate(t, l, NewTask{Subject: "c"})
+	got, err := l.AddBlockedBy(ctx, b.ID, []string{c.ID, a.ID})
+	if err != nil || !reflect.DeepEqual(got.BlockedBy, []string{a.ID, c.ID}) {
+		t.Fatalf("add blocked-by: %v %v", got, err)
+	}
+	if cc := mustGet(t, l, c.ID); !reflect.DeepEqual(cc.Blocks, []string{b.ID}) {
+		t.Fatalf("new blocker's blocks = %v", cc.Blocks)
+	}
+	if files, _ := filepath.Glob(filepath.Join(l.Dir, "*.json")); len(files) != 3 {
+		t.Fatalf("refused creates left files: %v", files)
+	}
+}
+
+func TestMalformedTaskFilesAreSkippedAndNeverRewritten(t *testing.T) {
+	ctx := context.Background()
+	tm, l := newTaskTeam(t)
+	good := mustCreate(t, l, NewTask{Subject: "good", Owner: "alice"})
+	bad := map[string]string{
+		"7.json":     `{"id": "7", "subject": "half`,
+		"8.json":     `{"id":"8","subject":"s","description":"","status":"wip","owner":"alice","blocks":[],"blockedBy":[]}`,
+		"notes.json": `{}`,
+	}
+	for name, text := range bad {
+		if err := os.WriteFile(filepath.Join(l.Dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks, skipped, err := l.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 1 || tasks[0].ID != good.ID {
+		t.Fatalf("listed %v, want only task %s", tasks, good.ID)
+	}
+	if len(skipped) != 3 {
+		t.Fatalf("skipped %v, want the 3 bad files", skipped)
+	}
+	for _, s := range skipped {
+		if !strings.Contains(s.Error(), s.Path) {
+			t.Errorf("warning does not name the file: %v", s)
+		}
+	}
+	if _, err := ReleaseTasks(ctx, tm, lockfile.Options{}, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Update(ctx, "8", func(t *Task) error { t.Status = StatusPending; return nil }); err == nil {
+		t.Fatal("update of an unparsable task succeeded")
+	}
+	// The next id counts file names, parsable or not: nothing is overwritten.
+	if next := mustCreate(t, l, NewTask{Subject: "next"}); next.ID != "9" {
+		t.Fatalf("next id %s, want 9", next.ID)
+	}
+	for name, text := range bad {
+		if b, _ := os.ReadFile(filepath.Join(l.Dir, name)); string(b) != text {
+			t.Errorf("%s was rewritten:\n%s", name, b)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package team
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/lockfile"
+)
+
+// runClaudeTaskWriter runs the Node peer (Claude Code's createTask) and
+// returns the ids it acknowledged, failing on any dropped task.
+func runClaudeTaskWriter(t *testing.T, cmd *exec.Cmd) []string {
+	t.Helper()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("claude task writer: %v\n%s", err, out)
+	}
+	var ids []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || f[0] != "ACK" {
+			t.Fatalf("claude task writer: %s", sc.Text())
+		}
+		ids = append(ids, f[1])
+	}
+	return ids
+}
+
+// TestTaskFileBytesMatchClaudeCode creates the same task with Claude
+// Code's algorithm (Node) and with paneteam, and compares the files byte
+// for byte; then claims it on both sides.
+func TestTaskFileBytesMatchClaudeCode(t *testing.T) {
+	const desc, active = "Read api/<pkg> & list \"problems\"\n- one\n- two", "Reviewing the API"
+	_, l := newTaskTeam(t)
+	task := mustCreate(t, l, NewTask{Subject: "golden-0", Description: desc, ActiveForm: active})
+	got, err := os.ReadFile(l.Path(task.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("testdata", "task_created.golden.json"))
+	if err != nil || !bytes.Equal(got, golden) {
+		t.Fatalf("created task differs from testdata/task_created.golden.json (%v):\n%s", err, got)
+	}
+	claudeDir := filepath.Join(t.TempDir(), "claude")
+	runClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, claudeDir, "golden", 1, desc, active))
+	want, err := os.ReadFile(filepath.Join(claudeDir, "1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("paneteam wrote\n%s\nClaude Code writes\n%s", got, want)
+	}
+
+	// Claude Code's claim and status update: {...existing, owner} then
+	// {...existing, status}; the owner key is appended.
+	js := `const fs=require('fs');const p=process.argv[1];` +
+		`let t=JSON.parse(fs.readFileSync(p,'utf8'));t={...t,owner:'alice'};t={...t,status:'in_progress'};` +
+		`process.stdout.write(JSON.stringify(t,null,2))`
+	claimed, err := exec.Command("node", "-e", js, filepath.Join(claudeDir, "1.json")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Claim(context.Background(), task.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = os.ReadFile(l.Path(task.ID))
+	if !bytes.Equal(got, claimed) {
+		t.Fatalf("after claim paneteam has\n%s\nClaude Code would have\n%s", got, claimed)
+	}
+}
+
+// TestIDsShareOneSequenceWithClaudeCode alternates creators and a delete:
+// each side reads what the other wrote (file names, .highwatermark).
+func TestIDsShareOneSequenceWithClaudeCode(t *testing.T) {
+	ctx := context.Background()
+	_, l := newTaskTeam(t)
+	if ids := runClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, l.Dir, "claude", 2)); strings.Join(ids, ",") != "1,2" {
+		t.Fatalf("claude ids %v, want 1,2", ids)
+	}
+	if task := mustCreate(t, l, NewTask{Subject: "ours"}); task.ID != "3" {
+		t.Fatalf("paneteam id %s after Claude's 1,2; want 3", task.ID)
+	}
+	if err := l.Delete(ctx, "3"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := runClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, l.Dir, "claude-late", 1)); ids[0] != "4" {
+		t.Fatalf("Claude Code reused deleted id: got %s, want 4", ids[0])
+	}
+	if st, err := os.Stat(filepath.Join(l.Dir, ".lock")); err != nil || !st.Mode().IsRegular() {
+		t.Fatalf(".lock must stay a regular file for Claude Code: %v %v", st, err)
+	}
+	if _, err := os.Stat(lockfile.LockPath(filepath.Join(l.Dir, ".lock"))); !os.IsNotExist(err) {
+		t.Fatalf("list lock left held: %v", err)
+	}
+}
