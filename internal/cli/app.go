@@ -63,7 +63,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 }
 
 func newApp(env Env) *ucli.App {
-	return &ucli.App{
+	app := &ucli.App{
 		Name:                 "paneteam",
 		Usage:                "run teams of AI coding agents in terminal panes",
 		Version:              Version,
@@ -83,6 +83,8 @@ func newApp(env Env) *ucli.App {
 			fmt.Fprintf(env.Stderr, "paneteam: no command %q; run 'paneteam help' for the list\n", name)
 		},
 	}
+	bindEnv(env, app)
+	return app
 }
 
 const appDescription = `paneteam reads and writes the same files as Claude Code's agent teams
