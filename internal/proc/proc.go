@@ -64,7 +64,7 @@ func Exists(pid int) bool {
 // Alive reports whether the process that had this pid and start time is
 // still running. An empty start only checks the pid.
 func Alive(pid int, start string) bool {
-	if !Exists(pid) {
+	if !Exists(pid) || zombie(pid) {
 		return false
 	}
 	if start == "" {
@@ -75,4 +75,20 @@ func Alive(pid int, start string) bool {
 		return false
 	}
 	return now == start
+}
+
+// zombie reports whether pid has exited and waits to be reaped: kill(pid,
+// 0) still succeeds for it, and an init that never reaps (some containers'
+// pid 1) keeps it forever. Linux only (/proc/PID/stat field 3); elsewhere
+// false.
+func zombie(pid int) bool {
+	if runtime.GOOS != "linux" {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && len(b) > i+2 && b[i+2] == 'Z'
 }
