@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // FilePerm and DirPerm are the modes of everything paneteam creates: team
@@ -27,7 +29,35 @@ func WriteAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
+	sweepTemps(path)
 	return syncDir(filepath.Dir(path))
+}
+
+// abandonedAfter is the age past which a temp file cannot belong to a
+// writer still at work: writes take milliseconds.
+const abandonedAfter = time.Minute
+
+// sweepTemps removes temp files of path that a killed writer left behind,
+// so a folder shared by many writers does not fill with them.
+func sweepTemps(path string) {
+	dir, base := filepath.Split(path)
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".*.tmp"))
+	for _, m := range matches {
+		if st, err := os.Lstat(m); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > abandonedAfter {
+			os.Remove(m)
+		}
+	}
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // CreateExclusive creates path holding data, atomically and only if nothing

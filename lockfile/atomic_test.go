@@ -1,0 +1,64 @@
+package lockfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestWriteAtomicReplacesWith0600(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.json")
+	os.WriteFile(p, []byte("old"), 0o644)
+	if err := WriteAtomic(p, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(b) != "new" || st.Mode().Perm() != FilePerm {
+		t.Fatalf("%q %v", b, st.Mode().Perm())
+	}
+}
+
+func TestCreateExclusiveNeverOverwrites(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.json")
+	if created, err := CreateExclusive(p, []byte("[]")); err != nil || !created {
+		t.Fatal(created, err)
+	}
+	os.WriteFile(p, []byte(`["kept"]`), 0o600)
+	if created, err := CreateExclusive(p, []byte("[]")); err != nil || created {
+		t.Fatal(created, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != `["kept"]` {
+		t.Fatalf("overwritten: %q", b)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(p), ".*.tmp"))
+	if len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
+	}
+}
+
+func TestAbandonedTempFilesAreSwept(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "alice.json")
+	old := filepath.Join(dir, ".alice.json.123.tmp")
+	fresh := filepath.Join(dir, ".alice.json.456.tmp")
+	other := filepath.Join(dir, ".bob.json.789.tmp")
+	for _, f := range []string{old, fresh, other} {
+		os.WriteFile(f, []byte("x"), 0o600)
+	}
+	long := time.Now().Add(-2 * abandonedAfter)
+	os.Chtimes(old, long, long)
+	os.Chtimes(other, long, long)
+	if err := WriteAtomic(p, []byte("[]")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatal("an abandoned temp file was kept")
+	}
+	for _, f := range []string{fresh, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%s removed: a live writer's temp file, or another file's", f)
+		}
+	}
+}
