@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -18,54 +21,226 @@ func sendCommand(env Env) *ucli.Command {
 		Usage:     "append a message to a teammate's inbox; exits 0 only once it is on disk",
 		ArgsUsage: "[TEXT | -]",
 		Description: `Writes one message to teams/<team>/inboxes/<name>.json under Claude Code's
-lock, atomically. TEXT absent or "-" reads the message from stdin:
+lock, atomically, and exits 0 only once it is on disk. TEXT absent or "-"
+reads the message from stdin:
 
-    git diff | paneteam send --team review --to reviewer -
+    git diff | paneteam send --team review --to reviewer --summary "my diff" -
+    paneteam send --team review --broadcast "stand-up in 5 minutes"
 
-A recipient that is not a member of the team is refused.`,
-		Flags: []ucli.Flag{
-			teamFlag(),
-			&ucli.StringFlag{Name: "to", Usage: "recipient's member name"},
-			&ucli.StringFlag{Name: "from", Usage: "sender's name", EnvVars: []string{"PANETEAM_AGENT"}, Value: team.LeadName},
-			&ucli.StringFlag{Name: "summary", Usage: "a short preview shown by receivers"},
-			jsonFlag(),
-		},
+A recipient that is not a member is refused with the list of members
+(--create-inbox writes to it anyway). --broadcast reaches every member but
+the sender. --from defaults to $PANETEAM_AGENT, else team-lead.
+
+Protocol messages, which Claude Code teammates act on, are sent with --type:
+
+    paneteam send -t review --to alice --type shutdown_request --reason "done"
+    paneteam send -t review --to team-lead --from alice --type shutdown_approved --request-id ID
+    paneteam send -t review --to alice --type plan_approval_response --request-id ID --approve
+    paneteam send -t review --to alice --type permission_response --request-id ID --deny
+    paneteam send -t review --to alice --type mode_set_request --mode acceptEdits
+    paneteam send -t review --to team-lead --from alice --type idle_notification
+    paneteam send -t review --to alice --type task_assignment --task-id 3 --subject "fix login"
+
+A shutdown_request gets a new request id (shutdown-<ms>@<recipient>), printed
+on stdout, one line per recipient, to match the answer against.`,
+		Flags: sendFlags(),
 		Action: func(c *ucli.Context) error {
 			t, cfg, err := openTeam(c, env)
 			if err != nil {
 				return err
 			}
-			to := c.String("to")
-			if to == "" {
-				return usagef("no recipient: pass --to NAME (members: %s)", strings.Join(cfg.MemberNames(), ", "))
-			}
-			m := cfg.Member(to)
-			if m == nil {
-				return fmt.Errorf("%q is not a member of team %s (members: %s)", to, t.Name, strings.Join(cfg.MemberNames(), ", "))
-			}
-			text, err := messageText(c, env)
+			to, err := recipients(c, t, cfg)
 			if err != nil {
 				return err
 			}
-			msg := mailbox.Message{
-				From:      c.String("from"),
-				Text:      text,
-				Summary:   c.String("summary"),
-				Timestamp: mailbox.Timestamp(time.Now()),
+			from := c.String("from")
+			if from == "" {
+				from = team.LeadName
 			}
-			if s := cfg.Member(msg.From); s != nil {
-				msg.Color = s.Color
+			color, err := senderColor(c, cfg, from)
+			if err != nil {
+				return err
 			}
-			if err := mailbox.New(t.InboxPath(m.Name), lockOpts(c)).Append(c.Context, msg); err != nil {
-				return fmt.Errorf("send to %s: %w", m.Name, err)
+			compose, err := composer(c, env, t, cfg, from)
+			if err != nil {
+				return err
 			}
-			if c.Bool("json") {
-				return printJSON(env.Stdout, msg)
+			now := time.Now()
+			var sent []delivery
+			var failed []string
+			for _, name := range to {
+				d := delivery{To: name}
+				d.Message, d.RequestID, err = compose(name, now)
+				if err != nil {
+					return err
+				}
+				d.Message.Color = color
+				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).Append(c.Context, d.Message); err != nil {
+					if len(to) == 1 {
+						return fmt.Errorf("send to %s: %w", name, err)
+					}
+					failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
+					continue
+				}
+				sent = append(sent, d)
+			}
+			if err := reportSent(env, c.Bool("json"), sent); err != nil {
+				return err
+			}
+			if len(failed) > 0 {
+				return fmt.Errorf("not delivered to %s; delivered to the %d others", strings.Join(failed, ", "), len(sent))
 			}
 			return nil
 		},
 	}
 }
+
+func sendFlags() []ucli.Flag {
+	return []ucli.Flag{
+		teamFlag(),
+		&ucli.StringFlag{Name: "to", Usage: "recipient's member name"},
+		&ucli.BoolFlag{Name: "broadcast", Usage: "send to every member but the sender"},
+		&ucli.StringFlag{Name: "from", Usage: "sender's name (default: $PANETEAM_AGENT, else team-lead)", EnvVars: []string{"PANETEAM_AGENT"}},
+		&ucli.StringFlag{Name: "summary", Usage: "a short preview receivers show (for idle_notification: its summary)"},
+		&ucli.StringFlag{Name: "color", Usage: "sender's colour shown by receivers (default: the sender's team colour): " + strings.Join(team.Colors, ", ")},
+		&ucli.BoolFlag{Name: "create-inbox", Usage: "send to a name that is not a member (its inbox is created; nobody may read it)"},
+		&ucli.StringFlag{Name: "type", Usage: "protocol message type: " + strings.Join(sendTypes, ", ")},
+		&ucli.StringFlag{Name: "request-id", Usage: "the request answered (shutdown_approved/rejected, plan_approval_response, permission_response)"},
+		&ucli.StringFlag{Name: "reason", Usage: "why (shutdown_request, shutdown_rejected, permission_response --deny; idle_notification: failure reason)"},
+		&ucli.BoolFlag{Name: "approve", Usage: "plan_approval_response: approve the plan"},
+		&ucli.BoolFlag{Name: "reject", Usage: "plan_approval_response: reject the plan"},
+		&ucli.StringFlag{Name: "feedback", Usage: "plan_approval_response: feedback for the teammate"},
+		&ucli.BoolFlag{Name: "allow", Usage: "permission_response: allow the tool call"},
+		&ucli.BoolFlag{Name: "deny", Usage: "permission_response: deny the tool call"},
+		&ucli.StringFlag{Name: "input", Usage: "permission_response --allow: the tool input to run, as JSON (default: the request's own input)"},
+		&ucli.StringFlag{Name: "mode", Usage: "permission mode (mode_set_request; plan_approval_response --approve): " + strings.Join(mailbox.PermissionModes, ", ")},
+		&ucli.StringFlag{Name: "idle-reason", Usage: "idle_notification: available, interrupted or failed", Value: mailbox.IdleAvailable},
+		&ucli.StringFlag{Name: "task-id", Usage: "task_assignment: the task; idle_notification: the task just completed"},
+		&ucli.StringFlag{Name: "completed-status", Usage: "idle_notification: resolved, blocked or failed"},
+		&ucli.StringFlag{Name: "subject", Usage: "task_assignment: the task's subject"},
+		&ucli.StringFlag{Name: "description", Usage: "task_assignment: the task's description"},
+		jsonFlag(),
+	}
+}
+
+// delivery is one message written, as --json prints it.
+type delivery struct {
+	To        string          `json:"to"`
+	RequestID string          `json:"requestId,omitempty"`
+	Message   mailbox.Message `json:"message"`
+}
+
+func reportSent(env Env, asJSON bool, sent []delivery) error {
+	if asJSON {
+		if sent == nil {
+			sent = []delivery{}
+		}
+		return printJSON(env.Stdout, sent)
+	}
+	for _, d := range sent {
+		if d.RequestID != "" {
+			fmt.Fprintln(env.Stdout, d.RequestID)
+		}
+	}
+	return nil
+}
+
+// recipients resolves --to or --broadcast to inbox names.
+func recipients(c *ucli.Context, t team.Team, cfg *team.Config) ([]string, error) {
+	members := strings.Join(cfg.MemberNames(), ", ")
+	to, all := c.String("to"), c.Bool("broadcast")
+	switch {
+	case to != "" && all:
+		return nil, usagef("give --to NAME or --broadcast, not both")
+	case all && c.Bool("create-inbox"):
+		return nil, usagef("--create-inbox goes with --to NAME, not --broadcast")
+	case all:
+		from := c.String("from")
+		if from == "" {
+			from = team.LeadName
+		}
+		var names []string
+		for _, m := range cfg.Members {
+			if !strings.EqualFold(m.Name, from) {
+				names = append(names, m.Name)
+			}
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("nobody to broadcast to: team %s has no member but %s (members: %s)", t.Name, from, members)
+		}
+		return names, nil
+	case to == "":
+		return nil, usagef("no recipient: pass --to NAME or --broadcast (members: %s)", members)
+	}
+	if m := cfg.Member(to); m != nil {
+		return []string{m.Name}, nil
+	}
+	if !c.Bool("create-inbox") {
+		return nil, fmt.Errorf("%q is not a member of team %s (members: %s); "+
+			"pass --create-inbox to write to its inbox anyway", to, t.Name, members)
+	}
+	if err := team.CheckName("recipient", to); err != nil {
+		return nil, usageError{err}
+	}
+	return []string{team.SanitizePath(to)}, nil
+}
+
+// senderColor is --color, else the sender's team colour, else none.
+func senderColor(c *ucli.Context, cfg *team.Config, from string) (string, error) {
+	if col := c.String("color"); col != "" {
+		if !team.ValidColor(col) {
+			return "", usagef("colour %q is not a team colour: use one of %s", col, strings.Join(team.Colors, ", "))
+		}
+		return col, nil
+	}
+	if m := cfg.Member(from); m != nil {
+		return m.Color, nil
+	}
+	return "", nil
+}
+
+// composer returns the function that builds the message for one recipient:
+// plain text, or the protocol message --type names.
+func composer(c *ucli.Context, env Env, t team.Team, cfg *team.Config, from string) (composeFunc, error) {
+	if err := checkTypeFlags(c); err != nil {
+		return nil, err
+	}
+	kind := c.String("type")
+	if kind == "" {
+		text, err := messageText(c, env)
+		if err != nil {
+			return nil, err
+		}
+		return func(_ string, now time.Time) (mailbox.Message, string, error) {
+			m := mailbox.Message{From: from, Text: text, Summary: c.String("summary"), Timestamp: mailbox.Timestamp(now)}
+			return m, "", m.Validate()
+		}, nil
+	}
+	if c.NArg() > 0 {
+		return nil, usagef("--type %s takes no TEXT: its fields come from flags (see paneteam send --help)", kind)
+	}
+	build, err := protocolBuilder(c, t, cfg, from, kind)
+	if err != nil {
+		return nil, err
+	}
+	return func(to string, now time.Time) (mailbox.Message, string, error) {
+		v, id, err := build(to, now)
+		if err != nil {
+			return mailbox.Message{}, "", err
+		}
+		text, err := mailbox.Text(v)
+		if err != nil {
+			return mailbox.Message{}, "", err
+		}
+		m := mailbox.Message{From: from, Text: text, Summary: c.String("summary"), Timestamp: mailbox.Timestamp(now)}
+		if kind == mailbox.TypeIdle {
+			m.Summary = "" // it went into the notification itself
+		}
+		return m, id, m.Validate()
+	}, nil
+}
+
+type composeFunc func(to string, now time.Time) (mailbox.Message, string, error)
 
 // messageText is the TEXT argument, or stdin when it is absent or "-".
 func messageText(c *ucli.Context, env Env) (string, error) {
@@ -85,3 +260,119 @@ func messageText(c *ucli.Context, env Env) (string, error) {
 	// A pipeline's final newline (echo, heredocs) is not part of the message.
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
+
+// typeFlags are the flags each --type reads; any other protocol flag is a
+// mistake worth saying.
+var typeFlags = map[string][]string{
+	"":                               {},
+	mailbox.TypeShutdownRequest:      {"request-id", "reason"},
+	mailbox.TypeShutdownApproved:     {"request-id"},
+	mailbox.TypeShutdownRejected:     {"request-id", "reason"},
+	mailbox.TypePlanApprovalResponse: {"request-id", "approve", "reject", "feedback", "mode"},
+	mailbox.TypePermissionResponse:   {"request-id", "allow", "deny", "input", "reason"},
+	mailbox.TypeModeSetRequest:       {"mode"},
+	mailbox.TypeIdle:                 {"idle-reason", "task-id", "completed-status", "reason"},
+	mailbox.TypeTaskAssignment:       {"task-id", "subject", "description"},
+}
+
+var sendTypes = mailbox.Composable
+
+var protocolFlags = []string{"request-id", "reason", "approve", "reject", "feedback", "allow", "deny",
+	"input", "mode", "idle-reason", "task-id", "completed-status", "subject", "description"}
+
+func checkTypeFlags(c *ucli.Context) error {
+	kind := c.String("type")
+	allowed, ok := typeFlags[kind]
+	if !ok {
+		return usagef("unknown --type %q: use one of %s", kind, strings.Join(sendTypes, ", "))
+	}
+	for _, f := range protocolFlags {
+		if c.IsSet(f) && !slices.Contains(allowed, f) {
+			if kind == "" {
+				return usagef("--%s belongs to a protocol message: add --type (see paneteam send --help)", f)
+			}
+			return usagef("--%s is not part of a %s message (it takes: --%s)", f, kind, strings.Join(allowed, ", --"))
+		}
+	}
+	for _, pair := range [][2]string{{"approve", "reject"}, {"allow", "deny"}} {
+		if c.Bool(pair[0]) && c.Bool(pair[1]) {
+			return usagef("give --%s or --%s, not both", pair[0], pair[1])
+		}
+	}
+	return nil
+}
+
+// protocolBuilder turns the flags into a mailbox.Draft per recipient.
+func protocolBuilder(c *ucli.Context, t team.Team, cfg *team.Config, from, kind string) (func(string, time.Time) (any, string, error), error) {
+	d := mailbox.Draft{
+		Type: kind, From: from, RequestID: c.String("request-id"), Reason: c.String("reason"),
+		Feedback: c.String("feedback"), Mode: c.String("mode"), IdleReason: c.String("idle-reason"),
+		TaskID: c.String("task-id"), CompletedStatus: c.String("completed-status"), Summary: c.String("summary"),
+		Subject: c.String("subject"), Description: c.String("description"),
+	}
+	for _, s := range []string{d.RequestID, d.Reason, d.Feedback, d.Summary, d.Subject, d.Description, d.TaskID} {
+		if !utf8.ValidString(s) {
+			return nil, fmt.Errorf("a flag value is not valid UTF-8: convert it first (for example with iconv -t UTF-8)")
+		}
+	}
+	switch {
+	case c.Bool("approve") || c.Bool("allow"):
+		d.Approve = ptr(true)
+	case c.Bool("reject") || c.Bool("deny"):
+		d.Approve = ptr(false)
+	}
+	if m := cfg.Member(from); m != nil && kind == mailbox.TypeShutdownApproved {
+		d.PaneID, d.BackendType = m.TmuxPaneID, m.BackendType
+	}
+	if kind == mailbox.TypePermissionResponse && d.Approve != nil && *d.Approve {
+		in, err := permissionInput(c, t, from, d.RequestID)
+		if err != nil {
+			return nil, err
+		}
+		d.Input = in
+	}
+	// Check the draft once up front, so a bad flag fails before any write.
+	probe := d
+	probe.To, probe.Now = "probe", time.Now()
+	if _, _, err := mailbox.Compose(probe); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return func(to string, now time.Time) (any, string, error) {
+		d := d
+		d.To, d.Now = to, now
+		return mailbox.Compose(d)
+	}, nil
+}
+
+// permissionInput is --input, else the input of the permission_request
+// with that id in the sender's inbox or archive: allowing a call runs the
+// tool with updated_input, so guessing it is not an option.
+func permissionInput(c *ucli.Context, t team.Team, from, id string) (json.RawMessage, error) {
+	if s := c.String("input"); s != "" {
+		if !json.Valid([]byte(s)) {
+			return nil, usagef("--input is not valid JSON: give the tool input as a JSON object")
+		}
+		return json.RawMessage(s), nil
+	}
+	if id == "" {
+		return nil, nil // Compose names the missing --request-id
+	}
+	in := mailbox.New(t.InboxPath(from), lockOpts(c))
+	cur, err := in.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	old, err := in.Archived()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range append(cur, old...) {
+		p, ok := mailbox.Parse(m.Text)
+		if r, isReq := p.Value.(*mailbox.PermissionRequest); ok && isReq && r.RequestID == id {
+			return r.Input, nil
+		}
+	}
+	return nil, fmt.Errorf("no permission_request %q in %s's inbox or archive: pass --input JSON with the tool input to allow", id, from)
+}
+
+func ptr[T any](v T) *T { return &v }
