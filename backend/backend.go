@@ -7,7 +7,9 @@ package backend
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -20,6 +22,12 @@ type Spec struct {
 	Argv []string
 	// Env is added to the command's environment (KEY=VALUE).
 	Env []string
+	// Layout is where a pane-based backend puts the pane (zero: its
+	// default policy).
+	Layout layout.Policy
+	// StartupCheck is how long Spawn watches the command after starting
+	// it, to report a command that fails at once (0: check only once).
+	StartupCheck time.Duration
 }
 
 // Pane is where a teammate runs, as recorded in config.json.
