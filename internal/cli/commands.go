@@ -26,6 +26,7 @@ func commands(env Env) []*ucli.Command {
 		cleanupCommand(env),
 		iterm2Command(env),
 		demoCommand(env),
+		hostCommand(env),
 	}
 }
 

@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"os"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/ptyhost"
+)
+
+// hostCommand is the in-process backend's host: started detached by
+// 'spawn-pane --backend in-process', never by people. It runs the
+// teammate's command under a pseudo-terminal and serves 'paneteam attach'.
+func hostCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:            ptyhost.HostCommand,
+		Usage:           "(internal) host an in-process teammate under a pseudo-terminal",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(c *ucli.Context) error {
+			o, err := ptyhost.ParseArgs(c.Args().Slice())
+			if err != nil {
+				return usagef("%v", err)
+			}
+			// The launcher reads the ready line on fd 3 (ptyhost.Start).
+			return ptyhost.Serve(c.Context, o, os.NewFile(3, "ready"))
+		},
+	}
+}
