@@ -3,6 +3,7 @@ module github.com/paneteam/paneteam
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gofrs/flock v0.13.1
 	github.com/mattn/go-isatty v0.0.24
