@@ -1,0 +1,224 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/paneteam/paneteam/internal/proc"
+	"github.com/paneteam/paneteam/team"
+)
+
+// ReapOptions tunes Reap.
+type ReapOptions struct {
+	// DryRun reports the plan and changes nothing.
+	DryRun bool
+	// OlderThan spares teams active (config or an inbox written) and
+	// servers started within this long.
+	OlderThan time.Duration
+	// SocketDir is tmux's socket folder to scan (default SocketDir).
+	SocketDir string
+	Now       func() time.Time
+}
+
+// ReapResult is what Reap found and did.
+type ReapResult struct {
+	DryRun bool `json:"dryRun"`
+	// Orphans are the teams whose lead is gone.
+	Orphans []Orphan `json:"orphans"`
+	// Servers are the private tmux servers of gone leads.
+	Servers []*Server `json:"servers"`
+	// Skipped are teams left alone, with the reason.
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Orphan is a team whose lead process is gone.
+type Orphan struct {
+	*CleanupResult
+	Why   string `json:"why"`
+	Error string `json:"error,omitempty"`
+}
+
+// Skipped is a team Reap did not touch.
+type Skipped struct {
+	Team string `json:"team"`
+	Why  string `json:"why"`
+}
+
+// LockName is the file, under the team root, whose flock serialises
+// cleanups: two cron runs (or a cron run and 'cleanup --team') take turns
+// instead of fighting over the same panes and folders.
+const LockName = ".paneteam-cleanup.flock"
+
+// Reap cleans up after leads that are gone: every team under root whose
+// recorded lead process is dead (or whose pid now names another process)
+// is torn down as Cleanup with Force would (panes closed, private server
+// stopped, clean worktrees removed, folders deleted; a worktree with work
+// keeps it and its team), then private tmux servers named paneteam-<pid>
+// or claude-swarm-<pid> whose process is gone are stopped. Teams with a
+// live lead, or no recorded lead (Claude Code's own teams), are never
+// touched. Reap is idempotent and safe to run from cron.
+func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapResult, error) {
+	if ro.Now == nil {
+		ro.Now = time.Now
+	}
+	if ro.SocketDir == "" {
+		ro.SocketDir = SocketDir(o.getenv)
+	}
+	res := &ReapResult{DryRun: ro.DryRun, Orphans: []Orphan{}, Servers: []*Server{}, Skipped: []Skipped{}}
+	unlock, err := o.lockRoot(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var errs []error
+	if err := o.reapTeams(ctx, root, ro, res); err != nil {
+		errs = append(errs, err)
+	}
+	servers, err := scanServers(ctx, ro.SocketDir, ro.OlderThan, ro.Now())
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, s := range servers {
+		if !seen(res, s.Socket) {
+			res.Servers = append(res.Servers, killServer(ctx, s, s.Why, ro.DryRun))
+		}
+	}
+	for _, o := range res.Orphans {
+		if o.Error != "" {
+			errs = append(errs, fmt.Errorf("team %s: %s", o.Team, o.Error))
+		}
+	}
+	for _, s := range res.Servers {
+		if !s.Stopped {
+			errs = append(errs, errors.New(s.Why))
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+func (o Options) getenv(k string) string {
+	if o.Backend.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return o.Backend.Getenv(k)
+}
+
+// seen reports whether a team's teardown already handled this server.
+func seen(res *ReapResult, socket string) bool {
+	for _, o := range res.Orphans {
+		if o.Server != nil && o.Server.Socket == socket {
+			return true
+		}
+	}
+	return false
+}
+
+func (o Options) reapTeams(ctx context.Context, root string, ro ReapOptions, res *ReapResult) error {
+	names, err := team.List(root)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		t, cfg, err := team.Open(root, name)
+		if err != nil {
+			res.Skipped = append(res.Skipped, Skipped{Team: name, Why: err.Error()})
+			continue
+		}
+		if t.Dir() != filepath.Join(root, "teams", name) {
+			res.Skipped = append(res.Skipped, Skipped{Team: name, Why: "its config names another team (" + cfg.Name + ")"})
+			continue
+		}
+		why, orphan := orphaned(cfg)
+		if orphan && ro.OlderThan > 0 {
+			if last := lastActivity(t); ro.Now().Sub(last) < ro.OlderThan {
+				why, orphan = fmt.Sprintf("%s, but it was active %s ago (--older-than %s)", why, ro.Now().Sub(last).Round(time.Second), ro.OlderThan), false
+			}
+		}
+		if !orphan {
+			res.Skipped = append(res.Skipped, Skipped{Team: t.Name, Why: why})
+			continue
+		}
+		stop := cfg.Paneteam.TmuxPrivate
+		cr, err := o.teardown(ctx, t, cfg, ro.DryRun, stop)
+		if cr == nil {
+			cr = &CleanupResult{Team: t.Name}
+		}
+		orph := Orphan{CleanupResult: cr, Why: why}
+		if err != nil {
+			orph.Error = err.Error()
+		}
+		res.Orphans = append(res.Orphans, orph)
+	}
+	return nil
+}
+
+// orphaned says whether the team's lead process is gone, and why (or why
+// the team is left alone).
+func orphaned(cfg *team.Config) (string, bool) {
+	meta := cfg.Paneteam
+	if meta == nil || meta.LeaderPID <= 0 {
+		return "no lead process recorded (not started by paneteam): left alone", false
+	}
+	pid := meta.LeaderPID
+	if !proc.Exists(pid) {
+		return fmt.Sprintf("its lead process %d is gone", pid), true
+	}
+	if meta.LeaderStart == "" {
+		return fmt.Sprintf("its lead process %d is running", pid), false
+	}
+	start, err := proc.StartTime(pid)
+	if err != nil {
+		if !proc.Exists(pid) {
+			return fmt.Sprintf("its lead process %d is gone", pid), true
+		}
+		return fmt.Sprintf("could not check lead process %d (%v): left alone", pid, err), false
+	}
+	if start != meta.LeaderStart {
+		return fmt.Sprintf("its lead process %d is gone (the pid now names another process)", pid), true
+	}
+	return fmt.Sprintf("its lead process %d is running", pid), false
+}
+
+// lastActivity is the newest change to the team's config or inboxes.
+func lastActivity(t team.Team) time.Time {
+	var last time.Time
+	note := func(p string) {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	note(t.ConfigPath())
+	entries, _ := os.ReadDir(t.InboxDir())
+	for _, e := range entries {
+		note(filepath.Join(t.InboxDir(), e.Name()))
+	}
+	return last
+}
+
+// lockRoot takes the cleanup flock under root (waiting, bounded by the
+// lock timeout). A root that does not exist has no teams: nothing to lock.
+func (o Options) lockRoot(ctx context.Context, root string) (func(), error) {
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
+	timeout := o.Lock.Timeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	path := filepath.Join(root, LockName)
+	fl := flock.New(path)
+	ok, err := fl.TryLockContext(lctx, 20*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("another paneteam cleanup holds %s (waited %s): try again later: %v", path, timeout, err)
+	}
+	return func() { fl.Unlock() }, nil
+}

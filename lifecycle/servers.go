@@ -1,0 +1,184 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/proc"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// hiddenSession is the session where paneteam's tmux backend keeps hidden
+// teammates (tmux.HiddenSession); its first window holds an untagged
+// placeholder pane, paneteam's own.
+const hiddenSession = "paneteam-hidden"
+
+// Server is a tmux server that was (or would be) stopped, or left.
+type Server struct {
+	Socket  string `json:"socket"`
+	Stopped bool   `json:"stopped"`
+	// Why says why it was stopped, or why it was left running.
+	Why string `json:"why"`
+}
+
+// privateName matches the private servers paneteam and Claude Code start
+// for a lead process: "tmux -L paneteam-<pid>" and
+// "tmux -L claude-swarm-<pid>".
+var privateName = regexp.MustCompile(`^(paneteam|claude-swarm)-([0-9]+)$`)
+
+// SocketDir is the folder where tmux keeps this user's -L sockets:
+// $TMUX_TMPDIR (else /tmp) + "/tmux-<uid>" (tmux(1), -L).
+func SocketDir(getenv func(string) string) string {
+	base := getenv("TMUX_TMPDIR")
+	if base == "" {
+		base = "/tmp"
+	}
+	return filepath.Join(base, fmt.Sprintf("tmux-%d", os.Getuid()))
+}
+
+// stopIfEmpty stops the tmux server at socket once no pane is left but
+// those carrying one of ours in tmux.AgentOption (agent ids of the team
+// being removed) and the hidden-session placeholder: any other pane is
+// someone else's, and keeps the server up.
+func stopIfEmpty(ctx context.Context, socket string, ours map[string]bool, dryRun bool) *Server {
+	s := &Server{Socket: socket}
+	srv := tmux.Server{Socket: socket}
+	out, err := srv.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}\t#{session_name}\t#{"+tmux.AgentOption+"}")
+	if errors.Is(err, tmux.ErrNoServer) {
+		s.Stopped, s.Why = true, "not running"
+		return s
+	}
+	if err != nil {
+		s.Why = fmt.Sprintf("tmux server %s left running: %v", socket, err)
+		return s
+	}
+	var foreign []string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		id, session, agent := f[0], f[1], f[2]
+		if !ours[agent] && !(agent == "" && session == hiddenSession) {
+			foreign = append(foreign, id)
+		}
+	}
+	if len(foreign) > 0 {
+		s.Why = fmt.Sprintf("tmux server %s left running: panes %s are not the team's", socket, strings.Join(foreign, " "))
+		return s
+	}
+	return killServer(ctx, s, "paneteam's private server for the team, now empty", dryRun)
+}
+
+// killServer stops the server at s.Socket; one that is no longer running
+// but left its socket behind has the socket removed.
+func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server {
+	s.Why = why
+	if dryRun {
+		s.Stopped = true
+		return s
+	}
+	_, err := tmux.Server{Socket: s.Socket}.Run(ctx, "kill-server")
+	if errors.Is(err, tmux.ErrNoServer) {
+		err = removeStaleSocket(s.Socket)
+	}
+	if err != nil {
+		s.Why = fmt.Sprintf("could not stop tmux server %s: %v", s.Socket, err)
+		return s
+	}
+	s.Stopped = true
+	return s
+}
+
+func removeStaleSocket(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("%s is not a socket; left alone", path)
+	}
+	return os.Remove(path)
+}
+
+// scanServers finds the private servers in dir whose lead process is gone:
+// named paneteam-<pid> or claude-swarm-<pid>, and either that pid is dead
+// or the process that has it now started after the server did (pids are
+// reused; a server is started by its lead, so never before it).
+func scanServers(ctx context.Context, dir string, olderThan time.Duration, now time.Time) ([]*Server, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read tmux socket folder: %w", err)
+	}
+	var out []*Server
+	for _, e := range entries {
+		m := privateName.FindStringSubmatch(e.Name())
+		if m == nil || e.Type()&fs.ModeSocket == 0 {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(path)
+		if err != nil || !ownedByMe(fi) || (olderThan > 0 && now.Sub(fi.ModTime()) < olderThan) {
+			continue
+		}
+		pid, _ := strconv.Atoi(m[2])
+		if why := leadGone(ctx, path, pid); why != "" {
+			out = append(out, &Server{Socket: path, Why: why})
+		}
+	}
+	return out, nil
+}
+
+// leadGone says why the lead process a server was named for is gone, or
+// "" when it may be alive.
+func leadGone(ctx context.Context, socket string, pid int) string {
+	if !proc.Exists(pid) {
+		return fmt.Sprintf("its lead process %d is gone", pid)
+	}
+	srvPID, err := tmux.Server{Socket: socket}.Run(ctx, "display-message", "-p", "#{pid}")
+	if errors.Is(err, tmux.ErrNoServer) {
+		return "" // a stale socket of a live lead: its business
+	}
+	if err != nil {
+		return ""
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(srvPID))
+	if startedAfter(pid, n) {
+		return fmt.Sprintf("pid %d now belongs to a process started after the server", pid)
+	}
+	return ""
+}
+
+// startedAfter reports whether process a is known to have started after
+// process b. Start times are compared only where they are numbers (clock
+// ticks since boot on Linux); anything else is "not known".
+func startedAfter(a, b int) bool {
+	sa, err1 := proc.StartTime(a)
+	sb, err2 := proc.StartTime(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	ta, err1 := strconv.ParseUint(sa, 10, 64)
+	tb, err2 := strconv.ParseUint(sb, 10, 64)
+	return err1 == nil && err2 == nil && ta > tb
+}
+
+func ownedByMe(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
