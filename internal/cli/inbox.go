@@ -1,5 +1,286 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
 
-func inboxCommand(env Env) *ucli.Command { return pending("inbox", "#3") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+func inboxCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "inbox",
+		Usage: "list the messages in an agent's inbox (or its archive of read messages)",
+		Description: `Lists teams/<team>/inboxes/<name>.json for people: sender, time and text,
+in colour with relative times on a terminal, plain when piped or with
+NO_COLOR set. --json prints the raw messages for scripts.
+
+    paneteam inbox --team review                      # the lead's inbox
+    paneteam inbox --team review --name alice --unread --mark-read
+    paneteam inbox --team review --archived --last 20 # read messages, moved aside
+
+--mark-read marks exactly the messages shown, never one that arrived while
+they were printed. Read messages move to <name>.archive.jsonl beside the
+inbox on paneteam's next write, so the inbox stays small; --archived shows
+them.`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			nameFlag(),
+			&ucli.BoolFlag{Name: "unread", Usage: "only messages not read yet"},
+			&ucli.BoolFlag{Name: "mark-read", Usage: "mark the messages shown as read"},
+			&ucli.BoolFlag{Name: "archived", Usage: "show the archive of read messages instead of the inbox"},
+			&ucli.IntFlag{Name: "last", Usage: "only the last N messages (0: all)"},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("inbox takes no arguments (got %q): name the inbox with --name", c.Args().First())
+			}
+			archived := c.Bool("archived")
+			if archived && (c.Bool("unread") || c.Bool("mark-read")) {
+				return usagef("--archived holds read messages only: drop --unread and --mark-read")
+			}
+			if c.Int("last") < 0 {
+				return usagef("--last must be 0 (all) or more")
+			}
+			t, cfg, err := openTeam(c, env)
+			if err != nil {
+				return err
+			}
+			name, err := inboxName(t, cfg, c.String("name"))
+			if err != nil {
+				return err
+			}
+			in := mailbox.New(t.InboxPath(name), lockOpts(c))
+			var msgs []mailbox.Message
+			if archived {
+				msgs, err = in.Archived()
+			} else {
+				msgs, err = in.ReadAll()
+			}
+			if err != nil {
+				return err
+			}
+			if c.Bool("unread") {
+				msgs = unreadOnly(msgs)
+			}
+			if n := c.Int("last"); n > 0 && len(msgs) > n {
+				msgs = msgs[len(msgs)-n:]
+			}
+			if err := listMessages(env, c.Bool("json"), name, msgs, archived); err != nil {
+				return err
+			}
+			if c.Bool("mark-read") && len(msgs) > 0 {
+				if _, err := in.MarkRead(c.Context, msgs); err != nil {
+					return fmt.Errorf("mark %s's messages read: %w", name, err)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// nameFlag names whose inbox a command reads.
+func nameFlag() ucli.Flag {
+	return &ucli.StringFlag{
+		Name:    "name",
+		Aliases: []string{"n"},
+		Usage:   "whose inbox (default: $PANETEAM_AGENT, else team-lead)",
+		EnvVars: []string{"PANETEAM_AGENT"},
+	}
+}
+
+// inboxName resolves --name: a member, or a non-member whose inbox exists
+// (a teammate that has left, a name sent to with --create-inbox).
+func inboxName(t team.Team, cfg *team.Config, name string) (string, error) {
+	if name == "" {
+		name = team.LeadName
+	}
+	if m := cfg.Member(name); m != nil {
+		return m.Name, nil
+	}
+	if err := team.CheckName("agent", name); err != nil {
+		return "", usageError{err}
+	}
+	file := team.SanitizePath(name)
+	for _, p := range []string{t.InboxPath(file), mailbox.ArchivePath(t.InboxPath(file))} {
+		if _, err := os.Stat(p); err == nil {
+			return file, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%q is not a member of team %s and has no inbox (members: %s)",
+		name, t.Name, strings.Join(cfg.MemberNames(), ", "))
+}
+
+func unreadOnly(msgs []mailbox.Message) []mailbox.Message {
+	var out []mailbox.Message
+	for _, m := range msgs {
+		if !m.Read {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func listMessages(env Env, asJSON bool, name string, msgs []mailbox.Message, archived bool) error {
+	if asJSON {
+		if msgs == nil {
+			msgs = []mailbox.Message{}
+		}
+		return printJSON(env.Stdout, msgs)
+	}
+	if len(msgs) == 0 {
+		if env.StdoutTTY {
+			what := "inbox"
+			if archived {
+				what = "archive"
+			}
+			fmt.Fprintf(env.Stdout, "no messages in %s's %s\n", name, what)
+		}
+		return nil
+	}
+	st := styleFor(env)
+	now := time.Now()
+	for _, m := range msgs {
+		writeMessage(env.Stdout, st, m, now)
+	}
+	return nil
+}
+
+// style is how messages are shown to people, decided once from the
+// terminal and NO_COLOR.
+type style struct{ color bool }
+
+func styleFor(env Env) style { return style{color: env.Color()} }
+
+// ansi colours for the team colours (PROTOCOL.md, Root and names).
+var ansiColors = map[string]string{
+	"red": "31", "green": "32", "yellow": "33", "blue": "34", "purple": "35", "cyan": "36",
+	"orange": "38;5;208", "pink": "38;5;205",
+}
+
+func (s style) paint(code, text string) string {
+	if !s.color || code == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// writeMessage prints one message: a header line (time, sender, unread
+// mark, summary), then the text indented. A terminal gets colour and
+// relative times; a pipe gets exact timestamps.
+func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
+	when := m.Timestamp
+	if s.color {
+		when = relTime(m.Time(), now)
+	}
+	who := "1"
+	if c, ok := ansiColors[m.Color]; ok {
+		who += ";" + c
+	}
+	head := s.paint("2", when) + "  " + s.paint(who, m.From)
+	if !m.Read {
+		head += "  " + s.paint("1;33", "(unread)")
+	}
+	if m.Summary != "" {
+		head += "  " + s.paint("3", m.Summary)
+	}
+	fmt.Fprintln(w, head)
+	body := m.Text
+	if p, ok := mailbox.Parse(m.Text); ok {
+		body = s.paint("36", describe(p))
+	}
+	for _, line := range strings.Split(body, "\n") {
+		fmt.Fprintln(w, "    "+line)
+	}
+}
+
+// relTime is t relative to now, as people read it.
+func relTime(t, now time.Time) string {
+	if t.IsZero() {
+		return "(no time)"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 10*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// describe renders a protocol message as a sentence.
+func describe(p mailbox.Protocol) string {
+	switch v := p.Value.(type) {
+	case *mailbox.IdleNotification:
+		s := "[idle: " + orDefault(v.IdleReason, "available") + "]"
+		if v.CompletedTaskID != "" {
+			s += fmt.Sprintf(" finished task %s (%s)", v.CompletedTaskID, orDefault(v.CompletedStatus, "resolved"))
+		}
+		return joinNonEmpty(s, v.Summary, v.FailureReason)
+	case *mailbox.ShutdownRequest:
+		return joinNonEmpty("[shutdown request "+v.RequestID+"]", v.Reason)
+	case *mailbox.ShutdownApproved:
+		return "[shutdown approved " + v.RequestID + "]"
+	case *mailbox.ShutdownRejected:
+		return joinNonEmpty("[shutdown rejected "+v.RequestID+"]", v.Reason)
+	case *mailbox.PlanApprovalRequest:
+		return joinNonEmpty("[plan approval request "+v.RequestID+"] "+v.PlanFilePath, v.PlanContent)
+	case *mailbox.PlanApprovalResponse:
+		verdict := "rejected"
+		if v.Approved {
+			verdict = "approved"
+		}
+		mode := ""
+		if v.PermissionMode != "" {
+			mode = "permission mode: " + v.PermissionMode
+		}
+		return joinNonEmpty("[plan "+verdict+" "+v.RequestID+"]", mode, v.Feedback)
+	case *mailbox.PermissionRequest:
+		return joinNonEmpty("[permission request "+v.RequestID+"] "+v.ToolName, v.Description)
+	case *mailbox.PermissionResponse:
+		if v.Subtype == "success" {
+			return "[permission allowed " + v.RequestID + "]"
+		}
+		return joinNonEmpty("[permission denied "+v.RequestID+"]", v.Error)
+	case *mailbox.ModeSetRequest:
+		return "[set permission mode: " + v.Mode + "]"
+	case *mailbox.TaskAssignment:
+		return joinNonEmpty("[task "+v.TaskID+" assigned by "+v.AssignedBy+"] "+v.Subject, v.Description)
+	}
+	return "[" + p.Type + "] " + string(p.Raw)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func joinNonEmpty(head string, rest ...string) string {
+	out := head
+	for _, r := range rest {
+		if r != "" {
+			out += "\n" + r
+		}
+	}
+	return out
+}

@@ -1,5 +1,177 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
 
-func inboxWatchCommand(env Env) *ucli.Command { return pending("inbox-watch", "#3") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+)
+
+// plainType is what --type matches for a message that is not a protocol
+// message.
+const plainType = "message"
+
+func inboxWatchCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "inbox-watch",
+		Usage: "print each new message of an inbox as it arrives",
+		Description: `Prints the unread messages of teams/<team>/inboxes/<name>.json, then each
+new message as it arrives, once, until interrupted. It follows file-system
+events on the inbox folder (with a polling safety net), so it keeps working
+when the inbox is created later, replaced by paneteam, rewritten in place by
+Claude Code, or moved aside.
+
+    paneteam inbox-watch --team review                     # the lead's inbox
+    paneteam inbox-watch --team review --json | jq -r .text
+    paneteam inbox-watch --team review --once --mark-read  # wait for mail, take it
+    paneteam inbox-watch --team review --type idle_notification \
+        --exec 'notify-send "$PANETEAM_FROM is idle"'
+
+--json prints one JSON object per line. --exec runs CMD with sh -c for each
+message, the message as JSON on its stdin and $PANETEAM_FROM,
+$PANETEAM_MESSAGE_TYPE set; a message whose command fails is reported and
+left unread. --mark-read marks exactly the messages printed (or whose
+command succeeded), never one that arrived meanwhile. --type matches a
+protocol message type, or "message" for plain text.`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			nameFlag(),
+			jsonFlag(),
+			&ucli.BoolFlag{Name: "mark-read", Usage: "mark each message read once it is printed (or its --exec succeeded)"},
+			&ucli.BoolFlag{Name: "once", Usage: "exit after the first batch of messages (waiting for one if none is unread)"},
+			&ucli.StringFlag{Name: "exec", Usage: "run `CMD` (sh -c) per message, with the message as JSON on stdin"},
+			&ucli.StringFlag{Name: "from", Usage: "only messages from this sender"},
+			&ucli.StringFlag{Name: "type", Usage: `only messages of this protocol type ("message": plain text)`},
+			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval when no file-system event comes", Value: mailbox.DefaultPoll},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("inbox-watch takes no arguments (got %q): name the inbox with --name", c.Args().First())
+			}
+			if c.Duration("poll") <= 0 {
+				return usagef("--poll must be positive, such as 1s")
+			}
+			t, cfg, err := openTeam(c, env)
+			if err != nil {
+				return err
+			}
+			name, err := inboxName(t, cfg, c.String("name"))
+			if err != nil {
+				return err
+			}
+			// The folder is created lazily by writers; watching needs it now.
+			if err := os.MkdirAll(t.InboxDir(), lockfile.DirPerm); err != nil {
+				return fmt.Errorf("create inbox folder: %w", err)
+			}
+			w := &inboxWatch{env: env, c: c, in: mailbox.New(t.InboxPath(name), lockOpts(c)), style: styleFor(env)}
+			err = w.in.Watch(c.Context, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
+			if errors.Is(err, context.Canceled) {
+				return nil // interrupted: the normal way to stop watching
+			}
+			return err
+		},
+	}
+}
+
+type inboxWatch struct {
+	env      Env
+	c        *ucli.Context
+	in       *mailbox.Inbox
+	style    style
+	lastWarn string
+}
+
+// deliver handles one batch from Watch: filter, print or run, then mark
+// read exactly what was handled.
+func (w *inboxWatch) deliver(batch []mailbox.Message) error {
+	var handled []mailbox.Message
+	for _, m := range batch {
+		if !w.wanted(m) {
+			continue
+		}
+		ok, err := w.handle(m)
+		if err != nil {
+			return err
+		}
+		if ok {
+			handled = append(handled, m)
+		}
+	}
+	if w.c.Bool("mark-read") && len(handled) > 0 {
+		if _, err := w.in.MarkRead(w.c.Context, handled); err != nil {
+			return fmt.Errorf("mark printed messages read: %w", err)
+		}
+	}
+	if w.c.Bool("once") && len(handled) > 0 {
+		return mailbox.ErrStop
+	}
+	return nil
+}
+
+func (w *inboxWatch) wanted(m mailbox.Message) bool {
+	if f := w.c.String("from"); f != "" && !strings.EqualFold(f, m.From) {
+		return false
+	}
+	if k := w.c.String("type"); k != "" && k != messageType(m) {
+		return false
+	}
+	return true
+}
+
+func messageType(m mailbox.Message) string {
+	if p, ok := mailbox.Parse(m.Text); ok {
+		return p.Type
+	}
+	return plainType
+}
+
+// handle prints m or runs --exec with it, and reports whether it was
+// handled. Only a failure to write our own output ends the watch.
+func (w *inboxWatch) handle(m mailbox.Message) (bool, error) {
+	line, err := json.Marshal(m)
+	if err != nil {
+		return false, err
+	}
+	if cmd := w.c.String("exec"); cmd != "" {
+		return w.run(cmd, m, line), nil
+	}
+	if w.c.Bool("json") {
+		_, err = fmt.Fprintf(w.env.Stdout, "%s\n", line)
+		return err == nil, err
+	}
+	writeMessage(w.env.Stdout, w.style, m, time.Now())
+	return true, nil
+}
+
+func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
+	cmd := exec.CommandContext(w.c.Context, "sh", "-c", cmdline)
+	cmd.Stdin = bytes.NewReader(append(line, '\n'))
+	cmd.Stdout, cmd.Stderr = w.env.Stdout, w.env.Stderr
+	cmd.Env = append(w.env.Environ(), "PANETEAM_FROM="+m.From, "PANETEAM_MESSAGE_TYPE="+messageType(m))
+	if err := cmd.Run(); err != nil {
+		if w.c.Context.Err() == nil {
+			fmt.Fprintf(w.env.Stderr, "paneteam: --exec failed for the message from %s at %s (%v); it stays unread\n",
+				m.From, m.Timestamp, err)
+		}
+		return false
+	}
+	return true
+}
+
+// warn reports a problem the watch survives, once until it changes.
+func (w *inboxWatch) warn(err error) {
+	if msg := err.Error(); msg != w.lastWarn {
+		w.lastWarn = msg
+		fmt.Fprintf(w.env.Stderr, "paneteam: warning: %s\n", msg)
+	}
+}
