@@ -71,6 +71,10 @@ task_assignment message.`,
 			if !c.IsSet("subject") {
 				return usagef("task create needs --subject TEXT")
 			}
+			blockedBy, err := idList(c, "blocked-by")
+			if err != nil {
+				return err
+			}
 			s, err := openTasks(c, env)
 			if err != nil {
 				return err
@@ -84,7 +88,7 @@ task_assignment message.`,
 				Description: c.String("description"),
 				ActiveForm:  c.String("active-form"),
 				Owner:       owner,
-				BlockedBy:   splitIDs(c.String("blocked-by")),
+				BlockedBy:   blockedBy,
 			}
 			task, err := s.list.Create(c.Context, nt)
 			if err != nil {
@@ -309,13 +313,17 @@ func taskID(c *ucli.Context) (string, error) {
 	return id, nil
 }
 
-// splitIDs reads "1,2, 3" as a list of ids; each is checked when used.
-func splitIDs(s string) []string {
+// idList reads a flag like "1,2, 3" as a list of task ids, checked.
+func idList(c *ucli.Context, flag string) ([]string, error) {
 	var ids []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			ids = append(ids, p)
+	for _, p := range strings.Split(c.String(flag), ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
 		}
+		if err := team.CheckTaskID(p); err != nil {
+			return nil, usagef("--%s: %w", flag, err)
+		}
+		ids = append(ids, p)
 	}
-	return ids
+	return ids, nil
 }

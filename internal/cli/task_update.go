@@ -46,6 +46,10 @@ that does not exist and a dependency cycle.`,
 			if c.IsSet("subject") && strings.TrimSpace(c.String("subject")) == "" {
 				return usagef("--subject is empty: give the new title")
 			}
+			addBlockedBy, err := idList(c, "add-blocked-by")
+			if err != nil {
+				return err
+			}
 			s, err := openTasks(c, env)
 			if err != nil {
 				return err
@@ -54,8 +58,8 @@ that does not exist and a dependency cycle.`,
 			if err != nil {
 				return err
 			}
-			if ids := splitIDs(c.String("add-blocked-by")); len(ids) > 0 {
-				if _, err := s.list.AddBlockedBy(c.Context, id, ids); err != nil {
+			if len(addBlockedBy) > 0 {
+				if _, err := s.list.AddBlockedBy(c.Context, id, addBlockedBy); err != nil {
 					return err
 				}
 			}
