@@ -1,43 +1,158 @@
 package backend
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os/exec"
 
+	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/team"
 )
 
 // Auto asks Choose to decide from the environment.
 const Auto = "auto"
 
+// Environment variables that steer the choice.
+const (
+	// EnvBackend names the backend, like --backend.
+	EnvBackend = "PANETEAM_BACKEND"
+	// EnvPreferTmux=1 favours tmux over iTerm2 splits inside iTerm2.
+	EnvPreferTmux = "PANETEAM_PREFER_TMUX"
+)
+
+// Decision is the backend Choose settles on and why.
+type Decision struct {
+	Backend string `json:"backend"`
+	// Reason says in a few words why this backend.
+	Reason string `json:"reason"`
+	// Notes announce each fallback taken, with its reason and fix;
+	// Choose passes them to Env.Warn.
+	Notes []string `json:"notes,omitempty"`
+}
+
 // Choose returns the backend to start new teammates with. requested is
-// "auto" (or empty) or a backend name; an explicit name never falls back.
-// Decided once from the environment captured at start:
-// inside tmux -> tmux; else tmux installed -> a private tmux server; else
-// in-process. A team that fell back to in-process stays there.
+// "auto" (or empty: then PANETEAM_BACKEND) or a backend name; an explicit
+// name never falls back. Every fallback is announced through env.Warn.
+// After spawning, record the choice with Record so a team that fell back
+// to in-process stays there.
 func Choose(env Env, cfg *team.Config, requested string) (Backend, error) {
+	d, err := Decide(env, cfg, requested)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range d.Notes {
+		env.warn("%s", n)
+	}
+	return use(env, cfg, d.Backend)
+}
+
+// Decide makes Choose's decision, once, from the environment captured at
+// start (PROTOCOL.md "Panes", backend choice): inside tmux -> tmux; else in
+// iTerm2 with a working it2 -> iterm2; else tmux installed -> a private tmux
+// server; else in-process. It runs 'it2 session list' to prove it2 works
+// (it2 --version succeeds even with the API off).
+func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 	if requested == "" {
-		requested = env.Getenv("PANETEAM_BACKEND")
+		requested = env.Getenv(EnvBackend)
 	}
 	if requested != "" && requested != Auto {
-		mk, ok := registry[requested]
-		if !ok {
-			return nil, fmt.Errorf("unknown backend %q: use auto, tmux, iterm2 or in-process", requested)
-		}
-		return mk(env, cfg)
+		return decideExplicit(env, requested)
 	}
 	if cfg != nil && cfg.Paneteam != nil && cfg.Paneteam.Backend == team.BackendInProcess {
-		return use(env, cfg, team.BackendInProcess)
+		return Decision{Backend: team.BackendInProcess, Reason: "the team runs in-process since an earlier fallback",
+			Notes: []string{fmt.Sprintf("team %s runs in-process since an earlier fallback; pass --backend tmux or --backend iterm2 to move new teammates into panes", cfg.Name)}}, nil
 	}
 	if env.Getenv("TMUX") != "" {
-		return use(env, cfg, team.BackendTmux)
+		return Decision{Backend: team.BackendTmux, Reason: "inside tmux ($TMUX is set)"}, nil
 	}
-	if _, err := env.LookPath("tmux"); err == nil {
-		return use(env, cfg, team.BackendTmux)
+	_, tmuxErr := env.lookPath("tmux")
+	var notes []string
+	if InITerm2(env) {
+		if env.Getenv(EnvPreferTmux) == "1" {
+			if tmuxErr == nil {
+				return Decision{Backend: team.BackendTmux, Reason: "inside iTerm2 with " + EnvPreferTmux + "=1: a private tmux server"}, nil
+			}
+			notes = append(notes, EnvPreferTmux+"=1 but tmux is not installed; using iTerm2 splits instead")
+		}
+		err := ProbeITerm2(env)
+		if err == nil {
+			return Decision{Backend: team.BackendITerm2, Reason: "inside iTerm2 with a working it2", Notes: notes}, nil
+		}
+		if tmuxErr == nil {
+			notes = append(notes, fmt.Sprintf("iTerm2 splits are unavailable: %v. Teammates go to a private tmux server instead (see them with 'paneteam attach')", err))
+		} else {
+			notes = append(notes, fmt.Sprintf("iTerm2 splits are unavailable: %v. tmux is not installed either, so teammates run in-process (see them with 'paneteam logs' and 'paneteam attach')", err))
+		}
 	}
-	env.warn("no tmux on PATH and not inside iTerm2: teammates run in-process " +
-		"(see them with 'paneteam logs' and 'paneteam attach'); install tmux to see them in panes")
-	return use(env, cfg, team.BackendInProcess)
+	if tmuxErr == nil {
+		return Decision{Backend: team.BackendTmux, Reason: "tmux is installed: a private tmux server", Notes: notes}, nil
+	}
+	if len(notes) == 0 {
+		notes = append(notes, "not inside tmux or iTerm2 and no tmux on PATH: teammates run in-process "+
+			"(see them with 'paneteam logs' and 'paneteam attach'); install tmux to see them in panes")
+	}
+	return Decision{Backend: team.BackendInProcess, Reason: "no tmux and no usable iTerm2", Notes: notes}, nil
 }
+
+// decideExplicit honours --backend / PANETEAM_BACKEND: it fails with the
+// reason and fix rather than falling back.
+func decideExplicit(env Env, name string) (Decision, error) {
+	if _, ok := registry[name]; !ok && name != team.BackendTmux && name != team.BackendInProcess {
+		return Decision{}, fmt.Errorf("unknown backend %q: use auto, tmux, iterm2 or in-process", name)
+	}
+	if name == team.BackendITerm2 {
+		if err := ProbeITerm2(env); err != nil {
+			return Decision{}, fmt.Errorf("backend iterm2 was asked for but cannot be used: %w", err)
+		}
+	}
+	return Decision{Backend: name, Reason: "asked for (--backend or " + EnvBackend + ")"}, nil
+}
+
+// InITerm2 reports whether paneteam started inside iTerm2.
+func InITerm2(env Env) bool {
+	return env.Getenv("TERM_PROGRAM") == "iTerm.app" || env.Getenv("ITERM_SESSION_ID") != ""
+}
+
+// ProbeITerm2 checks that it2 can drive iTerm2 by listing its sessions;
+// the error names the fix.
+func ProbeITerm2(env Env) error {
+	c, err := it2Client(env)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), it2Timeout)
+	defer cancel()
+	_, err = c.Sessions(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, iterm2.ErrAPIUnavailable):
+		return fmt.Errorf("%w: %s", err, iterm2.FixAPI)
+	case errors.Is(err, iterm2.ErrNotInstalled):
+		return fmt.Errorf("%w: %s", err, iterm2.FixInstall)
+	}
+	return fmt.Errorf("%w (check that iTerm2 is running and allows it2 to connect: %s)", err, iterm2.FixAPI)
+}
+
+// Record notes on cfg the backend a team settled on, for later
+// invocations: a team that fell back to in-process stays there, an iTerm2
+// team keeps splitting from its lead's session, a tmux team keeps its
+// server. Call it after a Spawn, inside the config update that adds the
+// member.
+func Record(cfg *team.Config, b Backend) {
+	if cfg.Paneteam == nil {
+		cfg.Paneteam = &team.TeamMeta{}
+	}
+	cfg.Paneteam.Backend = b.Name()
+	if r, ok := b.(TeamRecorder); ok {
+		r.RecordTeam(cfg.Paneteam)
+	}
+}
+
+// TeamRecorder is a backend with team-wide facts to keep in config.json
+// (the lead's pane or session, the tmux server).
+type TeamRecorder interface{ RecordTeam(*team.TeamMeta) }
 
 func use(env Env, cfg *team.Config, name string) (Backend, error) {
 	mk, ok := registry[name]
@@ -51,4 +166,11 @@ func (e Env) warn(format string, args ...any) {
 	if e.Warn != nil {
 		e.Warn(format, args...)
 	}
+}
+
+func (e Env) lookPath(name string) (string, error) {
+	if e.LookPath == nil {
+		return exec.LookPath(name)
+	}
+	return e.LookPath(name)
 }

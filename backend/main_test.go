@@ -1,0 +1,16 @@
+package backend_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/iterm2/it2test"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	it2test.Cleanup()
+	testutil.Cleanup()
+	os.Exit(code)
+}
