@@ -316,4 +316,3 @@ func TestITerm2RefusesUntypeableCommand(t *testing.T) {
 }
 
 func flavors() []it2test.Flavor { return []it2test.Flavor{it2test.Python, it2test.Swift} }
-
