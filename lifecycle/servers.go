@@ -79,16 +79,17 @@ func stopIfEmpty(ctx context.Context, socket string, ours map[string]bool, dryRu
 	return killServer(ctx, s, "paneteam's private server for the team, now empty", dryRun)
 }
 
-// killServer stops the server at s.Socket; one that is no longer running
-// but left its socket behind has the socket removed.
+// killServer stops the server at s.Socket and removes its socket.
 func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server {
 	s.Why = why
 	if dryRun {
 		s.Stopped = true
 		return s
 	}
+	// tmux (3.3) leaves its socket file behind when killed; a later scan
+	// would find it again, so it goes too.
 	_, err := tmux.Server{Socket: s.Socket}.Run(ctx, "kill-server")
-	if errors.Is(err, tmux.ErrNoServer) {
+	if err == nil || errors.Is(err, tmux.ErrNoServer) {
 		err = removeStaleSocket(s.Socket)
 	}
 	if err != nil {
