@@ -1,5 +1,404 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
 
-func spawnPaneCommand(env Env) *ucli.Command { return pending("spawn-pane", "#4") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// defaultStartupCheck is how long spawn-pane watches a new command before
+// it reports success: long enough to catch a command that cannot start
+// (missing file, bad flag, wrong directory) and still show it as a
+// failure, short next to the time a person takes to look at the pane.
+const defaultStartupCheck = 50 * time.Millisecond
+
+func spawnPaneCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "spawn-pane",
+		Usage:     "add a teammate to a team and start its command in a new pane",
+		ArgsUsage: "-- COMMAND [ARGS...]",
+		Description: `Adds a member to the team's config.json (its name made unique, a colour
+given round-robin) and starts COMMAND for it in a pane of its own, with
+PANETEAM_TEAM, PANETEAM_AGENT (and PANETEAM_ROOT when --root was given) in
+its environment. Prints the new agent id (name@team).
+
+    paneteam spawn-pane --team review --name tester -- npm test -- --watch
+    paneteam spawn-pane --team review --name alice --claude --prompt "Review the diff on main"
+
+Inside tmux the first teammate takes the right 70% of the lead's pane and
+later ones stack there (--layout main-vertical, --lead-percent 30); outside
+tmux they are tiled on a private tmux server ('paneteam attach' shows it).
+The command is started directly in the pane, nothing is typed into a shell;
+if it exits at once its pane stays open with its output and spawn-pane fails.
+
+--prompt is written to the teammate's inbox as its first message, from
+team-lead. --claude starts a Claude Code teammate (the 'claude' binary, or
+COMMAND) with the flags and environment Claude Code gives its own.`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "teammate name (made unique: alice, alice-2, ...)"},
+			&ucli.StringFlag{Name: "backend", Usage: "where the pane goes: auto, tmux, iterm2 or in-process", Value: backend.Auto},
+			&ucli.StringFlag{Name: "cwd", Usage: "the command's working directory (default: the current one)"},
+			&ucli.StringFlag{Name: "color", Usage: "the teammate's colour: " + strings.Join(team.Colors, ", ") + " (default: the next in turn)"},
+			&ucli.StringFlag{Name: "agent-type", Usage: "agent type recorded for the member (Claude Code: its subagent type)"},
+			&ucli.StringFlag{Name: "model", Usage: "model recorded for the member and passed to claude with --claude"},
+			&ucli.StringFlag{Name: "prompt", Usage: "first message for the teammate, delivered to its inbox from team-lead"},
+			&ucli.BoolFlag{Name: "claude", Usage: "start a Claude Code teammate (claude, or COMMAND, with Claude Code's teammate flags)"},
+			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: acceptEdits or bypassPermissions"},
+			&ucli.BoolFlag{Name: "plan-mode-required", Usage: "with --claude: the teammate must have its plan approved"},
+			&ucli.StringFlag{Name: "layout", Usage: "tmux layout: main-vertical (lead on the left) or tiled (default: main-vertical inside tmux, tiled outside)"},
+			&ucli.IntFlag{Name: "lead-percent", Usage: "width of the lead's column with main-vertical, in percent", Value: layout.DefaultLeadPercent},
+			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: defaultStartupCheck},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error { return spawnPane(c, env) },
+	}
+}
+
+func spawnPane(c *ucli.Context, env Env) error {
+	req, err := spawnRequestFrom(c, env)
+	if err != nil {
+		return err
+	}
+	t, cfg, err := openTeam(c, env)
+	if err != nil {
+		return err
+	}
+	b, err := backend.Choose(backendEnv(env), cfg, c.String("backend"))
+	if err != nil {
+		return err
+	}
+	prog := "claude"
+	if len(req.command) > 0 {
+		prog = req.command[0]
+	}
+	if err := preflight(prog, req.member.Cwd, env.Getenv("PATH")); err != nil {
+		return err
+	}
+	req.member.BackendType = b.Name()
+	res, err := spawnMember(c.Context, t, cfg, b, req, lockOpts(c))
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(env.Stdout, res)
+	}
+	_, err = fmt.Fprintln(env.Stdout, res.AgentID)
+	return err
+}
+
+// spawnRequest is a validated spawn-pane call.
+type spawnRequest struct {
+	member  team.Member
+	command []string // COMMAND ARGS; with --claude, the claude binary and extra args
+	claude  bool
+	perm    string
+	root    string // --root as given, passed on as PANETEAM_ROOT
+	vars    func(string) string
+	policy  layout.Policy
+	startup time.Duration
+}
+
+func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
+	r := spawnRequest{claude: c.Bool("claude"), perm: c.String("permission-mode"), vars: env.Getenv, startup: c.Duration("startup-check")}
+	r.command = c.Args().Slice()
+	if len(r.command) > 0 && r.command[0] == "--" {
+		r.command = r.command[1:]
+	}
+	if len(r.command) == 0 && !r.claude {
+		return r, usagef("no command to run: give it after --, e.g. paneteam spawn-pane --team T --name N -- bash (or pass --claude)")
+	}
+	if err := team.CheckName("member", c.String("name")); err != nil {
+		return r, usagef("%v", err)
+	}
+	if c.String("color") != "" && !team.ValidColor(c.String("color")) {
+		return r, usagef("--color %q is not a team colour: use one of %s", c.String("color"), strings.Join(team.Colors, ", "))
+	}
+	switch r.perm {
+	case "", "acceptEdits", "bypassPermissions":
+	default:
+		return r, usagef("--permission-mode %q: use acceptEdits or bypassPermissions", r.perm)
+	}
+	kind, err := layout.ParseKind(c.String("layout"))
+	if err != nil {
+		return r, usagef("--layout: %v", err)
+	}
+	r.policy = layout.Policy{Kind: kind, LeadPercent: c.Int("lead-percent")}
+	if err := r.policy.Validate(); err != nil {
+		return r, usagef("--lead-percent: %v", err)
+	}
+	cwd, err := workDir(c.String("cwd"))
+	if err != nil {
+		return r, err
+	}
+	if root, err := rootOf(c, env); err == nil && c.String("root") != "" {
+		r.root = root
+	}
+	var plan *bool
+	if c.Bool("plan-mode-required") {
+		yes := true
+		plan = &yes
+	}
+	r.member = team.Member{
+		Name: c.String("name"), AgentType: c.String("agent-type"), Model: c.String("model"),
+		Prompt: c.String("prompt"), Color: c.String("color"), PlanModeRequired: plan, Cwd: cwd,
+	}
+	return r, nil
+}
+
+// workDir resolves --cwd (default: the current folder) and checks it is a
+// folder: tmux silently starts elsewhere when it is not.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("find the current folder: %w (pass --cwd)", err)
+		}
+		return d, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", usagef("--cwd %s is not a folder: give an existing folder", dir)
+	}
+	return abs, nil
+}
+
+// preflight finds the program before any pane exists, so a typo fails
+// cleanly, without a member row or a dead pane.
+func preflight(prog, cwd, path string) error {
+	if strings.Contains(prog, "/") {
+		p := prog
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return fmt.Errorf("cannot run %s: not an executable file (seen from %s)", prog, cwd)
+		}
+		return nil
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if st, err := os.Stat(filepath.Join(dir, prog)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("cannot run %s: %w in $PATH (install it or give its full path)", prog, exec.ErrNotFound)
+}
+
+// spawnResult is what spawn-pane prints with --json.
+type spawnResult struct {
+	AgentID string `json:"agent_id"`
+	Name    string `json:"name"`
+	PaneID  string `json:"pane_id"`
+	Backend string `json:"backend"`
+}
+
+// spawnMember adds the member under the config lock (its final name and
+// colour decided there), writes the prompt to its inbox so it is waiting
+// when the teammate first looks, starts the pane, and records the pane.
+// When the start fails, the member row and the prompt are taken back.
+func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.Backend, r spawnRequest, lock lockfile.Options) (spawnResult, error) {
+	var before *team.Config
+	var m team.Member
+	_, err := t.Update(ctx, lock, func(cur *team.Config) error {
+		snapshot := *cur
+		snapshot.Members = append([]team.Member(nil), cur.Members...)
+		before = &snapshot
+		r.member.JoinedAt = time.Now().UnixMilli()
+		added, err := cur.AddMember(r.member)
+		if err != nil {
+			return err
+		}
+		m = *added
+		return nil
+	})
+	if err != nil {
+		return spawnResult{}, err
+	}
+	undo := func(cause error) error {
+		if err := forgetMember(context.WithoutCancel(ctx), t, lock, m); err != nil {
+			return fmt.Errorf("%w (and removing %s from the team failed: %v)", cause, m.Name, err)
+		}
+		return cause
+	}
+	prompt, err := deliverPrompt(ctx, t, lock, m)
+	if err != nil {
+		return spawnResult{}, undo(err)
+	}
+	spec := backend.Spec{Team: t, Config: before, Member: m, Layout: r.policy, StartupCheck: r.startup}
+	spec.Argv, spec.Env = r.argv(t, before, m, b.Name())
+	pane, err := b.Spawn(ctx, spec)
+	if err != nil {
+		if prompt != nil {
+			takeBackPrompt(context.WithoutCancel(ctx), t, lock, m, *prompt)
+		}
+		return spawnResult{}, undo(fmt.Errorf("start %s: %w", m.Name, err))
+	}
+	_, err = t.Update(ctx, lock, func(cur *team.Config) error {
+		row := memberByID(cur, m.AgentID)
+		if row == nil {
+			return fmt.Errorf("%s left the team while its pane started (pane %s is running)", m.Name, pane.ID)
+		}
+		row.TmuxPaneID, row.BackendType = pane.ID, pane.Backend
+		if pane.Meta != nil {
+			row.Paneteam = pane.Meta
+		}
+		backend.Record(cur, b)
+		return nil
+	})
+	if err != nil {
+		return spawnResult{}, err
+	}
+	return spawnResult{AgentID: m.AgentID, Name: m.Name, PaneID: pane.ID, Backend: pane.Backend}, nil
+}
+
+func memberByID(cfg *team.Config, id string) *team.Member {
+	for i := range cfg.Members {
+		if cfg.Members[i].AgentID == id {
+			return &cfg.Members[i]
+		}
+	}
+	return nil
+}
+
+// forgetMember removes the row spawnMember added (matched by agent id, so
+// a same-named member added since is kept).
+func forgetMember(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member) error {
+	_, err := t.Update(ctx, lock, func(cur *team.Config) error {
+		for i := range cur.Members {
+			if cur.Members[i].AgentID == m.AgentID && cur.Members[i].JoinedAt == m.JoinedAt {
+				cur.Members = append(cur.Members[:i], cur.Members[i+1:]...)
+				return nil
+			}
+		}
+		return team.ErrNoChange
+	})
+	return err
+}
+
+// deliverPrompt writes --prompt as the first inbox message from team-lead
+// (PROTOCOL.md "Spawning a Claude Code teammate").
+func deliverPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member) (*mailbox.Message, error) {
+	if m.Prompt == "" {
+		return nil, nil
+	}
+	msg := mailbox.Message{From: team.LeadName, Text: m.Prompt, Timestamp: mailbox.Timestamp(time.Now())}
+	if err := mailbox.New(t.InboxPath(m.Name), lock).Append(ctx, msg); err != nil {
+		return nil, fmt.Errorf("deliver the prompt to %s: %w", m.Name, err)
+	}
+	return &msg, nil
+}
+
+func takeBackPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member, msg mailbox.Message) {
+	mailbox.New(t.InboxPath(m.Name), lock).Update(ctx, func(msgs []mailbox.Message) ([]mailbox.Message, error) {
+		out := msgs[:0]
+		for _, x := range msgs {
+			if !(x.From == msg.From && x.Text == msg.Text && x.Timestamp == msg.Timestamp) {
+				out = append(out, x)
+			}
+		}
+		return out, nil
+	})
+}
+
+// backendEnv is what backends learn about the world: the environment
+// captured at start.
+func backendEnv(env Env) backend.Env {
+	return backend.Env{
+		Getenv:   env.Getenv,
+		LookPath: exec.LookPath,
+		Exe:      env.Exe,
+		Warn:     func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) },
+	}
+}
+
+// argv is the teammate's command line and the variables added to its
+// environment: PANETEAM_TEAM, PANETEAM_AGENT, PANETEAM_ROOT (when a root
+// was given), and with --claude Claude Code's own.
+func (r spawnRequest) argv(t team.Team, cfg *team.Config, m team.Member, backendName string) (argv, env []string) {
+	env = []string{"PANETEAM_TEAM=" + t.Name, "PANETEAM_AGENT=" + m.Name}
+	if r.root != "" {
+		env = append(env, "PANETEAM_ROOT="+r.root)
+	}
+	if !r.claude {
+		return r.command, env
+	}
+	bin, extra := "claude", []string(nil)
+	if len(r.command) > 0 {
+		bin, extra = r.command[0], r.command[1:]
+	}
+	argv = append([]string{bin}, claudeFlags(cfg, m, r.perm, backendName)...)
+	return append(argv, extra...), append(env, claudeEnv(r.vars, r.root)...)
+}
+
+// claudeFlags are the flags Claude Code starts a teammate with
+// (PROTOCOL.md "Spawning a Claude Code teammate"): the three identity
+// flags together, plan mode never with the bypass flag.
+func claudeFlags(cfg *team.Config, m team.Member, perm, backendName string) []string {
+	f := []string{"--agent-id", m.AgentID, "--agent-name", m.Name, "--team-name", cfg.Name, "--agent-color", m.Color}
+	if cfg.LeadSessionID != "" {
+		f = append(f, "--parent-session-id", cfg.LeadSessionID)
+	}
+	plan := m.PlanModeRequired != nil && *m.PlanModeRequired
+	if plan {
+		f = append(f, "--plan-mode-required")
+	}
+	if m.AgentType != "" {
+		f = append(f, "--agent-type", m.AgentType)
+	}
+	switch {
+	case perm == "bypassPermissions" && !plan:
+		f = append(f, "--dangerously-skip-permissions")
+	case perm == "acceptEdits":
+		f = append(f, "--permission-mode", "acceptEdits")
+	}
+	if m.Model != "" {
+		f = append(f, "--model", m.Model)
+	}
+	mode := "tmux" // Claude Code's teammate mode for any pane backend
+	if backendName == team.BackendInProcess {
+		mode = team.BackendInProcess
+	}
+	return append(f, "--teammate-mode", mode)
+}
+
+// claudeForwarded are the variables Claude Code passes on to a teammate
+// when they are set: its config folder, API routing, proxies, CA bundles.
+var claudeForwarded = []string{
+	"CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX",
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+}
+
+// claudeEnv is a Claude Code teammate's environment. A team under an
+// explicit root is found by the teammate through CLAUDE_CONFIG_DIR.
+func claudeEnv(getenv func(string) string, root string) []string {
+	env := []string{"CLAUDECODE=1", "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1"}
+	for _, k := range claudeForwarded {
+		v := getenv(k)
+		if k == "CLAUDE_CONFIG_DIR" && root != "" {
+			v = root
+		}
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
