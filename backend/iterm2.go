@@ -52,7 +52,7 @@ func newITerm2(env Env, cfg *team.Config) (Backend, error) {
 func it2Client(env Env) (iterm2.Client, error) {
 	bin, err := env.lookPath("it2")
 	if err != nil {
-		return iterm2.Client{}, fmt.Errorf("it2 is not on PATH (%w): %s", iterm2.ErrNotInstalled, iterm2.FixInstall)
+		return iterm2.Client{}, fmt.Errorf("%w (no it2 on PATH): %s", iterm2.ErrNotInstalled, iterm2.FixInstall)
 	}
 	return iterm2.Client{Bin: bin}, nil
 }
