@@ -18,12 +18,16 @@ const (
 	AnswerGone     = "gone" // its pane had already closed: nobody to ask
 )
 
+// DefaultShutdownTimeout is how long Shutdown waits for answers unless
+// told otherwise.
+const DefaultShutdownTimeout = 30 * time.Second
+
 // ShutdownOptions says whom to ask to shut down and how long to wait.
 type ShutdownOptions struct {
 	Names  []string // members to ask; or All
 	All    bool     // every member but the lead, idle ones included
 	Reason string   // passed on in the request
-	// Timeout bounds the wait for answers (default 30 s).
+	// Timeout bounds the wait for answers (default DefaultShutdownTimeout).
 	Timeout time.Duration
 	// Force closes the panes of members who refused or did not answer,
 	// once the timeout has passed.
@@ -38,7 +42,7 @@ type ShutdownOptions struct {
 
 func (s *ShutdownOptions) defaults() {
 	if s.Timeout <= 0 {
-		s.Timeout = 30 * time.Second
+		s.Timeout = DefaultShutdownTimeout
 	}
 	if s.Grace <= 0 {
 		s.Grace = 3 * time.Second

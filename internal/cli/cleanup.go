@@ -1,5 +1,174 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"fmt"
+	"io"
 
-func cleanupCommand(env Env) *ucli.Command { return pending("cleanup", "#8") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/lifecycle"
+)
+
+func cleanupCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "cleanup",
+		Usage: "delete a team and what paneteam started for it, or reap teams whose lead is gone",
+		Description: `With --team: deletes the team. Refuses while teammates are active (isActive
+true or absent, as Claude Code counts them) and names them: shut them down
+first with 'paneteam shutdown --team T --all', or pass --force to close
+their panes anyway. Then closes the teammates' panes (only panes paneteam
+made: tmux panes carrying its @paneteam-agent option, recorded iTerm2 and
+in-process ids; never the lead's), stops the private tmux server paneteam
+started for the team once no other pane is on it, removes worktrees in
+which nothing would be lost, and deletes the team and task folders. A
+worktree with uncommitted or unpushed work is kept, its path printed, and
+the team kept with it so that running cleanup again finishes the job.
+
+With --orphans (for cron): does the same for every team whose lead process
+is gone (its pid is dead, or now names a process with another start time),
+and stops private tmux servers named paneteam-<pid> or Claude Code's
+claude-swarm-<pid> whose process is gone (found in $TMUX_TMPDIR or /tmp,
+tmux-<uid>/). Live teams, teams without a recorded lead (Claude Code's own),
+panes it cannot prove paneteam made and worktrees with work are never
+touched. It needs no terminal, asks nothing, prints nothing when there is
+nothing to do (unless on a terminal), and concurrent runs take turns.
+
+    paneteam cleanup --team review
+    paneteam cleanup --orphans --dry-run
+    paneteam cleanup --orphans --older-than 1h      # from cron; see scripts/`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "with --team: close active teammates' panes instead of refusing"},
+			&ucli.BoolFlag{Name: "orphans", Usage: "reap every team whose lead process is gone, and private tmux servers of gone leads"},
+			&ucli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would be done and change nothing"},
+			&ucli.DurationFlag{Name: "older-than", Usage: "with --orphans: spare teams active (and servers started) within this long"},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error {
+			if c.Bool("orphans") {
+				return cleanupOrphans(c, env)
+			}
+			if c.IsSet("older-than") {
+				return usagef("--older-than goes with --orphans")
+			}
+			return cleanupTeam(c, env)
+		},
+	}
+}
+
+func cleanupTeam(c *ucli.Context, env Env) error {
+	if c.String("team") == "" {
+		return usagef("say what to clean up: --team NAME, or --orphans for teams whose lead is gone")
+	}
+	t, _, err := openTeam(c, env)
+	if err != nil {
+		return err
+	}
+	res, err := lifecycleOptions(c, env).Cleanup(c.Context, t, lifecycle.CleanupOptions{
+		Force: c.Bool("force"), DryRun: c.Bool("dry-run"),
+	})
+	if res == nil {
+		return err
+	}
+	if c.Bool("json") {
+		if perr := printJSON(env.Stdout, res); perr != nil {
+			return perr
+		}
+	} else {
+		writeCleanup(env.Stdout, res, "")
+	}
+	return err
+}
+
+func cleanupOrphans(c *ucli.Context, env Env) error {
+	// PANETEAM_TEAM may be set in a teammate's environment; only a --team
+	// typed next to --orphans is a mistake.
+	if team := c.String("team"); team != "" && team != env.Getenv("PANETEAM_TEAM") {
+		return usagef("--orphans looks at every team; drop --team %s (or drop --orphans to delete that team)", team)
+	}
+	if c.Bool("force") {
+		return usagef("--force goes with --team; --orphans already closes the panes of teams whose lead is gone")
+	}
+	root, err := rootOf(c, env)
+	if err != nil {
+		return err
+	}
+	res, err := lifecycleOptions(c, env).Reap(c.Context, root, lifecycle.ReapOptions{
+		DryRun: c.Bool("dry-run"), OlderThan: c.Duration("older-than"),
+	})
+	if res == nil {
+		return err
+	}
+	if c.Bool("json") {
+		if perr := printJSON(env.Stdout, res); perr != nil {
+			return perr
+		}
+		return err
+	}
+	writeReap(env.Stdout, res, env.StdoutTTY)
+	return err
+}
+
+func would(dry bool, did, plan string) string {
+	if dry {
+		return plan
+	}
+	return did
+}
+
+func writeCleanup(w io.Writer, res *lifecycle.CleanupResult, indent string) {
+	dry := res.DryRun
+	for _, m := range res.Members {
+		switch {
+		case m.Error != "":
+			fmt.Fprintf(w, "%s%s: pane left open: %s\n", indent, m.Name, m.Error)
+		default:
+			fmt.Fprintf(w, "%s%s: %s\n", indent, m.Name, would(dry, "pane closed", "would close its pane"))
+		}
+		if wt := m.Worktree; wt != nil {
+			if wt.Removed {
+				fmt.Fprintf(w, "%s  %s %s\n", indent, would(dry, "removed worktree", "would remove worktree"), wt.Path)
+			} else {
+				fmt.Fprintf(w, "%s  %s\n", indent, wt.Kept)
+			}
+		}
+	}
+	if s := res.Server; s != nil {
+		if s.Stopped {
+			fmt.Fprintf(w, "%s%s %s\n", indent, would(dry, "stopped tmux server", "would stop tmux server"), s.Socket)
+		} else {
+			fmt.Fprintf(w, "%s%s\n", indent, s.Why)
+		}
+	}
+	switch {
+	case res.Deleted:
+		fmt.Fprintf(w, "%steam %s %s\n", indent, res.Team, would(dry, "deleted", "would be deleted"))
+	case dry:
+		fmt.Fprintf(w, "%steam %s would be kept (see above)\n", indent, res.Team)
+	default:
+		fmt.Fprintf(w, "%steam %s kept (see above); run cleanup again once that is resolved\n", indent, res.Team)
+	}
+}
+
+func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
+	dry := res.DryRun
+	for _, o := range res.Orphans {
+		fmt.Fprintf(w, "orphan team %s (%s):\n", o.Team, o.Why)
+		writeCleanup(w, o.CleanupResult, "  ")
+	}
+	for _, s := range res.Servers {
+		if s.Stopped {
+			fmt.Fprintf(w, "%s %s: %s\n", would(dry, "stopped tmux server", "would stop tmux server"), s.Socket, s.Why)
+		} else {
+			fmt.Fprintln(w, s.Why)
+		}
+	}
+	if dry {
+		for _, s := range res.Skipped {
+			fmt.Fprintf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
+		}
+	}
+	if len(res.Orphans) == 0 && len(res.Servers) == 0 && (tty || dry) {
+		fmt.Fprintln(w, "nothing to clean up")
+	}
+}

@@ -1,5 +1,148 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
 
-func shutdownCommand(env Env) *ucli.Command { return pending("shutdown", "#8") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/lifecycle"
+)
+
+func shutdownCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "shutdown",
+		Usage:     "ask teammates to shut down, then close their panes and take them out of the team",
+		ArgsUsage: "[NAME...]",
+		Description: `Sends each named teammate (or, with --all, every member but the lead) a
+shutdown_request from team-lead, as Claude Code's lead does, and waits for
+each one's shutdown_approved or shutdown_rejected in the lead's inbox. Only
+those answers are marked read; the rest of the lead's inbox is left alone.
+
+A teammate that approves is given a moment to exit by itself, then its pane
+is closed (tmux, iTerm2 or in-process alike), it is removed from config.json,
+its unfinished tasks go back to pending with no owner, and its worktree is
+removed if nothing in it would be lost (otherwise it is kept and its path
+printed). Idle teammates are asked like any other: idle is not dead. A
+teammate whose pane has already closed is removed without being asked.
+
+Exits 1 and names them when a teammate refuses or does not answer within
+--timeout; --force then closes their panes anyway.
+
+    paneteam shutdown --team review --name alice --name bob
+    paneteam shutdown --team review --all --timeout 1m --reason "work is merged"
+    paneteam shutdown --team review --all --timeout 10s --force`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.StringSliceFlag{Name: "name", Aliases: []string{"n"}, Usage: "a teammate to shut down (repeat for several; names may also follow the flags)"},
+			&ucli.BoolFlag{Name: "all", Aliases: []string{"a"}, Usage: "every member but the lead, idle ones included"},
+			&ucli.DurationFlag{Name: "timeout", Value: lifecycle.DefaultShutdownTimeout, Usage: "how long to wait for answers"},
+			&ucli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "after the timeout, close the panes of teammates that refused or did not answer"},
+			&ucli.StringFlag{Name: "reason", Aliases: []string{"r"}, Usage: "why, passed on to the teammates in the request"},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error {
+			names := append(c.StringSlice("name"), c.Args().Slice()...)
+			if c.Bool("all") == (len(names) > 0) {
+				return usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
+			}
+			t, _, err := openTeam(c, env)
+			if err != nil {
+				return err
+			}
+			res, err := lifecycleOptions(c, env).Shutdown(c.Context, t, lifecycle.ShutdownOptions{
+				Names: names, All: c.Bool("all"), Reason: c.String("reason"),
+				Timeout: c.Duration("timeout"), Force: c.Bool("force"),
+			})
+			if res == nil {
+				return err
+			}
+			if c.Bool("json") {
+				if perr := printJSON(env.Stdout, res); perr != nil {
+					return perr
+				}
+			} else {
+				writeShutdown(env.Stdout, res, c.Duration("timeout").String())
+			}
+			if err != nil {
+				return err
+			}
+			return shutdownExit(res, c.Bool("force"))
+		},
+	}
+}
+
+// lifecycleOptions is what the lifecycle commands need from the command
+// line and the environment captured at start.
+func lifecycleOptions(c *ucli.Context, env Env) lifecycle.Options {
+	return lifecycle.Options{
+		Lock: lockOpts(c),
+		Backend: backend.Env{
+			Getenv:   env.Getenv,
+			LookPath: exec.LookPath,
+			Exe:      env.Exe,
+			Warn:     func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) },
+		},
+	}
+}
+
+func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
+	if len(res.Members) == 0 {
+		fmt.Fprintf(w, "team %s has no teammates to shut down\n", res.Team)
+		return
+	}
+	for _, m := range res.Members {
+		var what string
+		switch m.Answer {
+		case lifecycle.AnswerApproved:
+			what = "approved"
+		case lifecycle.AnswerRejected:
+			what = "refused: " + m.Reason
+		case lifecycle.AnswerGone:
+			what = "its pane had already closed"
+		default:
+			what = "no answer within " + timeout
+		}
+		switch {
+		case m.Error != "":
+			what += "; " + m.Error
+		case m.Forced:
+			what += "; closed anyway (--force)"
+		case m.Removed:
+			what += "; pane closed, removed from the team"
+		default:
+			what += "; still in the team"
+		}
+		if len(m.ReleasedTasks) > 0 {
+			what += "; tasks " + strings.Join(m.ReleasedTasks, ", ") + " back to pending"
+		}
+		fmt.Fprintf(w, "%s: %s\n", m.Name, what)
+		if m.Worktree != nil {
+			if m.Worktree.Removed {
+				fmt.Fprintf(w, "  worktree %s removed\n", m.Worktree.Path)
+			} else {
+				fmt.Fprintf(w, "  %s\n", m.Worktree.Kept)
+			}
+		}
+	}
+}
+
+// shutdownExit fails, naming them, when teammates are still in the team.
+func shutdownExit(res *lifecycle.ShutdownResult, forced bool) error {
+	left := res.Remaining()
+	if len(left) == 0 {
+		return nil
+	}
+	var names []string
+	for _, m := range left {
+		names = append(names, m.Name)
+	}
+	hint := "run again with --force to close their panes anyway"
+	if forced {
+		hint = "see the errors above"
+	}
+	return exitError{ExitFailure, fmt.Errorf("not shut down: %s; %s", strings.Join(names, ", "), hint)}
+}
