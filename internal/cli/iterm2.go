@@ -2,9 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -97,7 +94,7 @@ Python API is off).
 }
 
 func iterm2Doctor(env Env, requested string) iterm2Report {
-	be := backendEnvOf(env)
+	be := backendEnv(env)
 	r := iterm2Report{
 		InsideTmux:     env.Getenv("TMUX") != "",
 		InITerm2:       backend.InITerm2(be),
@@ -153,38 +150,3 @@ func printITerm2Report(env Env, r iterm2Report) {
 		fmt.Fprintf(w, "note:              %s\n", n)
 	}
 }
-
-// backendEnvOf is what backends may learn from a command's captured
-// environment: programs are looked up on the captured PATH, and warnings
-// go to stderr.
-func backendEnvOf(env Env) backend.Env {
-	return backend.Env{
-		Getenv:   env.Getenv,
-		LookPath: lookPathIn(env.Getenv("PATH")),
-		Exe:      env.Exe,
-		Warn: func(format string, args ...any) {
-			fmt.Fprintf(env.Stderr, "paneteam: warning: "+format+"\n", args...)
-		},
-	}
-}
-
-// lookPathIn finds an executable on the given PATH value (exec.LookPath
-// reads the live environment, not the captured one).
-func lookPathIn(path string) func(string) (string, error) {
-	return func(name string) (string, error) {
-		if path == "" || filepath.Base(name) != name {
-			return exec.LookPath(name)
-		}
-		for _, dir := range filepath.SplitList(path) {
-			if dir == "" {
-				dir = "."
-			}
-			p := filepath.Join(dir, name)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-		return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
-	}
-}
-

@@ -38,6 +38,7 @@ func TestITerm2ProfilePrintsTheExample(t *testing.T) {
 func TestITerm2Doctor(t *testing.T) {
 	f := it2test.New(t, it2test.Python)
 	// PATH holds only the fake it2: no tmux on this machine.
+	t.Setenv("PATH", f.Dir)
 	vars := map[string]string{"PATH": f.Dir, "TERM_PROGRAM": "iTerm.app", "ITERM_SESSION_ID": f.ITermSessionID}
 
 	out, errs, code := iterm2Run(t, vars, "iterm2", "doctor")

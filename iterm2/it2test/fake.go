@@ -84,7 +84,8 @@ func New(t testing.TB, flavor Flavor) *Fake {
 	})
 	// The wrapper carries the fake's environment, so code under test finds
 	// "it2" through its LookPath seam and tests may run in parallel.
-	script := fmt.Sprintf("#!/bin/sh\nexec env %s=%s %s=%s %s=%s %s \"$@\"\n",
+	// Plain sh builtins only: the PATH it runs with may hold nothing else.
+	script := fmt.Sprintf("#!/bin/sh\nexport %s=%s %s=%s %s=%s\nexec %s \"$@\"\n",
 		EnvState, shq(f.StatePath), EnvLog, shq(f.Log), EnvFlavor, shq(string(flavor)), shq(bin))
 	if err := os.WriteFile(f.Bin, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
