@@ -61,6 +61,7 @@ COMMAND) with the flags and environment Claude Code gives its own.`,
 			&ucli.StringFlag{Name: "layout", Usage: "tmux layout: main-vertical (lead on the left) or tiled (default: main-vertical inside tmux, tiled outside)"},
 			&ucli.IntFlag{Name: "lead-percent", Usage: "width of the lead's column with main-vertical, in percent", Value: layout.DefaultLeadPercent},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: defaultStartupCheck},
+			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
 			jsonFlag(),
 		},
 		Action: func(c *ucli.Context) error { return spawnPane(c, env) },
@@ -109,10 +110,12 @@ type spawnRequest struct {
 	vars    func(string) string
 	policy  layout.Policy
 	startup time.Duration
+	// worktree: give the member its own git worktree (giveWorktree).
+	worktree bool
 }
 
 func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
-	r := spawnRequest{claude: c.Bool("claude"), perm: c.String("permission-mode"), vars: env.Getenv, startup: c.Duration("startup-check")}
+	r := spawnRequest{claude: c.Bool("claude"), perm: c.String("permission-mode"), vars: env.Getenv, startup: c.Duration("startup-check"), worktree: c.Bool("worktree")}
 	r.command = c.Args().Slice()
 	if len(r.command) > 0 && r.command[0] == "--" {
 		r.command = r.command[1:]
@@ -237,6 +240,14 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 			return fmt.Errorf("%w (and removing %s from the team failed: %v)", cause, m.Name, err)
 		}
 		return cause
+	}
+	if r.worktree {
+		drop, err := giveWorktree(ctx, t, lock, &m)
+		if err != nil {
+			return spawnResult{}, undo(err)
+		}
+		forget := undo
+		undo = func(cause error) error { drop(); return forget(cause) }
 	}
 	prompt, err := deliverPrompt(ctx, t, lock, m)
 	if err != nil {

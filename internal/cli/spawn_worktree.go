@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/worktree"
+)
+
+// giveWorktree is spawn-pane --worktree: once the member's final name is
+// known, it creates the member's git worktree in the repository holding
+// its working folder, moves the member there (into the same subfolder,
+// when the worktree has it) and records worktreePath in config.json. It
+// returns what takes the worktree back if the spawn then fails; that
+// removal is fail-closed like any other, so it never loses work.
+func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *team.Member) (drop func(), err error) {
+	wt, err := worktree.Create(ctx, m.Cwd, t.Name, m.Name)
+	if err != nil {
+		return nil, fmt.Errorf("--worktree: %w", err)
+	}
+	drop = func() { worktree.Remove(context.WithoutCancel(ctx), wt.Path) }
+	cwd := wt.Path
+	if rel, err := filepath.Rel(wt.Repo, m.Cwd); err == nil && rel != "." && filepath.IsLocal(rel) {
+		if st, err := os.Stat(filepath.Join(wt.Path, rel)); err == nil && st.IsDir() {
+			cwd = filepath.Join(wt.Path, rel)
+		}
+	}
+	_, err = t.Update(ctx, lock, func(cur *team.Config) error {
+		row := memberByID(cur, m.AgentID)
+		if row == nil {
+			return fmt.Errorf("%s left the team while its worktree was made", m.Name)
+		}
+		row.WorktreePath, row.Cwd = wt.Path, cwd
+		return nil
+	})
+	if err != nil {
+		drop()
+		return nil, err
+	}
+	m.WorktreePath, m.Cwd = wt.Path, cwd
+	return drop, nil
+}
