@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/testutil"
@@ -99,5 +101,73 @@ func TestIDsShareOneSequenceWithClaudeCode(t *testing.T) {
 	}
 	if _, err := os.Stat(lockfile.LockPath(filepath.Join(l.Dir, ".lock"))); !os.IsNotExist(err) {
 		t.Fatalf("list lock left held: %v", err)
+	}
+}
+
+// TestConcurrentCreationWithClaudeCode races Claude Code's createTask (Node
+// peers) against paneteam creators in this process, many at once: every
+// acknowledged task keeps its own id and file.
+func TestConcurrentCreationWithClaudeCode(t *testing.T) {
+	const nodeWriters, goWriters, each = 2, 4, 40
+	_, l := newTaskTeam(t)
+	var mu sync.Mutex
+	subjectOf := map[string]string{}
+	ack := func(id, subject string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if prev, dup := subjectOf[id]; dup {
+			t.Errorf("id %s handed out twice: %q and %q", id, prev, subject)
+		}
+		subjectOf[id] = subject
+	}
+	var cmds []*exec.Cmd
+	for w := 0; w < nodeWriters; w++ {
+		cmds = append(cmds, testutil.ClaudeTaskWriter(t, l.Dir, fmt.Sprintf("claude%d", w), each))
+	}
+	var wg sync.WaitGroup
+	for _, cmd := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := cmd.Output()
+			if err != nil {
+				t.Errorf("claude task writer: %v", err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if f := strings.Fields(line); len(f) == 3 && f[0] == "ACK" {
+					ack(f[1], f[2])
+				} else {
+					t.Errorf("claude task writer: %s", line)
+				}
+			}
+		}()
+	}
+	for w := 0; w < goWriters; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				subject := fmt.Sprintf("paneteam%d-%d", w, i)
+				task, err := l.Create(context.Background(), NewTask{Subject: subject})
+				if err != nil {
+					t.Errorf("create: %v", err)
+					continue
+				}
+				ack(task.ID, subject)
+			}
+		}()
+	}
+	wg.Wait()
+	if want := (nodeWriters + goWriters) * each; len(subjectOf) != want {
+		t.Fatalf("%d tasks acknowledged, want %d", len(subjectOf), want)
+	}
+	tasks, skipped, err := l.List()
+	if err != nil || len(skipped) > 0 || len(tasks) != len(subjectOf) {
+		t.Fatalf("%d tasks listed (%v, skipped %v), want %d", len(tasks), err, skipped, len(subjectOf))
+	}
+	for _, task := range tasks {
+		if task.Subject != subjectOf[task.ID] {
+			t.Errorf("task %s holds %q, acknowledged as %q: overwritten", task.ID, task.Subject, subjectOf[task.ID])
+		}
 	}
 }
