@@ -54,3 +54,31 @@ func escapeArg(s string) string {
 	}
 	return s
 }
+
+// escapeCommas makes s safe as a branch of a tmux conditional format
+// (#{?cond,then,else}): commas outside any #{...} become "#,", so that a
+// style like "fg=red,bg=blue" stays one branch (tmux(1) "FORMATS").
+// Commas inside nested #{...} belong to that format and are kept.
+func escapeCommas(s string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '#' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == ',' || s[i+1] == '#' || s[i+1] == '}'):
+			if s[i+1] == '{' {
+				depth++
+			}
+			b.WriteString(s[i : i+2])
+			i++
+			continue
+		case c == '}' && depth > 0:
+			depth--
+		case c == ',' && depth == 0:
+			b.WriteString("#,")
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

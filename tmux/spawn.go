@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/paneteam/paneteam/layout"
 )
@@ -66,28 +67,51 @@ func (s Server) NewSession(ctx context.Context, name, cwd string, width, height 
 	return s.Run(ctx, append(args, placeholder...)...)
 }
 
+// ColorOption is the pane user option holding a teammate's border colour.
+// tmux 3.3 has pane-border-style only per window, but expands it as a
+// format for each pane it draws (screen-redraw.c), so the window's style
+// picks each pane's colour from this option.
+const ColorOption = "@paneteam-color"
+
+// borderStyle is the window border style that draws a teammate's border
+// in its ColorOption and every other pane as before (old).
+func borderStyle(old string) string {
+	if strings.Contains(old, ColorOption) {
+		return old
+	}
+	if old == "" {
+		old = "default"
+	}
+	return "#{?" + ColorOption + ",fg=#{" + ColorOption + "}," + escapeCommas(old) + "}"
+}
+
 // Start marks and styles pane, replaces its placeholder with cmd, and
 // re-lays out its window, in one tmux call, in this order:
 //   - remain-on-exit failed (tmux >= 3.3): a command that fails stays on
 //     screen with its output, and its status is kept in pane_dead_status;
-//   - the agent option, title and border colours (tmux(1) "pane-border-
-//     style"; pane options since 3.3) and pane-border-status top;
+//   - the agent option, title, colour, and the window's border styles and
+//     pane-border-status top (titles on the borders);
 //   - respawn-pane -k: the placeholder is killed and cmd started on the
 //     pane's terminal as its first and only process; nothing is typed;
 //   - select-layout and resize-pane as rl says.
 func (s Server) Start(ctx context.Context, pane string, look Look, cmd Command, rl layout.Relayout) error {
-	style := "fg=" + look.Color
 	seq := [][]string{
 		{"set-option", "-p", "-t", pane, "remain-on-exit", "failed"},
 		{"set-option", "-p", "-t", pane, AgentOption, look.Agent},
 		{"select-pane", "-t", pane, "-T", FormatEscape(look.Title)},
+		{"set-option", "-w", "-t", pane, "pane-border-status", "top"},
 	}
 	if look.Color != "" {
+		styles, err := s.Run(ctx, "display-message", "-p", "-t", pane, "#{pane-border-style}"+fieldSep+"#{pane-active-border-style}")
+		if err != nil {
+			return fmt.Errorf("start pane %s: %w", pane, err)
+		}
+		border, active, _ := strings.Cut(styles, fieldSep)
 		seq = append(seq,
-			[]string{"set-option", "-p", "-t", pane, "pane-border-style", style},
-			[]string{"set-option", "-p", "-t", pane, "pane-active-border-style", style})
+			[]string{"set-option", "-p", "-t", pane, ColorOption, look.Color},
+			[]string{"set-option", "-w", "-t", pane, "pane-border-style", borderStyle(border)},
+			[]string{"set-option", "-w", "-t", pane, "pane-active-border-style", borderStyle(active)})
 	}
-	seq = append(seq, []string{"set-option", "-w", "-t", pane, "pane-border-status", "top"})
 	respawn := []string{"respawn-pane", "-k", "-t", pane}
 	if cmd.Cwd != "" {
 		respawn = append(respawn, "-c", FormatEscape(cmd.Cwd))

@@ -1,0 +1,189 @@
+package tmux_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestRefusesDefaultServer(t *testing.T) {
+	_, err := tmux.Server{}.Run(context.Background(), "list-sessions")
+	if err == nil || !strings.Contains(err.Error(), "default tmux server") {
+		t.Fatalf("Run on a Server without socket: %v, want a refusal", err)
+	}
+}
+
+func TestArgumentEndingInSemicolonIsKept(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := ctxT(t)
+	pane := testutil.FirstPane(t, srv)
+	if _, err := srv.Run(ctx, "set-option", "-p", "-t", pane, "@v", `a;`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := srv.Run(ctx, "show-options", "-pv", "-t", pane, "@v")
+	if err != nil || got != "a;" {
+		t.Fatalf("@v = %q, %v; want %q", got, err, "a;")
+	}
+}
+
+// TestStartRunsCommandOnce starts a command whose arguments, directory
+// and environment hold every character tmux or a shell treats specially,
+// and checks it ran exactly once and saw them unchanged.
+func TestStartRunsCommandOnce(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := ctxT(t)
+	lead := testutil.FirstPane(t, srv)
+	dir := filepath.Join(t.TempDir(), "odd #{pane_id} dir;")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"it's", "$HOME", "a;", "#{pane_id}", "two  spaces"}
+	script := `printf '%s\n' "$PWD" "$ODD" "$@" >> "$OUT"; exec sleep 600`
+	argv := append([]string{"sh", "-c", script, "sh"}, args...)
+
+	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	look := tmux.Look{Agent: "alice@t", Title: "alice", Color: "colour208"}
+	cmd := tmux.Command{Argv: argv, Cwd: dir, Env: []string{"ODD=x;", "OUT=" + out}}
+	if err := srv.Start(ctx, pane, look, cmd, layout.Relayout{}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(append([]string{dir, "x;"}, args...), "\n") + "\n"
+	got := waitFile(t, out, len(want))
+	if got != want {
+		t.Fatalf("command saw\n%q\nwant\n%q", got, want)
+	}
+	p, err := srv.OwnedPane(ctx, pane, "alice@t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != "alice" || p.Dead {
+		t.Errorf("pane title %q dead %v, want alice and alive", p.Title, p.Dead)
+	}
+	style, _ := srv.Run(ctx, "display-message", "-p", "-t", pane, "#{E:pane-border-style}")
+	leadStyle, _ := srv.Run(ctx, "display-message", "-p", "-t", lead, "#{E:pane-border-style}")
+	if style != "fg=colour208" || leadStyle != "default" {
+		t.Errorf("border styles: teammate %q, lead %q; want fg=colour208 and default", style, leadStyle)
+	}
+	if _, err := srv.OwnedPane(ctx, lead, "alice@t"); err == nil {
+		t.Error("the lead's pane counted as alice's")
+	}
+}
+
+func waitFile(t *testing.T, path string, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if len(b) >= n || time.Now().After(deadline) {
+			// Give a second run, if there were one, no chance to hide:
+			// the caller compares the whole content.
+			return string(b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestGoneServerAndPane(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := ctxT(t)
+	if _, err := srv.PaneByID(ctx, "%999"); !errors.Is(err, tmux.ErrPaneNotFound) {
+		t.Errorf("PaneByID(%%999) = %v, want ErrPaneNotFound", err)
+	}
+	gone := tmux.Server{Socket: filepath.Join(testutil.ShortTempDir(t), "none")}
+	if _, err := gone.PaneByID(ctx, "%1"); !errors.Is(err, tmux.ErrNoServer) {
+		t.Errorf("PaneByID on a missing server = %v, want ErrNoServer", err)
+	}
+	if err := gone.KillPane(ctx, "%1"); err != nil {
+		t.Errorf("KillPane on a missing server = %v, want success (already gone)", err)
+	}
+}
+
+func TestLockExcludes(t *testing.T) {
+	srv := tmux.Server{Socket: filepath.Join(testutil.ShortTempDir(t), "s")}
+	unlock, err := srv.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := srv.Lock(ctx); err == nil {
+		t.Fatal("a second holder got the pane lock while the first held it")
+	}
+	unlock()
+	again, err := srv.Lock(context.Background())
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	again()
+}
+
+func TestSocketPathOfName(t *testing.T) {
+	dir := t.TempDir()
+	srv := tmux.Server{Name: "paneteam-1", TmpDir: dir}
+	got, err := srv.SocketPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if filepath.Dir(filepath.Dir(got)) != real || filepath.Base(got) != "paneteam-1" {
+		t.Fatalf("SocketPath = %s, want %s/tmux-UID/paneteam-1", got, real)
+	}
+	// tmux must agree: start the server and ask it.
+	testutil.RequireTool(t, "tmux")
+	srv.Config = "/dev/null"
+	if _, err := srv.NewSession(context.Background(), "x", "", 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Run(context.Background(), "kill-server")
+	said, err := srv.Run(context.Background(), "display-message", "-p", "#{socket_path}")
+	if err != nil || said != got {
+		t.Fatalf("tmux says its socket is %q (%v), SocketPath said %q", said, err, got)
+	}
+}
+
+func TestHideAndJoin(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := ctxT(t)
+	lead := testutil.FirstPane(t, srv)
+	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Run(ctx, "set-option", "-p", "-t", pane, tmux.AgentOption, "a@t")
+	if err := srv.Hide(ctx, pane); err != nil {
+		t.Fatal(err)
+	}
+	p, err := srv.PaneByID(ctx, pane)
+	if err != nil || p.Session != tmux.HiddenSession {
+		t.Fatalf("after Hide the pane is in %q (%v), want %s", p.Session, err, tmux.HiddenSession)
+	}
+	if err := srv.Join(ctx, pane, layout.Split{Target: lead, Horizontal: true}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = srv.PaneByID(ctx, pane)
+	l, _ := srv.PaneByID(ctx, lead)
+	if p.WindowID != l.WindowID {
+		t.Errorf("shown pane is in window %s, lead in %s", p.WindowID, l.WindowID)
+	}
+	if _, err := srv.Run(ctx, "has-session", "-t", "="+tmux.HiddenSession); !errors.Is(err, tmux.ErrNoSession) {
+		t.Errorf("the hidden session outlived its last pane: %v", err)
+	}
+}
