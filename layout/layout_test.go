@@ -2,8 +2,8 @@ package layout
 
 import "testing"
 
-func lead(id string, w, h int) Pane { return Pane{ID: id, Role: Lead, Width: w, Height: h} }
-func mate(id string, w, h int) Pane { return Pane{ID: id, Role: Teammate, Width: w, Height: h} }
+func lead(id string, w, h int) Pane  { return Pane{ID: id, Role: Lead, Width: w, Height: h} }
+func mate(id string, w, h int) Pane  { return Pane{ID: id, Role: Teammate, Width: w, Height: h} }
 func other(id string, w, h int) Pane { return Pane{ID: id, Role: Other, Width: w, Height: h} }
 
 func TestNext(t *testing.T) {

@@ -4,7 +4,7 @@ import "strings"
 
 // ShellQuote quotes s for a POSIX shell. Words made only of characters no
 // shell treats specially stay bare (readable in `ps` and in the pane's start
-// command); anything else is single-quoted, with ' written as '\''.
+// command); anything else is single-quoted, with ' written as '\”.
 func ShellQuote(s string) string {
 	if s == "" {
 		return "''"
