@@ -4,7 +4,8 @@ import "strings"
 
 // ShellQuote quotes s for a POSIX shell. Words made only of characters no
 // shell treats specially stay bare (readable in `ps` and in the pane's start
-// command); anything else is single-quoted, with ' written as '\”.
+// command); anything else is single-quoted, each quote inside written as
+// quote, backslash-quote, quote (close, escaped quote, reopen).
 func ShellQuote(s string) string {
 	if s == "" {
 		return "''"
