@@ -1,0 +1,86 @@
+package teammate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// replyPrefix starts every reference reply. The reference teammate does
+// not answer messages that start with it, so two reference teammates
+// writing to each other exchange one message each, not an endless echo.
+const replyPrefix = "Got your message. You wrote:"
+
+// Reference is the teammate paneteam runs when no command is given: it
+// answers each plain message to its sender with a reply quoting the text.
+// It shows the protocol working end to end and is what the demo spawns.
+type Reference struct {
+	Team  team.Team
+	Name  string
+	Color string
+	Lock  lockfile.Options
+	Out   io.Writer // one line per message, for the pane
+	Now   func() time.Time
+
+	last atomic.Int64
+}
+
+// Reply is the reference teammate's answer to text.
+func Reply(text string) string {
+	return replyPrefix + "\n> " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n> ")
+}
+
+func (r *Reference) Deliver(ctx context.Context, m mailbox.Message, text string) error {
+	fmt.Fprintf(r.Out, "%s <- %s: %s\r\n", r.Name, m.From, oneLine(text))
+	r.last.Store(r.now().UnixNano())
+	if strings.HasPrefix(m.Text, replyPrefix) {
+		return nil
+	}
+	reply := mailbox.Message{
+		From: r.Name, Text: Reply(text), Summary: "reply to " + m.From,
+		Timestamp: mailbox.Timestamp(r.now()), Color: r.Color,
+	}
+	if err := mailbox.New(r.Team.InboxPath(m.From), r.Lock).Append(ctx, reply); err != nil {
+		return fmt.Errorf("reply to %s: %w", m.From, err)
+	}
+	fmt.Fprintf(r.Out, "%s -> %s: replied\r\n", r.Name, m.From)
+	return nil
+}
+
+func (r *Reference) LastActivity() time.Time {
+	if n := r.last.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+func (r *Reference) Done() <-chan struct{} { return nil }
+
+func (r *Reference) Stop(context.Context) error {
+	fmt.Fprintf(r.Out, "%s: shutting down\r\n", r.Name)
+	return nil
+}
+
+func (r *Reference) Exit() (string, error) { return "", nil }
+
+func (r *Reference) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " / ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
