@@ -149,6 +149,11 @@ func TestTaskUpdateReleaseDeleteAndAssignmentMessages(t *testing.T) {
 	if got := taskFile(t, tm, "1"); got["status"] != team.StatusPending || got["owner"] != nil {
 		t.Fatalf("after release: %v", got)
 	}
+	mustTask(t, vars, "claim", "1", "--owner", "alice")
+	mustTask(t, vars, "update", "1", "--owner", "")
+	if got := taskFile(t, tm, "1"); got["status"] != team.StatusPending || got["owner"] != nil {
+		t.Fatalf("after --owner \"\": %v", got)
+	}
 	mustTask(t, vars, "create", "--subject", "b")
 	mustTask(t, vars, "update", "1", "--add-blocked-by", "2")
 	if got := taskFile(t, tm, "2"); fmt.Sprint(got["blocks"]) != "[1]" {

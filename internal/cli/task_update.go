@@ -19,7 +19,7 @@ fields paneteam does not know, are kept as they are.
 
     paneteam task update --team review 3 --status completed
     paneteam task update --team review 4 --add-blocked-by 3
-    paneteam task update --team review 5 --owner ""      # unassign
+    paneteam task update --team review 5 --owner ""      # unassign (back to pending)
 
 A new owner gets a task_assignment message. --add-blocked-by refuses a task
 that does not exist and a dependency cycle.`,
@@ -72,6 +72,10 @@ that does not exist and a dependency cycle.`,
 				if c.IsSet("owner") {
 					newOwner = owner != "" && !strings.EqualFold(t.Owner, owner)
 					t.Owner = owner
+					// Unassigning is releasing, unless a status was given.
+					if owner == "" && !c.IsSet("status") && t.Status == team.StatusInProgress {
+						t.Status = team.StatusPending
+					}
 				}
 				setIf(c, "subject", &t.Subject)
 				setIf(c, "description", &t.Description)
