@@ -273,8 +273,16 @@ func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (
 	}
 }
 
+// lastLines is the end of what a dead pane shows: its last n non-empty
+// lines, without the "Pane is dead" line tmux adds (remain-on-exit).
 func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimRight(l, " ")
+		if l != "" && !strings.HasPrefix(l, "Pane is dead") {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
