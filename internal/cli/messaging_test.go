@@ -183,7 +183,7 @@ func TestBroadcastReachesEveryoneButTheSender(t *testing.T) {
 }
 
 func TestSendRefusalsNameTheFixAndWriteNothing(t *testing.T) {
-	root, vars, tm := msgTeam(t)
+	_, vars, tm := msgTeam(t)
 	cases := []struct {
 		args    []string
 		code    int
@@ -225,7 +225,6 @@ func TestSendRefusalsNameTheFixAndWriteNothing(t *testing.T) {
 	if msgs := inboxOf(t, tm, "mallory"); len(msgs) != 1 {
 		t.Fatalf("mallory's inbox: %+v", msgs)
 	}
-	_ = root
 }
 
 func TestSendLargeTextArrivesWhole(t *testing.T) {
