@@ -2,13 +2,87 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/paneteam/paneteam/ptyhost"
 	"github.com/paneteam/paneteam/team"
 )
 
-// attachInProcess connects the terminal to an in-process teammate.
+// detachKey ends an in-process attachment and leaves the teammate running:
+// Ctrl-], as in telnet, because programs rarely bind it (Ctrl-\ is SIGQUIT
+// in shells, Ctrl-D and Ctrl-C mean something to every REPL).
+const (
+	detachKey  = 0x1d
+	detachName = "Ctrl-]"
+)
+
+// attachInProcess connects the terminal to an in-process teammate: typing
+// goes in, output comes out (the most recent output first), the terminal's
+// size follows SIGWINCH, and Ctrl-] detaches. The terminal is put back as
+// it was on every way out (deferred restore).
 func attachInProcess(c *ucli.Context, env Env, t team.Team, m *team.Member) error {
-	return errors.New("attaching to in-process teammates is not built yet")
+	paths, st, err := hostOf(t, m)
+	if err != nil {
+		return err
+	}
+	if !st.HostAlive() {
+		return fmt.Errorf("%s is not running (its in-process host has ended); see its last output with: paneteam logs --team %s --name %s", m.Name, t.Name, m.Name)
+	}
+	o := ptyhost.AttachOptions{In: env.Stdin, Out: env.Stdout, DetachKey: detachKey}
+	if in, ok := env.Stdin.(*os.File); ok && env.StdinTTY {
+		fd := int(in.Fd())
+		restore, err := ptyhost.MakeRaw(fd)
+		if err != nil {
+			return fmt.Errorf("attach %s: %w", m.Name, err)
+		}
+		defer restore()
+		o.Size, _ = ptyhost.TermSize(fd)
+		resize := make(chan ptyhost.Size, 1)
+		winch := make(chan os.Signal, 1)
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+		go func() {
+			for range winch {
+				if s, err := ptyhost.TermSize(fd); err == nil {
+					select {
+					case resize <- s:
+					default:
+					}
+				}
+			}
+		}()
+		o.Resize = resize
+	}
+	fmt.Fprintf(env.Stderr, "paneteam: attached to %s (in-process); detach with %s\r\n", m.Name, detachName)
+	err = ptyhost.Attach(c.Context, paths.Socket, o)
+	switch {
+	case errors.Is(err, ptyhost.ErrDetached):
+		fmt.Fprintf(env.Stderr, "\r\npaneteam: detached from %s; it keeps running\r\n", m.Name)
+		return nil
+	case err == nil:
+		fmt.Fprintf(env.Stderr, "\r\npaneteam: %s has ended\r\n", m.Name)
+		return nil
+	}
+	return fmt.Errorf("attach %s: %w", m.Name, err)
+}
+
+// hostOf finds an in-process member's files and its host's record.
+func hostOf(t team.Team, m *team.Member) (ptyhost.Paths, ptyhost.State, error) {
+	paths := ptyhost.PathsFor(t.Dir(), m.Name)
+	if m.Paneteam != nil && m.Paneteam.HostState != "" {
+		paths.State = m.Paneteam.HostState
+	}
+	st, err := ptyhost.ReadState(paths.State)
+	if err != nil {
+		return paths, st, fmt.Errorf("%s has no in-process host record (%w): was it started with 'spawn-pane --backend in-process'?", m.Name, err)
+	}
+	if st.Socket != "" {
+		paths.Socket = st.Socket
+	}
+	return paths, st, nil
 }

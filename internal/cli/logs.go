@@ -1,5 +1,104 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"fmt"
+	"os"
+	"strings"
 
-func logsCommand(env Env) *ucli.Command { return pending("logs", "#6") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/ptyhost"
+	"github.com/paneteam/paneteam/team"
+)
+
+func logsCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "logs",
+		Usage: "print (or follow) an in-process teammate's output",
+		Description: `Teammates running in-process (no tmux, no iTerm2) keep their terminal
+output in teams/<team>/panes/<name>.log, bounded in size (the older part
+is kept once, as <name>.log.1). logs prints it; -f keeps printing new
+output until the teammate ends (or Ctrl-C). The log outlives the teammate,
+so 'logs' also shows how a finished one ended.
+
+    paneteam logs --team review --name alice
+    paneteam logs --team review --name alice -f
+
+To type into the teammate, use 'paneteam attach --team T --name N'.`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "the teammate whose output to print"},
+			&ucli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new output until the teammate ends"},
+			jsonFlag(),
+		},
+		Action: func(c *ucli.Context) error {
+			t, cfg, err := openTeam(c, env)
+			if err != nil {
+				return err
+			}
+			name := c.String("name")
+			if name == "" {
+				return usagef("no teammate given: pass --name NAME (members: %s)", strings.Join(cfg.MemberNames(), ", "))
+			}
+			paths, err := logPaths(t, cfg, name)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printLogJSON(env, paths, name)
+			}
+			if c.Bool("follow") {
+				return ptyhost.FollowLog(c.Context, paths, env.Stdout)
+			}
+			_, err = ptyhost.CopyLog(paths, env.Stdout)
+			return err
+		},
+	}
+}
+
+// logPaths finds the log of name. A member that has left (shut down) still
+// has its log, so the member row is not required; a member in a tmux or
+// iTerm2 pane has no log and is pointed at its pane.
+func logPaths(t team.Team, cfg *team.Config, name string) (ptyhost.Paths, error) {
+	if m := cfg.Member(name); m != nil {
+		if m.BackendType != team.BackendInProcess {
+			return ptyhost.Paths{}, fmt.Errorf("%s runs in a %s pane (%s), not in-process: its output is in that pane ('paneteam attach --team %s --name %s')",
+				m.Name, m.BackendType, m.TmuxPaneID, t.Name, m.Name)
+		}
+		paths, _, err := hostOf(t, m)
+		if err != nil {
+			return paths, err
+		}
+		return paths, nil
+	}
+	paths := ptyhost.PathsFor(t.Dir(), name)
+	if _, err := os.Stat(paths.Log); err != nil {
+		return paths, fmt.Errorf("team %s has no member %q and no log for that name (members: %s)", t.Name, name, strings.Join(cfg.MemberNames(), ", "))
+	}
+	return paths, nil
+}
+
+type logJSON struct {
+	Name     string `json:"name"`
+	Log      string `json:"log"`
+	Rotated  string `json:"rotated,omitempty"`
+	Running  bool   `json:"running"`
+	Exited   bool   `json:"exited"`
+	ExitCode int    `json:"exitCode"`
+	Text     string `json:"text"`
+}
+
+func printLogJSON(env Env, p ptyhost.Paths, name string) error {
+	var b strings.Builder
+	if _, err := ptyhost.CopyLog(p, &b); err != nil {
+		return err
+	}
+	out := logJSON{Name: name, Log: p.Log, Text: b.String()}
+	if _, err := os.Stat(p.Prev); err == nil {
+		out.Rotated = p.Prev
+	}
+	if st, err := ptyhost.ReadState(p.State); err == nil {
+		out.Running, out.Exited, out.ExitCode = st.HostAlive(), st.Exited, st.ExitCode
+	}
+	return printJSON(env.Stdout, out)
+}

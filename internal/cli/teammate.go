@@ -1,5 +1,131 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
-func teammateCommand(env Env) *ucli.Command { return pending("teammate", "#6") }
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/ptyhost"
+	"github.com/paneteam/paneteam/teammate"
+)
+
+func teammateCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "teammate",
+		Usage:     "make any program a teammate: deliver its inbox as typed input, report idle, answer shutdown",
+		ArgsUsage: "[-- COMMAND [ARGS...]]",
+		Description: `Runs COMMAND under a pseudo-terminal and acts as a teammate for it: each
+new message in its inbox is typed in (the text, then Enter once the program
+has read the text; multi-line text as one bracketed paste when the program
+asks for that), its output shows in this terminal, where you can also type.
+When the program has been quiet for --idle-after, the lead gets an
+idle_notification. A shutdown_request from the lead ends the program and
+is answered with shutdown_approved; from anyone else it is answered with
+shutdown_rejected. Shutdown requests are handled first, then the lead's
+messages, then peers'. Only delivered messages are marked read.
+
+Without COMMAND it is the reference teammate: it answers each message to
+its sender with a reply quoting it, idles, and approves shutdown.
+
+The identity comes from --team/--name, or PANETEAM_TEAM/PANETEAM_AGENT as
+spawn-pane sets them, so this just works:
+
+    paneteam spawn-pane --team review --name helper -- paneteam teammate -- aider
+    paneteam spawn-pane --team review --name echo -- paneteam teammate`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "this teammate's name", EnvVars: []string{"PANETEAM_AGENT"}},
+			&ucli.DurationFlag{Name: "idle-after", Value: teammate.DefaultIdleAfter, Usage: "quiet time after which the lead is told this teammate is idle"},
+			&ucli.DurationFlag{Name: "poll", Value: teammate.DefaultPoll, Usage: "how often the inbox is read"},
+		},
+		Action: func(c *ucli.Context) error { return runTeammate(c, env) },
+	}
+}
+
+func runTeammate(c *ucli.Context, env Env) error {
+	t, cfg, err := openTeam(c, env)
+	if err != nil {
+		return err
+	}
+	name := c.String("name")
+	if name == "" {
+		return usagef("no teammate name: pass --name NAME or set PANETEAM_AGENT")
+	}
+	tc := teammate.Config{
+		Team: t, Name: name, Lock: lockOpts(c),
+		Poll: c.Duration("poll"), IdleAfter: c.Duration("idle-after"), Log: env.Stderr,
+	}
+	argv := c.Args().Slice()
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		color := ""
+		if m := cfg.Member(name); m != nil {
+			color = m.Color
+		}
+		fmt.Fprintf(env.Stdout, "%s@%s: reference teammate; answering each message with a quote of it\r\n", name, t.Name)
+		ref := &teammate.Reference{Team: t, Name: name, Color: color, Lock: lockOpts(c), Out: env.Stdout}
+		return teammate.Run(c.Context, tc, ref)
+	}
+	return runWrapped(c.Context, env, tc, argv)
+}
+
+// runWrapped runs argv under a pseudo-terminal mirrored to this one: when
+// stdin is a terminal it is put in raw mode (restored on every way out)
+// so keys reach the program as typed, and its size follows SIGWINCH.
+func runWrapped(ctx context.Context, env Env, tc teammate.Config, argv []string) error {
+	o := teammate.ProgramOptions{Env: env.Environ(), Mirror: env.Stdout}
+	o.Rows, o.Cols = ptyhost.DefaultRows, ptyhost.DefaultCols
+	in, isFile := env.Stdin.(*os.File)
+	tty := isFile && env.StdinTTY
+	if tty {
+		if s, err := ptyhost.TermSize(int(in.Fd())); err == nil && s.Rows > 0 {
+			o.Rows, o.Cols = s.Rows, s.Cols
+		}
+	}
+	prog, err := teammate.StartProgram(argv, o)
+	if err != nil {
+		return err
+	}
+	defer prog.Stop(context.WithoutCancel(ctx))
+	if tty {
+		fd := int(in.Fd())
+		restore, err := ptyhost.MakeRaw(fd)
+		if err != nil {
+			return err
+		}
+		defer restore()
+		go forwardKeys(in, prog)
+		winch := make(chan os.Signal, 1)
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+		go func() {
+			for range winch {
+				if s, err := ptyhost.TermSize(fd); err == nil {
+					prog.Resize(s.Rows, s.Cols)
+				}
+			}
+		}()
+	}
+	return teammate.Run(ctx, tc, prog)
+}
+
+// forwardKeys passes the user's keystrokes to the program until either
+// side ends.
+func forwardKeys(in *os.File, prog *teammate.Program) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 && prog.Input(buf[:n]) != nil {
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
