@@ -79,6 +79,11 @@ func (b *iterm2Backend) RecordTeam(m *team.TeamMeta) {
 	}
 }
 
+// Spawn splits a pane, names it after the agent and types the command
+// into its shell. It returns once it2 has typed the line: it2 cannot report
+// on the process, so Spec.StartupCheck does not apply. A command that
+// cannot start stays visible: a failed cd stops the line before exec, and
+// an interactive shell survives a failed exec.
 func (b *iterm2Backend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	line, err := iterm2.CommandLine(s.Member.Cwd, s.Env, s.Argv,
 		map[string]string{iterm2.AgentVar: s.Member.Name})
