@@ -42,6 +42,10 @@ func SocketDir(getenv func(string) string) string {
 	if base == "" {
 		base = "/tmp"
 	}
+	// tmux resolves the folder's real path (macOS: /tmp is /private/tmp).
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
 	return filepath.Join(base, fmt.Sprintf("tmux-%d", os.Getuid()))
 }
 
@@ -54,7 +58,13 @@ func stopIfEmpty(ctx context.Context, socket string, ours map[string]bool, dryRu
 	srv := tmux.Server{Socket: socket}
 	out, err := srv.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}\t#{session_name}\t#{"+tmux.AgentOption+"}")
 	if errors.Is(err, tmux.ErrNoServer) {
-		s.Stopped, s.Why = true, "not running"
+		// It exited with its last session; its socket file stays behind.
+		s.Stopped, s.Why = true, "no longer running"
+		if !dryRun {
+			if err := removeStaleSocket(socket); err != nil {
+				s.Stopped, s.Why = false, fmt.Sprintf("tmux server %s has exited but its socket was not removed: %v", socket, err)
+			}
+		}
 		return s
 	}
 	if err != nil {
