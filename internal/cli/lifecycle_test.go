@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,5 +189,164 @@ func TestCleanupRefusesActiveTeammatesUntilForced(t *testing.T) {
 	out := w.must(t, "cleanup", "--team", tn, "--force")
 	if hasPane(w.srv, pane) || !hasPane(w.srv, mine) || !strings.Contains(out, "deleted") {
 		t.Fatalf("cleanup --force: %q; panes %s", out, panes(w.srv))
+	}
+}
+
+// outside drops TMUX and TMUX_PANE: paneteam then runs teammates on a
+// private tmux server named for the lead (under TMUX_TMPDIR).
+func (w *lcWorld) outside() *lcWorld {
+	o := *w
+	o.vars = nil
+	for _, kv := range w.vars {
+		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
+			o.vars = append(o.vars, kv)
+		}
+	}
+	return &o
+}
+
+func (w *lcWorld) socketDir() string {
+	for _, kv := range w.vars {
+		if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok {
+			real, _ := filepath.EvalSymlinks(v)
+			return filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid()))
+		}
+	}
+	panic("no TMUX_TMPDIR")
+}
+
+// leadProcess starts a process to stand for a team's lead.
+func leadProcess(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	testutil.RequireTool(t, "git")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+func TestCleanupOrphans(t *testing.T) {
+	ctx := context.Background()
+	w := newLCWorld(t).outside()
+	sockets := w.socketDir()
+	repo := gitRepo(t)
+
+	// A team whose lead dies, with two teammates on its private server;
+	// bob works in a worktree and leaves unsaved work there.
+	leadA := leadProcess(t)
+	gone := w.must(t, "team-create", "gone", "--leader-pid", strconv.Itoa(leadA.Process.Pid))
+	w.spawn(t, gone, "alice", "silent", "--backend", "tmux")
+	w.spawn(t, gone, "bob", "silent", "--backend", "tmux", "--cwd", repo, "--worktree")
+	goneSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadA.Process.Pid))}
+	bobTree := filepath.Join(repo, ".paneteam", "worktrees", gone, "bob")
+	if cfg, _ := team.Load(team.Team{Root: w.root, Name: gone}.ConfigPath()); cfg.Member("bob").WorktreePath != bobTree {
+		t.Fatalf("worktreePath not recorded: %+v", cfg.Member("bob"))
+	}
+	if err := os.WriteFile(filepath.Join(bobTree, "unsaved.go"), []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	leadA.Process.Kill()
+	leadA.Wait()
+
+	// A team whose lead pid now names another process (recorded start
+	// time differs), and a live team beside them.
+	leadB := leadProcess(t)
+	reused := w.must(t, "team-create", "reused", "--leader-pid", strconv.Itoa(leadB.Process.Pid))
+	w.spawn(t, reused, "carol", "silent", "--backend", "tmux")
+	reusedSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadB.Process.Pid))}
+	if _, err := (team.Team{Root: w.root, Name: reused}).Update(ctx, lockOptsDefault(), func(c *team.Config) error {
+		c.Paneteam.LeaderStart = "1"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	leadC := leadProcess(t)
+	live := w.must(t, "team-create", "live", "--leader-pid", strconv.Itoa(leadC.Process.Pid))
+	dave := w.spawn(t, live, "dave", "silent", "--backend", "tmux")
+	liveSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadC.Process.Pid))}
+
+	// Claude Code's private server for a lead that is gone.
+	dead := exec.Command("true")
+	dead.Run()
+	swarm := tmux.Server{Socket: filepath.Join(sockets, "claude-swarm-"+strconv.Itoa(dead.Process.Pid)), Config: "/dev/null"}
+	if _, err := swarm.Run(ctx, "new-session", "-d", "-s", "claude-swarm"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-S", swarm.Socket, "kill-server").Run() })
+
+	snapshot := func() string {
+		return panes(goneSrv) + "|" + panes(reusedSrv) + "|" + panes(liveSrv) + "|" + panes(swarm) + "|" +
+			members(t, w.root, gone) + "|" + members(t, w.root, reused) + "|" + members(t, w.root, live)
+	}
+	before := snapshot()
+	out, errs, code := w.run(t, nil, "cleanup", "--orphans", "--dry-run", "--json")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errs)
+	}
+	var plan struct {
+		Orphans []struct{ Team string }
+		Servers []struct{ Socket string }
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Orphans) != 2 || plan.Orphans[0].Team != gone || plan.Orphans[1].Team != reused ||
+		len(plan.Servers) != 1 || plan.Servers[0].Socket != swarm.Socket {
+		t.Fatalf("dry-run plan: %s", out)
+	}
+	if after := snapshot(); after != before {
+		t.Fatalf("dry run changed things:\n%s\n%s", before, after)
+	}
+
+	out, errs, code = w.run(t, nil, "cleanup", "--orphans")
+	if code != ExitFailure || !strings.Contains(out+errs, bobTree) {
+		t.Fatalf("cleanup --orphans: exit %d, output %q %q (want the kept worktree named)", code, out, errs)
+	}
+	if panes(goneSrv) != "" || panes(reusedSrv) != "" || panes(swarm) != "" {
+		t.Fatalf("servers of gone leads still running: %q %q %q", panes(goneSrv), panes(reusedSrv), panes(swarm))
+	}
+	if _, err := os.Stat(swarm.Socket); err == nil {
+		t.Fatal("socket of a reaped server left behind")
+	}
+	if !hasPane(liveSrv, dave) || members(t, w.root, live) != "team-lead,dave" {
+		t.Fatal("the live team was touched")
+	}
+	if _, err := os.Stat(filepath.Join(bobTree, "unsaved.go")); err != nil {
+		t.Fatal("unsaved work in a worktree was lost")
+	}
+	if got := members(t, w.root, gone); got != "team-lead,bob" {
+		t.Fatalf("the orphan with a kept worktree should stay with bob only: %s", got)
+	}
+	if _, err := os.Stat(team.Team{Root: w.root, Name: reused}.Dir()); err == nil {
+		t.Fatal("orphan team folder left")
+	}
+
+	// Once the work is saved elsewhere, the next run finishes the job.
+	os.Remove(filepath.Join(bobTree, "unsaved.go"))
+	w.must(t, "cleanup", "--orphans")
+	if _, err := os.Stat(bobTree); err == nil {
+		t.Fatal("clean worktree not removed on the second run")
+	}
+	if _, err := os.Stat(team.Team{Root: w.root, Name: gone}.Dir()); err == nil {
+		t.Fatal("orphan team folder left after the second run")
+	}
+	if out := w.must(t, "cleanup", "--orphans"); out != "" {
+		t.Fatalf("a run with nothing to do printed %q (cron would mail it)", out)
 	}
 }
