@@ -258,7 +258,8 @@ func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (
 			return tmux.Pane{}, err
 		}
 		if p.Dead {
-			out, _ := srv.Run(ctx, "capture-pane", "-p", "-t", pane)
+			// The start of the output may already be in the history.
+			out, _ := srv.Run(ctx, "capture-pane", "-p", "-S", "-", "-t", pane)
 			sock, _ := srv.SocketPath()
 			return p, &ExitedError{Socket: sock, Pane: pane, Status: p.DeadStatus, Output: lastLines(out, 5)}
 		}

@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+func TestHideShowKill(t *testing.T) {
+	s := spInside(t)
+	marks := filepath.Join(t.TempDir(), "marks")
+	alice := s.spawn("alice", marks).PaneID
+	bob := s.spawn("bob", marks).PaneID
+
+	s.mustRun("hide", "--team", s.name, "--name", "bob")
+	if p := s.panes()[bob]; p.Session != tmux.HiddenSession {
+		t.Fatalf("bob's pane is in session %q after hide, want %s", p.Session, tmux.HiddenSession)
+	}
+	if got := s.config().HiddenPaneIDs; len(got) != 1 || got[0] != bob {
+		t.Errorf("hiddenPaneIds = %v, want [%s]", got, bob)
+	}
+	checkMainVertical(t, s, []string{alice})
+
+	s.mustRun("show", "--team", s.name, "--name", "bob")
+	checkMainVertical(t, s, []string{alice, bob})
+	if got := s.config().HiddenPaneIDs; len(got) != 0 {
+		t.Errorf("hiddenPaneIds = %v after show, want none", got)
+	}
+
+	tm, _, _ := team.Open(s.root, s.name)
+	task, err := tm.Tasks(lockOptsDefault()).Create(context.Background(), team.NewTask{Subject: "Write the tests", Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := s.mustRun("kill-pane", "--team", s.name, "--name", "alice")
+	if !strings.Contains(out, "alice@crew") || !strings.Contains(out, task.ID) {
+		t.Errorf("kill-pane printed %q, want the agent and the released task %s", out, task.ID)
+	}
+	if _, ok := s.panes()[alice]; ok {
+		t.Error("alice's pane survived kill-pane")
+	}
+	if s.config().Member("alice") != nil {
+		t.Error("alice is still a member after kill-pane")
+	}
+	if got, _ := tm.Tasks(lockOptsDefault()).Get(task.ID); got.Owner != "" || got.Status != team.StatusPending {
+		t.Errorf("alice's task after kill-pane: owner %q status %q, want unowned and pending", got.Owner, got.Status)
+	}
+	checkMainVertical(t, s, []string{bob})
+}
+
+// TestOnlyOwnPanesAreTouched points a member at a pane paneteam did not
+// create (the lead's): kill, hide and liveness must leave it alone.
+func TestOnlyOwnPanesAreTouched(t *testing.T) {
+	s := spInside(t)
+	bob := s.spawn("bob", filepath.Join(t.TempDir(), "marks")).PaneID
+	tm, _, _ := team.Open(s.root, s.name)
+	if _, err := tm.Update(context.Background(), lockOptsDefault(), func(c *team.Config) error {
+		c.Member("bob").TmuxPaneID = s.lead
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"kill-pane", "hide"} {
+		_, errOut, code := s.run(cmd, "--team", s.name, "--name", "bob")
+		if code == 0 || !strings.Contains(errOut, "leaving it alone") {
+			t.Errorf("%s on a pane that is not bob's: exit %d, stderr %q", cmd, code, errOut)
+		}
+	}
+	ps := s.panes()
+	if _, ok := ps[s.lead]; !ok || ps[s.lead].Session == tmux.HiddenSession {
+		t.Fatal("the lead's pane was killed or hidden")
+	}
+	if _, ok := ps[bob]; !ok {
+		t.Fatal("bob's real pane went away")
+	}
+	cfg := s.config()
+	b, err := backend.ForMember(backendEnv(Env{}), cfg, cfg.Member("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := b.Alive(context.Background(), cfg, cfg.Member("bob")); alive || err != nil {
+		t.Errorf("Alive on a pane that is not bob's = %v, %v; want false", alive, err)
+	}
+}
+
+func TestAliveFollowsThePane(t *testing.T) {
+	s := spInside(t)
+	pane := s.spawn("bob", filepath.Join(t.TempDir(), "marks")).PaneID
+	cfg := s.config()
+	m := cfg.Member("bob")
+	b, err := backend.ForMember(backendEnv(Env{}), cfg, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if alive, err := b.Alive(ctx, cfg, m); !alive || err != nil {
+		t.Fatalf("Alive = %v, %v for a running pane", alive, err)
+	}
+	if _, err := s.srv.Run(ctx, "kill-pane", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := b.Alive(ctx, cfg, m); alive || err != nil {
+		t.Errorf("Alive = %v, %v after the pane was closed; want false", alive, err)
+	}
+}
+
+// TestSpawnOutsideTmuxUsesAPrivateServer runs with no $TMUX: teammates go
+// to a server of paneteam's own, named for the leader's pid, under
+// TMUX_TMPDIR (a test folder), tiled in session "paneteam".
+func TestSpawnOutsideTmuxUsesAPrivateServer(t *testing.T) {
+	testutil.RequireTool(t, "tmux")
+	tmpdir := testutil.ShortTempDir(t)
+	root := testutil.Root(t)
+	s := &spTeam{t: t, root: root, name: "solo"}
+	s.vars = testutil.Env("PANETEAM_ROOT="+root, "TMUX_TMPDIR="+tmpdir, "PANETEAM_TMUX_CONFIG=/dev/null")
+	pid := os.Getpid()
+	s.mustRun("team-create", "solo", "--leader-pid", strconv.Itoa(pid))
+	real, _ := filepath.EvalSymlinks(tmpdir)
+	sock := filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid()), "paneteam-"+strconv.Itoa(pid))
+	s.srv = tmux.Server{Socket: sock}
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+
+	marks := filepath.Join(t.TempDir(), "marks")
+	var ids []string
+	for _, n := range []string{"a", "b", "c"} {
+		ids = append(ids, s.spawn(n, marks).PaneID)
+	}
+	cfg := s.config()
+	if cfg.Paneteam == nil || !cfg.Paneteam.TmuxPrivate || cfg.Paneteam.TmuxSocket != sock {
+		t.Fatalf("team record %+v, want the private socket %s", cfg.Paneteam, sock)
+	}
+	ps := s.panes()
+	if len(ps) != 3 {
+		t.Fatalf("private server has %d panes, want 3 (no placeholder or shell left over)", len(ps))
+	}
+	area := 0
+	for _, id := range ids {
+		p := ps[id]
+		if p.Session != backend.PrivateSession || p.WindowID != ps[ids[0]].WindowID {
+			t.Errorf("pane %s is in %s %s, want one window of session %s", id, p.Session, p.WindowID, backend.PrivateSession)
+		}
+		if area == 0 {
+			area = p.Area()
+		}
+		if p.Area() < area/3 || p.Area() > area*3 {
+			t.Errorf("pane %s is %dx%d: not tiled evenly with the first (%d cells)", id, p.Width, p.Height, area)
+		}
+	}
+	if lines := spWaitLines(t, marks, 3); len(lines) != 3 {
+		t.Errorf("commands ran %d times, want 3: %q", len(lines), lines)
+	}
+
+	// The server vanishes: attach says so instead of starting a new one.
+	s.srv.Run(context.Background(), "kill-server")
+	_, errOut, code := s.run("attach", "--team", "solo")
+	if code == 0 || !strings.Contains(errOut, "not running") {
+		t.Errorf("attach to a vanished server: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestSpawnIntoSlowTypeaheadFlushingShell gives the server a default
+// shell that starts slowly and then discards pending input, the case that
+// makes typing a command into a new pane lose it. Claude Code's method
+// (split, 200 ms, send-keys) loses its command on this server; spawn-pane
+// types nothing, so its command runs, once.
+func TestSpawnIntoSlowTypeaheadFlushingShell(t *testing.T) {
+	testutil.RequireTool(t, "bash")
+	s := spInside(t)
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "rc")
+	ready := filepath.Join(dir, "ready")
+	if err := os.WriteFile(rc, []byte("PS1='$ '\nsleep 1\nwhile read -r -t 0.01 -n 10000 _; do :; done\ntouch "+ready+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.srv.Run(ctx, "set-option", "-g", "default-command", "bash --noprofile --rcfile "+rc+" -i"); err != nil {
+		t.Fatal(err)
+	}
+	marks := filepath.Join(dir, "marks")
+
+	// The reference: Claude Code 2.1.88 types the command after 200 ms.
+	ref, err := s.srv.Run(ctx, "split-window", "-d", "-t", s.lead, "-P", "-F", "#{pane_id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // Claude Code's fixed delay, reproduced
+	s.srv.Run(ctx, "send-keys", "-t", ref, "echo typed >> "+marks, "Enter")
+	spWaitLines(t, ready, 1)
+	s.srv.Run(ctx, "send-keys", "-t", ref, "echo probe >> "+marks, "Enter")
+	if lines := spWaitLines(t, marks, 1); strings.Join(lines, ",") != "probe" {
+		t.Fatalf("the flushing shell did not discard typeahead (marks %q): this test proves nothing here", lines)
+	}
+
+	s.spawn("alice", marks)
+	lines := spWaitLines(t, marks, 2)
+	if strings.Join(lines, ",") != "probe,alice crew "+s.root {
+		t.Errorf("marks = %q, want the probe then alice's command exactly once", lines)
+	}
+}
