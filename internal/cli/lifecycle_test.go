@@ -350,3 +350,32 @@ func TestCleanupOrphans(t *testing.T) {
 		t.Fatalf("a run with nothing to do printed %q (cron would mail it)", out)
 	}
 }
+
+// TestScheduledCleanupCommandsRun runs the command lines scripts/ gives
+// cron and systemd, so a renamed flag cannot break them silently.
+func TestScheduledCleanupCommandsRun(t *testing.T) {
+	bin := testutil.Binary(t)
+	for file, prefix := range map[string]string{
+		"paneteam-cleanup.crontab": "*/15 * * * * $HOME/go/bin/paneteam ",
+		"paneteam-cleanup.service": "ExecStart=%h/go/bin/paneteam ",
+	} {
+		b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(), "scripts", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				args = strings.Fields(rest)
+			}
+		}
+		if len(args) == 0 {
+			t.Fatalf("%s: no line starting %q", file, prefix)
+		}
+		cmd := exec.Command(bin, append(args, "--dry-run")...)
+		cmd.Env = testutil.Env("PANETEAM_ROOT="+testutil.Root(t), "TMUX_TMPDIR="+testutil.ShortTempDir(t))
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "nothing to clean up") {
+			t.Fatalf("%s: paneteam %s: %v\n%s", file, strings.Join(args, " "), err, out)
+		}
+	}
+}
