@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paneteam/paneteam/team"
 )
@@ -42,5 +43,14 @@ func TestCleanupRefusesActiveMembersAndNamesThem(t *testing.T) {
 	}
 	if exists(tm.Dir()) || exists(tm.TasksDir()) {
 		t.Fatal("team or task folder left")
+	}
+}
+
+func TestTeardownWorksAfterTheCommandWasInterrupted(t *testing.T) {
+	tm := newTeam(t)
+	addMembers(t, tm, "alice") // active: Teardown closes it anyway
+	res, err := opts().Teardown(tm, 5*time.Second)
+	if err != nil || !res.Deleted || exists(tm.Dir()) {
+		t.Fatalf("Teardown: %+v, %v", res, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/proc"
 	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -377,5 +378,33 @@ func TestScheduledCleanupCommandsRun(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "nothing to clean up") {
 			t.Fatalf("%s: paneteam %s: %v\n%s", file, strings.Join(args, " "), err, out)
 		}
+	}
+}
+
+// TestShutdownAcrossBackends: a teammate hosted in-process and one in a
+// tmux pane both approve; both are ended through their own backend.
+func TestShutdownAcrossBackends(t *testing.T) {
+	w := newLCWorld(t)
+	tn := w.must(t, "team-create", "mixed")
+	pane := w.spawn(t, tn, "alice", "approve", "--backend", "tmux")
+	w.spawn(t, tn, "bob", "approve", "--backend", "in-process")
+	cfg, err := team.Load(team.Team{Root: w.root, Name: tn}.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := cfg.Member("bob")
+	if bob.BackendType != team.BackendInProcess || bob.Paneteam == nil || bob.Paneteam.PID == 0 {
+		t.Fatalf("bob not hosted in-process: %+v", bob)
+	}
+	host := bob.Paneteam.PID
+	w.must(t, "shutdown", "--team", tn, "--all", "--timeout", "10s")
+	if hasPane(w.srv, pane) {
+		t.Fatal("tmux teammate's pane still open")
+	}
+	if proc.Alive(host, bob.Paneteam.PIDStart) {
+		t.Fatalf("in-process host %d still running", host)
+	}
+	if got := members(t, w.root, tn); got != "team-lead" {
+		t.Fatalf("members: %s", got)
 	}
 }
