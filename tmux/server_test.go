@@ -187,3 +187,22 @@ func TestHideAndJoin(t *testing.T) {
 		t.Errorf("the hidden session outlived its last pane: %v", err)
 	}
 }
+
+// TestConfExampleLoads sources tmux.conf.example into a real server: every
+// line must parse and the bindings must be there.
+func TestConfExampleLoads(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := ctxT(t)
+	if _, err := srv.Run(ctx, "source-file", filepath.Join(testutil.ModuleRoot(), "tmux.conf.example")); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := srv.Run(ctx, "list-keys", "-T", "prefix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"paneteam spawn-pane", "paneteam send", "paneteam inbox-watch", "paneteam hide", "paneteam show", "paneteam attach", "paneteam kill-pane"} {
+		if !strings.Contains(keys, want) {
+			t.Errorf("no binding runs %q", want)
+		}
+	}
+}

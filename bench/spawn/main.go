@@ -1,0 +1,220 @@
+// Command spawn measures how long it takes to start teammates in tmux
+// panes: paneteam spawn-pane (the real binary, one process per teammate,
+// as a user or a lead agent runs it) against Claude Code 2.1.88's method
+// (split, select-layout, resize, style, a fixed 200 ms sleep, send-keys),
+// in the same run, each on a private tmux server of its own.
+//
+//	go run ./bench/spawn [-n 10] [-runs 3]
+//
+// It prints both times and their ratio (paneteam / Claude Code); lower is
+// better. Never touches the default tmux server or ~/.claude.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// claudeDelay is Claude Code 2.1.88's fixed wait between creating a pane
+// and typing the command into it.
+const claudeDelay = 200 * time.Millisecond
+
+func main() {
+	n := flag.Int("n", 10, "teammates per run")
+	runs := flag.Int("runs", 3, "runs of each method; the median is reported")
+	flag.Parse()
+	if err := run(*n, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/spawn:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n, runs int) error {
+	work, err := os.MkdirTemp("/tmp", "ptb")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	bin := filepath.Join(work, "paneteam")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/paneteam")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build paneteam: %v\n%s", err, out)
+	}
+	var ours, theirs []time.Duration
+	for r := 0; r < runs; r++ {
+		d, err := timePaneteam(work, bin, r, n)
+		if err != nil {
+			return fmt.Errorf("paneteam: %w", err)
+		}
+		ours = append(ours, d)
+		d, err = timeClaude(work, r, n)
+		if err != nil {
+			return fmt.Errorf("claude code method: %w", err)
+		}
+		theirs = append(theirs, d)
+	}
+	o, c := median(ours), median(theirs)
+	fmt.Printf("machine: %s\n", machine())
+	fmt.Printf("%d sequential spawns, median of %d runs\n", n, runs)
+	fmt.Printf("  paneteam spawn-pane:          %7.1f ms (%5.1f ms per teammate) runs %v\n", ms(o), ms(o)/float64(n), msList(ours))
+	fmt.Printf("  Claude Code 2.1.88 method:    %7.1f ms (%5.1f ms per teammate) runs %v\n", ms(c), ms(c)/float64(n), msList(theirs))
+	fmt.Printf("  ratio paneteam / Claude Code: %.2f (target <= 0.40)\n", float64(o)/float64(c))
+	return nil
+}
+
+// server starts a private server with a 200x50 window whose first pane
+// plays the lead.
+func server(work, name string) (tmux.Server, string, func(), error) {
+	srv := tmux.Server{Socket: filepath.Join(work, name), Config: "/dev/null"}
+	ctx := context.Background()
+	if _, err := srv.Run(ctx, "new-session", "-d", "-s", "lead", "-x", "200", "-y", "50", "sh"); err != nil {
+		return srv, "", nil, err
+	}
+	stop := func() { srv.Run(context.Background(), "kill-server") }
+	lead, err := srv.Run(ctx, "display-message", "-p", "-t", "lead", "#{pane_id}")
+	if err != nil {
+		stop()
+		return srv, "", nil, err
+	}
+	// Claude Code types into the user's shell; make it a fast one, which
+	// favours the reference.
+	srv.Run(ctx, "set-option", "-g", "default-shell", "/bin/sh")
+	return srv, lead, stop, nil
+}
+
+func timePaneteam(work, bin string, r, n int) (time.Duration, error) {
+	srv, lead, stop, err := server(work, "p"+strconv.Itoa(r))
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	root := filepath.Join(work, "root"+strconv.Itoa(r))
+	pid, _ := srv.Run(context.Background(), "display-message", "-p", "#{pid}")
+	env := append(cleanEnv(), "PANETEAM_ROOT="+root, "TMUX="+srv.Socket+","+pid+",0", "TMUX_PANE="+lead)
+	pt := func(args ...string) error {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("paneteam %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := pt("team-create", "bench", "--leader-pid", strconv.Itoa(os.Getpid())); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if err := pt("spawn-pane", "--team", "bench", "--name", "w", "--", "sleep", "600"); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+// timeClaude reproduces Claude Code 2.1.88 (PROTOCOL.md "Panes"): the
+// first teammate splits the lead -h -l 70%; later ones split the last
+// teammate alternating -v/-h, then select-layout main-vertical and
+// resize the lead to 30%; each pane is titled and coloured; after 200 ms
+// the command is typed with send-keys.
+func timeClaude(work string, r, n int) (time.Duration, error) {
+	srv, lead, stop, err := server(work, "c"+strconv.Itoa(r))
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	ctx := context.Background()
+	start := time.Now()
+	var last string
+	for i := 0; i < n; i++ {
+		var pane string
+		if i == 0 {
+			pane, err = srv.Run(ctx, "split-window", "-t", lead, "-h", "-l", "70%", "-P", "-F", "#{pane_id}")
+		} else {
+			dir := "-v"
+			if i%2 == 0 {
+				dir = "-h"
+			}
+			pane, err = srv.Run(ctx, "split-window", "-t", last, dir, "-P", "-F", "#{pane_id}")
+			if err == nil {
+				_, err = srv.Run(ctx, "select-layout", "-t", lead, "main-vertical")
+			}
+			if err == nil {
+				_, err = srv.Run(ctx, "resize-pane", "-t", lead, "-x", "30%")
+			}
+		}
+		if err != nil {
+			return 0, err
+		}
+		last = pane
+		for _, c := range [][]string{
+			{"select-pane", "-t", pane, "-T", "w" + strconv.Itoa(i)},
+			{"set-option", "-p", "-t", pane, "pane-border-style", "fg=red"},
+			{"set-option", "-p", "-t", pane, "pane-active-border-style", "fg=red"},
+			{"set-option", "-w", "-t", pane, "pane-border-status", "top"},
+		} {
+			if _, err := srv.Run(ctx, c...); err != nil {
+				return 0, err
+			}
+		}
+		time.Sleep(claudeDelay)
+		if _, err := srv.Run(ctx, "send-keys", "-t", pane, "exec sleep 600", "Enter"); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(start), nil
+}
+
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "TMUX") || strings.HasPrefix(k, "PANETEAM_") || k == "CLAUDE_CONFIG_DIR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func machine() string {
+	cpu := runtime.GOARCH
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				_, v, _ := strings.Cut(l, ":")
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	v, _ := exec.Command("tmux", "-V").Output()
+	return fmt.Sprintf("%s/%s, %s, %d CPUs, %s, %s, %s", runtime.GOOS, runtime.GOARCH, cpu, runtime.NumCPU(),
+		strings.TrimSpace(string(v)), runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func msList(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = strconv.FormatFloat(ms(d), 'f', 0, 64)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
