@@ -24,6 +24,7 @@ import (
 // paneteam and the few programs the teammates run.
 type ipTeam struct {
 	spTeam
+	path string // the PATH of every paneteam run
 }
 
 func ipSetup(t *testing.T) *ipTeam {
@@ -38,7 +39,7 @@ func ipSetup(t *testing.T) *ipTeam {
 		}
 		os.Symlink(p, filepath.Join(bin, n))
 	}
-	s := &ipTeam{spTeam{t: t, root: testutil.Root(t), name: "crew"}}
+	s := &ipTeam{spTeam: spTeam{t: t, root: testutil.Root(t), name: "crew"}, path: bin}
 	var env []string
 	for _, kv := range testutil.Env() {
 		if !strings.HasPrefix(kv, "PATH=") {

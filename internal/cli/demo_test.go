@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+)
+
+// runDemo runs 'paneteam demo' as a user would on a fresh machine, with
+// TMPDIR pointed at a folder the test can inspect afterwards.
+func runDemo(t *testing.T, pathDirs string, args ...string) (string, string) {
+	t.Helper()
+	tmp := t.TempDir()
+	var env []string
+	for _, kv := range testutil.Env() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(testutil.Binary(t), append([]string{"demo"}, args...)...)
+	cmd.Env = append(env, "PATH="+pathDirs, "TMPDIR="+tmp)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "paneteam-demo-*"))
+	if len(left) > 0 {
+		t.Errorf("the demo left its root behind: %v", left)
+	}
+	return out.String(), errb.String()
+}
+
+func TestDemoWithoutTmuxRunsInProcess(t *testing.T) {
+	s := ipSetup(t) // only for its PATH of paneteam, sh, cat, stty, sleep
+	path := s.path
+	out, _ := runDemo(t, path)
+	for _, want := range []string{"in-process", "Got your message", "alice: approved", "carol: approved", "Nothing is left behind"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestDemoWithTmuxLeavesNoServer(t *testing.T) {
+	tmuxBin := testutil.RequireTool(t, "tmux")
+	bin := t.TempDir()
+	os.Symlink(tmuxBin, filepath.Join(bin, "tmux"))
+	s := ipSetup(t)
+	path := s.path + ":" + bin
+	out, _ := runDemo(t, path)
+	m := regexp.MustCompile(`tmux -S (\S+) attach`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo did not use a private tmux server:\n%s", out)
+	}
+	if err := exec.Command(tmuxBin, "-S", m[1], "list-sessions").Run(); err == nil {
+		exec.Command(tmuxBin, "-S", m[1], "kill-server").Run()
+		t.Fatalf("the demo's tmux server %s is still running", m[1])
+	}
+	if !strings.Contains(out, "tmux pane %") || !strings.Contains(out, "Nothing is left behind") {
+		t.Fatalf("demo output:\n%s", out)
+	}
+}
