@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/proc"
 	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -84,11 +85,16 @@ func (w *lcWorld) must(t *testing.T, args ...string) string {
 	return strings.TrimSpace(out)
 }
 
-// spawn starts a scripted teammate and returns its pane id.
+// spawn starts a scripted teammate and returns its pane id; mode
+// "reference" is paneteam's reference teammate, which approves shutdown.
 func (w *lcWorld) spawn(t *testing.T, teamName, name, mode string, flags ...string) string {
 	t.Helper()
 	args := append([]string{"spawn-pane", "--team", teamName, "--name", name, "--json"}, flags...)
-	out := w.must(t, append(args, "--", "/bin/sh", w.script, mode, w.bin)...)
+	argv := []string{"/bin/sh", w.script, mode, w.bin}
+	if mode == "reference" {
+		argv = []string{w.bin, "teammate"}
+	}
+	out := w.must(t, append(append(args, "--"), argv...)...)
 	var res struct {
 		PaneID string `json:"pane_id"`
 	}
@@ -122,8 +128,8 @@ func TestShutdownTeammatesInTmuxPanes(t *testing.T) {
 	w := newLCWorld(t)
 	lead := testutil.FirstPane(t, w.srv)
 	tn := w.must(t, "team-create", "crew")
-	alice := w.spawn(t, tn, "alice", "approve")
-	erin := w.spawn(t, tn, "erin", "approve")
+	alice := w.spawn(t, tn, "alice", "reference")
+	erin := w.spawn(t, tn, "erin", "reference")
 	bob := w.spawn(t, tn, "bob", "reject")
 	carol := w.spawn(t, tn, "carol", "silent")
 
@@ -139,6 +145,36 @@ func TestShutdownTeammatesInTmuxPanes(t *testing.T) {
 	}
 	if got := members(t, w.root, tn); got != "team-lead,bob,carol" {
 		t.Fatalf("members: %s", got)
+	}
+	// The answers were read; anything else the lead got (the reference
+	// teammates' idle notifications) is still unread.
+	// Read messages may have been moved to the inbox's archive.
+	in := mailbox.New(team.Team{Root: w.root, Name: tn}.InboxPath(team.LeadName), lockOptsDefault())
+	current, err := in.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived, err := in.Archived()
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := 0
+	for _, m := range append(archived, current...) {
+		p, _ := mailbox.Parse(m.Text)
+		switch p.Type {
+		case mailbox.TypeShutdownApproved, mailbox.TypeShutdownRejected:
+			answers++
+			if !m.Read {
+				t.Errorf("answer left unread: %s", m.Text)
+			}
+		default:
+			if m.Read {
+				t.Errorf("shutdown marked another message read: %s", m.Text)
+			}
+		}
+	}
+	if answers != 3 {
+		t.Fatalf("lead got %d shutdown answers, want 3 (alice, erin, bob)", answers)
 	}
 
 	out, _, code := w.run(t, nil, "shutdown", "--team", tn, "--name", "bob", "carol", "--timeout", "1s", "--force", "--json")
