@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/paneteam/paneteam/ptyhost"
 	"github.com/paneteam/paneteam/team"
@@ -42,6 +43,9 @@ func (b InProcess) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	}
 	st, err := ptyhost.Start(ctx, b.Exe, childEnv(os.Environ(), s.Env), o)
 	if err != nil {
+		return Pane{}, fmt.Errorf("spawn %s in-process: %w", s.Member.Name, err)
+	}
+	if err := startupCheck(ctx, o.Paths, s.StartupCheck); err != nil {
 		return Pane{}, fmt.Errorf("spawn %s in-process: %w", s.Member.Name, err)
 	}
 	return Pane{
@@ -104,4 +108,34 @@ func childEnv(base, extra []string) []string {
 		out = append(out, "TERM=xterm-256color")
 	}
 	return append(out, extra...)
+}
+
+// startupCheck watches the command for d and reports it when it failed at
+// once (bad flag, missing file), with the end of its output; the log stays
+// for 'paneteam logs'.
+func startupCheck(ctx context.Context, p ptyhost.Paths, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		st, err := ptyhost.ReadState(p.State)
+		if err == nil && st.Exited && st.ExitCode != 0 {
+			return fmt.Errorf("%s exited at once with status %d: %s", st.Argv[0], st.ExitCode, logTail(p.Log))
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func logTail(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(string(b), "\r", "")), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " | ")
 }
