@@ -129,7 +129,9 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 		res.Members = append(res.Members, d)
 	}
 	if stopServer && cfg.Paneteam.TmuxSocket != "" {
-		res.Server = stopIfEmpty(ctx, cfg.Paneteam.TmuxSocket, agentIDs(cfg), dryRun)
+		ids := agentIDs(cfg)
+		ours := func(agent string) bool { return ids[agent] }
+		res.Server = stopIfEmpty(ctx, cfg.Paneteam.TmuxSocket, ours, "paneteam's private server for the team, now empty", dryRun)
 		if !res.Server.Stopped {
 			problems = append(problems, res.Server.Why)
 		}

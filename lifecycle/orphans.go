@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -86,7 +87,15 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 		errs = append(errs, err)
 	}
 	for _, s := range servers {
-		if !seen(res, s.Socket) {
+		switch {
+		case seen(res, s.Socket):
+		case strings.HasPrefix(filepath.Base(s.Socket), "paneteam-"):
+			// paneteam tags every pane it makes, so a pane without the tag
+			// on its server is the user's own: it keeps the server up.
+			res.Servers = append(res.Servers, stopIfEmpty(ctx, s.Socket, anyAgent, s.Why, ro.DryRun))
+		default:
+			// Claude Code's panes carry no mark; the server's name, for a
+			// process that is gone, is the proof.
 			res.Servers = append(res.Servers, killServer(ctx, s, s.Why, ro.DryRun))
 		}
 	}

@@ -140,6 +140,7 @@ func TestReapPrivateServersOfGoneLeads(t *testing.T) {
 	}
 	gone := startServer(t, filepath.Join(dir, fmt.Sprintf("claude-swarm-%d", deadPID(t))))
 	goneOurs := startServer(t, filepath.Join(dir, fmt.Sprintf("paneteam-%d", deadPID(t))))
+	tagPanes(t, goneOurs)
 	liveLead := startServer(t, filepath.Join(dir, fmt.Sprintf("claude-swarm-%d", os.Getpid())))
 	other := startServer(t, filepath.Join(dir, fmt.Sprintf("work-%d", deadPID(t))))
 	reused := reusedPidServer(t, dir)
@@ -275,4 +276,35 @@ func gitRepo(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// tagPanes marks every pane of srv as paneteam's, as spawn-pane does.
+func tagPanes(t *testing.T, srv tmux.Server) {
+	t.Helper()
+	out, err := srv.Run(context.Background(), "list-panes", "-a", "-F", "#{pane_id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range strings.Fields(out) {
+		if _, err := srv.Run(context.Background(), "set-option", "-p", "-t", id, tmux.AgentOption, "x@gone"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestReapLeavesPaneteamServerHoldingTheUsersPane(t *testing.T) {
+	dir := socketDir(t)
+	srv := startServer(t, filepath.Join(dir, fmt.Sprintf("paneteam-%d", deadPID(t))))
+	tagPanes(t, srv)
+	users, err := srv.Run(context.Background(), "split-window", "-d", "-P", "-F", "#{pane_id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := opts().Reap(context.Background(), testutil.Root(t), ReapOptions{SocketDir: dir})
+	if err == nil || !strings.Contains(err.Error(), users) {
+		t.Fatalf("Reap = %v; want the user's pane %s named", err, users)
+	}
+	if len(res.Servers) != 1 || res.Servers[0].Stopped || !running(srv) {
+		t.Fatalf("server with the user's pane stopped: %+v", res.Servers)
+	}
 }

@@ -50,10 +50,10 @@ func SocketDir(getenv func(string) string) string {
 }
 
 // stopIfEmpty stops the tmux server at socket once no pane is left but
-// those carrying one of ours in tmux.AgentOption (agent ids of the team
-// being removed) and the hidden-session placeholder: any other pane is
-// someone else's, and keeps the server up.
-func stopIfEmpty(ctx context.Context, socket string, ours map[string]bool, dryRun bool) *Server {
+// those ours says paneteam may close (by the agent id in tmux.AgentOption)
+// and the hidden-session placeholder: any other pane is someone else's,
+// and keeps the server up.
+func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) bool, why string, dryRun bool) *Server {
 	s := &Server{Socket: socket}
 	srv := tmux.Server{Socket: socket}
 	out, err := srv.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}\t#{session_name}\t#{"+tmux.AgentOption+"}")
@@ -78,16 +78,20 @@ func stopIfEmpty(ctx context.Context, socket string, ours map[string]bool, dryRu
 			continue
 		}
 		id, session, agent := f[0], f[1], f[2]
-		if !ours[agent] && !(agent == "" && session == hiddenSession) {
+		if !ours(agent) && !(agent == "" && session == hiddenSession) {
 			foreign = append(foreign, id)
 		}
 	}
 	if len(foreign) > 0 {
-		s.Why = fmt.Sprintf("tmux server %s left running: panes %s are not the team's", socket, strings.Join(foreign, " "))
+		s.Why = fmt.Sprintf("tmux server %s left running: panes %s were not made by paneteam for it", socket, strings.Join(foreign, " "))
 		return s
 	}
-	return killServer(ctx, s, "paneteam's private server for the team, now empty", dryRun)
+	return killServer(ctx, s, why, dryRun)
 }
+
+// anyAgent accepts every pane paneteam made: on a server named for a gone
+// lead, every team is that lead's, and gone too.
+func anyAgent(agent string) bool { return agent != "" }
 
 // killServer stops the server at s.Socket and removes its socket.
 func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server {

@@ -26,9 +26,9 @@ the team kept with it so that running cleanup again finishes the job.
 
 With --orphans (for cron): does the same for every team whose lead process
 is gone (its pid is dead, or now names a process with another start time),
-and stops private tmux servers named paneteam-<pid> or Claude Code's
-claude-swarm-<pid> whose process is gone (found in $TMUX_TMPDIR or /tmp,
-tmux-<uid>/). Live teams, teams without a recorded lead (Claude Code's own),
+and stops the private tmux servers of leads that are gone (found in
+$TMUX_TMPDIR or /tmp, tmux-<uid>/): Claude Code's claude-swarm-<pid>, and
+paneteam-<pid> unless a pane paneteam did not make is on it. Live teams, teams without a recorded lead (Claude Code's own),
 panes it cannot prove paneteam made and worktrees with work are never
 touched. It needs no terminal, asks nothing, prints nothing when there is
 nothing to do (unless on a terminal), and concurrent runs take turns.
