@@ -61,10 +61,10 @@ const LockName = ".paneteam-cleanup.flock"
 // recorded lead process is dead (or whose pid now names another process)
 // is torn down as Cleanup with Force would (panes closed, private server
 // stopped, clean worktrees removed, folders deleted; a worktree with work
-// keeps it and its team), then private tmux servers named paneteam-<pid>
-// or claude-swarm-<pid> whose process is gone are stopped. Teams with a
-// live lead, or no recorded lead (Claude Code's own teams), are never
-// touched. Reap is idempotent and safe to run from cron.
+// keeps it and its team), then the private tmux servers of gone leads are
+// stopped: Claude Code's claude-swarm-<pid>, and paneteam-<pid> when every
+// pane on it is paneteam's. Teams with a live lead, or no recorded lead
+// (Claude Code's own teams), are never touched. Reap is idempotent and safe to run from cron.
 func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapResult, error) {
 	if ro.Now == nil {
 		ro.Now = time.Now
