@@ -24,6 +24,31 @@ func Transform(ctx context.Context, path string, opts Options, fn func(old []byt
 	return rerr
 }
 
+// TransformThen is Transform with a step run after a successful write,
+// still under the lock (for example, to retire what the write made
+// durable before anyone else can look). It does not run when nothing was
+// written.
+func TransformThen(ctx context.Context, path string, opts Options, fn func(old []byte) ([]byte, error), after func()) error {
+	h, err := acquire(ctx, path, opts)
+	if err != nil {
+		return err
+	}
+	wrote := false
+	werr := transformHeld(h, path, func(old []byte) ([]byte, error) {
+		data, err := fn(old)
+		wrote = err == nil && data != nil
+		return data, err
+	})
+	if werr == nil && wrote {
+		after()
+	}
+	rerr := h.release()
+	if werr != nil {
+		return werr
+	}
+	return rerr
+}
+
 func transformHeld(h *holder, path string, fn func([]byte) ([]byte, error)) error {
 	old, err := os.ReadFile(path)
 	if err != nil {

@@ -75,7 +75,7 @@ on stdout, one line per recipient, to match the answer against.`,
 					return err
 				}
 				d.Message.Color = color
-				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).Append(c.Context, d.Message); err != nil {
+				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).Send(c.Context, d.Message); err != nil {
 					if len(to) == 1 {
 						return fmt.Errorf("send to %s: %w", name, err)
 					}
