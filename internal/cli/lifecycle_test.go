@@ -444,3 +444,46 @@ func TestShutdownAcrossBackends(t *testing.T) {
 		t.Fatalf("members: %s", got)
 	}
 }
+
+// TestSpawnPaneWorktree: --worktree runs the teammate in its own worktree,
+// recorded in config.json; shutdown removes it once nothing would be lost;
+// outside a repository spawn-pane fails and adds no member.
+func TestSpawnPaneWorktree(t *testing.T) {
+	w := newLCWorld(t)
+	repo := gitRepo(t)
+	tn := w.must(t, "team-create", "trees")
+	pane := w.spawn(t, tn, "alice", "reference", "--cwd", repo, "--worktree")
+	tree := filepath.Join(repo, ".paneteam", "worktrees", tn, "alice")
+	cfg, err := team.Load(team.Team{Root: w.root, Name: tn}.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.Member("alice"); m.WorktreePath != tree || m.Cwd != tree {
+		t.Fatalf("member: worktreePath %q cwd %q, want %q", m.WorktreePath, m.Cwd, tree)
+	}
+	cwd, err := w.srv.Run(context.Background(), "display-message", "-p", "-t", pane, "#{pane_current_path}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real, _ := filepath.EvalSymlinks(tree); cwd != real && cwd != tree {
+		t.Fatalf("teammate runs in %s, want its worktree %s", cwd, tree)
+	}
+	out := w.must(t, "shutdown", "--team", tn, "--name", "alice", "--timeout", "10s")
+	if !strings.Contains(out, "worktree "+tree+" removed") {
+		t.Fatalf("shutdown output: %q", out)
+	}
+	if _, err := os.Stat(tree); err == nil {
+		t.Fatal("clean worktree left after shutdown")
+	}
+	if b, _ := exec.Command("git", "-C", repo, "branch", "--list", "paneteam/*").Output(); len(b) != 0 {
+		t.Fatalf("branch left: %s", b)
+	}
+
+	_, errs, code := w.run(t, nil, "spawn-pane", "--team", tn, "--name", "bob", "--cwd", t.TempDir(), "--worktree", "--", w.bin, "teammate")
+	if code == 0 || !strings.Contains(errs, "not in a git repository") {
+		t.Fatalf("--worktree outside a repository: exit %d, %q", code, errs)
+	}
+	if got := members(t, w.root, tn); got != "team-lead" {
+		t.Fatalf("failed spawn left a member: %s", got)
+	}
+}
