@@ -133,19 +133,23 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (string, error)
 	if err != nil {
 		return "", err
 	}
+	gate := tmux.NewGate()
+	cmd, err := pl.srv.Gated(tmux.Command{Argv: s.Argv, Cwd: s.Member.Cwd, Env: s.Env}, gate)
+	if err != nil {
+		return "", err
+	}
 	var pane string
 	if plan.NewWindow {
-		pane, err = pl.srv.NewSession(ctx, PrivateSession, s.Member.Cwd, privateWidth, privateHeight)
+		pane, err = pl.srv.NewSession(ctx, PrivateSession, cmd, privateWidth, privateHeight)
 	} else {
-		pane, err = pl.srv.SplitPane(ctx, plan.Split, s.Member.Cwd)
+		pane, err = pl.srv.SplitPane(ctx, plan.Split, cmd)
 	}
 	if err != nil {
 		return "", explain(pl, fmt.Errorf("make a pane for %s: %w", s.Member.Name, err))
 	}
 	look := tmux.Look{Agent: s.Member.AgentID, Title: s.Member.Name, Color: team.TmuxColor(s.Member.Color)}
-	cmd := tmux.Command{Argv: s.Argv, Cwd: s.Member.Cwd, Env: s.Env}
-	if err := pl.srv.Start(ctx, pane, look, cmd, plan.Relayout); err != nil {
-		// The pane holds only the placeholder: nothing of the user's is lost.
+	if err := pl.srv.Start(ctx, pane, look, gate, plan.Relayout); err != nil {
+		// The command has not started (its gate is shut): nothing is lost.
 		pl.srv.KillPane(context.WithoutCancel(ctx), pane)
 		return "", explain(pl, err)
 	}

@@ -38,7 +38,7 @@ func (s Server) ensureHidden(ctx context.Context) error {
 	if !errors.Is(err, ErrNoSession) {
 		return err
 	}
-	_, err = s.NewSession(ctx, HiddenSession, "", 80, 24)
+	_, err = s.NewSession(ctx, HiddenSession, Command{Argv: Placeholder}, 80, 24)
 	if err != nil && !strings.Contains(err.Error(), "duplicate session") {
 		return fmt.Errorf("create the session for hidden panes: %w", err)
 	}

@@ -53,19 +53,25 @@ func TestStartRunsCommandOnce(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	args := []string{"it's", "$HOME", "a;", "#{pane_id}", "two  spaces"}
-	script := `printf '%s\n' "$PWD" "$ODD" "$@" >> "$OUT"; exec sleep 600`
+	// The command also records its pane's agent option as it starts: set
+	// only by Start, it proves the gate held the command until then.
+	script := `printf '%s\n' "$PWD" "$ODD" "$@" "$(tmux -S "$SOCK" show-options -pv -t "$TMUX_PANE" @paneteam-agent)" >> "$OUT"; exec sleep 600`
 	argv := append([]string{"sh", "-c", script, "sh"}, args...)
 
-	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, dir)
+	gate := tmux.NewGate()
+	cmd, err := srv.Gated(tmux.Command{Argv: argv, Cwd: dir, Env: []string{"ODD=x;", "OUT=" + out, "SOCK=" + srv.Socket}}, gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	look := tmux.Look{Agent: "alice@t", Title: "alice", Color: "colour208"}
-	cmd := tmux.Command{Argv: argv, Cwd: dir, Env: []string{"ODD=x;", "OUT=" + out}}
-	if err := srv.Start(ctx, pane, look, cmd, layout.Relayout{}); err != nil {
+	if err := srv.Start(ctx, pane, look, gate, layout.Relayout{}); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join(append([]string{dir, "x;"}, args...), "\n") + "\n"
+	want := strings.Join(append(append([]string{dir, "x;"}, args...), "alice@t"), "\n") + "\n"
 	got := waitFile(t, out, len(want))
 	if got != want {
 		t.Fatalf("command saw\n%q\nwant\n%q", got, want)
@@ -149,7 +155,7 @@ func TestSocketPathOfName(t *testing.T) {
 	// tmux must agree: start the server and ask it.
 	testutil.RequireTool(t, "tmux")
 	srv.Config = "/dev/null"
-	if _, err := srv.NewSession(context.Background(), "x", "", 80, 24); err != nil {
+	if _, err := srv.NewSession(context.Background(), "x", tmux.Command{Argv: tmux.Placeholder}, 80, 24); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Run(context.Background(), "kill-server")
@@ -163,7 +169,7 @@ func TestHideAndJoin(t *testing.T) {
 	srv := testutil.TmuxServer(t)
 	ctx := ctxT(t)
 	lead := testutil.FirstPane(t, srv)
-	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, "")
+	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, tmux.Command{Argv: tmux.Placeholder})
 	if err != nil {
 		t.Fatal(err)
 	}

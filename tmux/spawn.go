@@ -2,7 +2,10 @@ package tmux
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -23,22 +26,46 @@ type Look struct {
 	Color string // tmux colour of its borders
 }
 
-// placeholder holds a new pane until respawn-pane replaces it with the
-// real command. Nothing is ever typed into it. Two arguments, so tmux
-// execs it directly rather than through the user's default-shell.
-var placeholder = []string{"sleep", "2147483647"}
+// Placeholder keeps a pane open that runs nothing of the user's (the
+// first window of the hidden session). Two arguments, so tmux execs it
+// directly rather than through the user's default-shell.
+var Placeholder = []string{"sleep", "2147483647"}
 
-// launcher is the argv tmux execs for cmd. /bin/sh (not the user's
-// default-shell, which may read slow rc files) replaces itself with the
-// command at once; when the command cannot be started, sh says why in the
-// pane, which remain-on-exit keeps on screen.
-func launcher(cmd Command) []string {
-	return []string{"/bin/sh", "-c", ExecLine(cmd.Argv)}
+// NewGate returns a fresh wait-for channel name for Gated.
+func NewGate() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "paneteam-" + hex.EncodeToString(b[:])
 }
 
-// SplitPane makes a new pane as sp says, running the placeholder, and
-// returns its id. The pane does not take the focus (-d).
-func (s Server) SplitPane(ctx context.Context, sp layout.Split, cwd string) (string, error) {
+// Gated is cmd held at a gate: the pane's /bin/sh (not the user's
+// default-shell, which may read slow rc files) waits on the tmux channel
+// gate (tmux(1) wait-for), then replaces itself with the command. Start
+// opens the gate once the pane's options are set, so remain-on-exit is in
+// force before the command can exit, and nothing is ever typed. When the
+// command cannot be started, sh says why in the pane.
+//
+// (Starting on a placeholder and then respawn-pane -k, the other way to
+// get there, sometimes loses the first output of a command that exits at
+// once: tmux 3.3 resets the respawned pane's screen concurrently.)
+func (s Server) Gated(cmd Command, gate string) (Command, error) {
+	sock, err := s.SocketPath()
+	if err != nil {
+		return Command{}, err
+	}
+	bin, err := exec.LookPath(s.bin())
+	if err != nil {
+		return Command{}, fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
+	wait := ShellJoin([]string{bin, "-S", sock, "wait-for", gate})
+	line := wait + " 2>/dev/null; " + ExecLine(cmd.Argv)
+	return Command{Argv: []string{"/bin/sh", "-c", line}, Cwd: cmd.Cwd, Env: cmd.Env}, nil
+}
+
+// SplitPane makes a new pane as sp says, running cmd as tmux execs it
+// (no shell of the user's), and returns its id. The pane does not take
+// the focus (-d).
+func (s Server) SplitPane(ctx context.Context, sp layout.Split, cmd Command) (string, error) {
 	dir := "-v"
 	if sp.Horizontal {
 		dir = "-h"
@@ -47,24 +74,28 @@ func (s Server) SplitPane(ctx context.Context, sp layout.Split, cwd string) (str
 	if sp.Percent != 0 {
 		args = append(args, "-l", strconv.Itoa(sp.Percent)+"%")
 	}
-	if cwd != "" {
-		args = append(args, "-c", FormatEscape(cwd))
-	}
-	args = append(args, "--")
-	return s.Run(ctx, append(args, placeholder...)...)
+	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
 }
 
-// NewSession creates a detached session whose first pane runs the
-// placeholder, starting the server if needed, and returns that pane. A
-// detached session has no client to take its size from, so it gets one;
-// it resizes to the first client that attaches.
-func (s Server) NewSession(ctx context.Context, name, cwd string, width, height int) (string, error) {
+// NewSession creates a detached session whose first pane runs cmd,
+// starting the server if needed, and returns that pane. A detached session
+// has no client to take its size from, so it gets one; it resizes to the
+// first client that attaches.
+func (s Server) NewSession(ctx context.Context, name string, cmd Command, width, height int) (string, error) {
 	args := []string{"new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
-	if cwd != "" {
-		args = append(args, "-c", FormatEscape(cwd))
+	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
+}
+
+// paneArgs are the -c, -e and command arguments of a new pane.
+func paneArgs(cmd Command) []string {
+	var args []string
+	if cmd.Cwd != "" {
+		args = append(args, "-c", FormatEscape(cmd.Cwd))
 	}
-	args = append(args, "--")
-	return s.Run(ctx, append(args, placeholder...)...)
+	for _, kv := range cmd.Env {
+		args = append(args, "-e", kv)
+	}
+	return append(append(args, "--"), cmd.Argv...)
 }
 
 // ColorOption is the pane user option holding a teammate's border colour.
@@ -85,16 +116,16 @@ func borderStyle(old string) string {
 	return "#{?" + ColorOption + ",fg=#{" + ColorOption + "}," + escapeCommas(old) + "}"
 }
 
-// Start marks and styles pane, replaces its placeholder with cmd, and
-// re-lays out its window, in one tmux call, in this order:
+// Start marks and styles a pane made with a Gated command, opens its
+// gate, and re-lays out its window, in one tmux call, in this order:
 //   - remain-on-exit failed (tmux >= 3.3): a command that fails stays on
 //     screen with its output, and its status is kept in pane_dead_status;
 //   - the agent option, title, colour, and the window's border styles and
 //     pane-border-status top (titles on the borders);
-//   - respawn-pane -k: the placeholder is killed and cmd started on the
-//     pane's terminal as its first and only process; nothing is typed;
+//   - wait-for -S gate: the command starts (a signal sent before the pane
+//     waits is kept by tmux, so there is no race);
 //   - select-layout and resize-pane as rl says.
-func (s Server) Start(ctx context.Context, pane string, look Look, cmd Command, rl layout.Relayout) error {
+func (s Server) Start(ctx context.Context, pane string, look Look, gate string, rl layout.Relayout) error {
 	seq := [][]string{
 		{"set-option", "-p", "-t", pane, "remain-on-exit", "failed"},
 		{"set-option", "-p", "-t", pane, AgentOption, look.Agent},
@@ -112,15 +143,7 @@ func (s Server) Start(ctx context.Context, pane string, look Look, cmd Command, 
 			[]string{"set-option", "-w", "-t", pane, "pane-border-style", borderStyle(border)},
 			[]string{"set-option", "-w", "-t", pane, "pane-active-border-style", borderStyle(active)})
 	}
-	respawn := []string{"respawn-pane", "-k", "-t", pane}
-	if cmd.Cwd != "" {
-		respawn = append(respawn, "-c", FormatEscape(cmd.Cwd))
-	}
-	for _, kv := range cmd.Env {
-		respawn = append(respawn, "-e", kv)
-	}
-	respawn = append(respawn, "--")
-	seq = append(seq, append(respawn, launcher(cmd)...))
+	seq = append(seq, []string{"wait-for", "-S", gate})
 	seq = append(seq, relayout(pane, rl)...)
 	if _, err := s.RunSeq(ctx, seq...); err != nil {
 		return fmt.Errorf("start pane %s: %w", pane, err)
