@@ -13,7 +13,7 @@ import (
 // memberServer is the server a member's pane lives on, as paneteam
 // recorded it when it made the pane. A member without that record was
 // not started by paneteam, and its pane is not paneteam's to touch.
-func memberServer(b *Tmux, cfg *team.Config, m *team.Member) (tmux.Server, error) {
+func memberServer(m *team.Member) (tmux.Server, error) {
 	if m.Paneteam == nil || m.Paneteam.TmuxSocket == "" || m.TmuxPaneID == "" {
 		return tmux.Server{}, fmt.Errorf("member %s has no pane paneteam started (tmuxPaneId %q): leaving it alone", m.Name, m.TmuxPaneID)
 	}
@@ -23,7 +23,7 @@ func memberServer(b *Tmux, cfg *team.Config, m *team.Member) (tmux.Server, error
 // Alive reports whether the member's pane exists, carries its agent id,
 // and its command has not exited.
 func (b *Tmux) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error) {
-	srv, err := memberServer(b, cfg, m)
+	srv, err := memberServer(m)
 	if err != nil {
 		return false, err
 	}
@@ -42,7 +42,7 @@ func (b *Tmux) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (boo
 // and re-lays out the window it leaves. A pane or server already gone is
 // success.
 func (b *Tmux) Kill(ctx context.Context, cfg *team.Config, m *team.Member) error {
-	srv, err := memberServer(b, cfg, m)
+	srv, err := memberServer(m)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (b *Tmux) Show(ctx context.Context, cfg *team.Config, m *team.Member, pol l
 }
 
 func (b *Tmux) ownedLocked(ctx context.Context, cfg *team.Config, m *team.Member) (tmux.Server, tmux.Pane, func(), error) {
-	srv, err := memberServer(b, cfg, m)
+	srv, err := memberServer(m)
 	if err != nil {
 		return srv, tmux.Pane{}, nil, err
 	}
