@@ -51,7 +51,7 @@ func (in *Inbox) Archived() ([]Message, error) {
 	}
 	defer f.Close()
 	var out []Message
-	seen := map[archiveKey]bool{}
+	seen := map[messageKey]bool{}
 	r := bufio.NewReaderSize(f, 64<<10)
 	for {
 		b, err := r.ReadBytes('\n')
@@ -72,10 +72,6 @@ func (in *Inbox) Archived() ([]Message, error) {
 		}
 	}
 }
-
-type archiveKey struct{ from, timestamp, text, summary string }
-
-func keyOf(m Message) archiveKey { return archiveKey{m.From, m.Timestamp, m.Text, m.Summary} }
 
 // prune splits msgs into those that stay in the inbox (unread) and appends
 // the read ones to the archive, durably, before returning. The caller holds

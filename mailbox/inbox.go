@@ -159,14 +159,32 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 	if _, err := os.Stat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
 	}
-	return lockfile.Transform(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
+	var taken []string
+	return lockfile.TransformThen(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
+		taken = nil
 		cur, err := decode(old)
 		if err != nil {
 			return nil, in.moveAside(err)
 		}
-		next, err := fn(cur)
-		if err != nil || next == nil {
+		// Every write first takes along what senders queued (spool.go), so
+		// that after a holder crashed between its write and retiring the
+		// queue, the very next write of any kind finds those messages
+		// still in the inbox and does not append them twice.
+		queued, files, err := readSpool(SpoolDir(in.Path))
+		if err != nil {
 			return nil, err
+		}
+		taken = files
+		cur = appendMissing(cur, queued)
+		next, err := fn(cur)
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			if len(files) == 0 {
+				return nil, nil
+			}
+			next = cur
 		}
 		// Read messages leave for the archive (archive.go) on every write,
 		// so the inbox stays small whatever its history.
@@ -174,7 +192,32 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 			return nil, err
 		}
 		return Encode(next)
+	}, func() {
+		for _, f := range taken {
+			os.Remove(f)
+		}
 	})
+}
+
+// appendMissing appends the queued messages that the inbox does not hold
+// yet. A queued message already there was written by a holder that died
+// before it could retire the queue file.
+func appendMissing(cur, queued []Message) []Message {
+	if len(queued) == 0 {
+		return cur
+	}
+	have := map[messageKey]int{}
+	for _, m := range cur {
+		have[keyOf(m)]++
+	}
+	for _, m := range queued {
+		if k := keyOf(m); have[k] > 0 {
+			have[k]--
+			continue
+		}
+		cur = append(cur, m)
+	}
+	return cur
 }
 
 // ensure creates the inbox as [] if it is missing, atomically, so no reader

@@ -64,8 +64,11 @@ func (m Message) Validate() error {
 	return nil
 }
 
-// same reports whether two messages are the same delivery: an inbox has no
-// message ids, so sender, time, text and summary identify a message.
-func same(a, b Message) bool {
-	return a.From == b.From && a.Timestamp == b.Timestamp && a.Text == b.Text && a.Summary == b.Summary
-}
+// messageKey identifies a delivery: an inbox has no message ids, so
+// sender, time (to the millisecond), text and summary do.
+type messageKey struct{ from, timestamp, text, summary string }
+
+func keyOf(m Message) messageKey { return messageKey{m.From, m.Timestamp, m.Text, m.Summary} }
+
+// same reports whether two messages are the same delivery.
+func same(a, b Message) bool { return keyOf(a) == keyOf(b) }

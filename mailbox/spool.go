@@ -24,7 +24,9 @@ import (
 // next appends every spooled message in one rewrite and one fsync, and
 // removes their spool files after the write and before releasing the
 // lock. A sender whose spool file is gone when its turn comes knows its
-// message was written, and writes nothing.
+// message was written, and writes nothing. If a holder dies between its
+// write and that removal, the next locked write of any kind finds the
+// queued messages already in the inbox and does not add them again.
 //
 // Under the inbox's lock nothing changes for Claude Code: each write is
 // still one locked, atomic rewrite. What changes is the cost of 50 senders
@@ -46,7 +48,7 @@ func (in *Inbox) Send(ctx context.Context, m Message) error {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		err = in.flush(ctx, own)
+		err = in.flush(ctx)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
 			// Moved aside between ensure and the lock: start a fresh inbox.
 			if err = in.ensure(); err == nil {
@@ -93,38 +95,11 @@ func (in *Inbox) spool(m Message) (string, error) {
 	return name, nil
 }
 
-// flush takes the lock and, unless own was already written by another
-// holder, appends every spooled message.
-func (in *Inbox) flush(ctx context.Context, own string) error {
-	var taken []string
-	err := lockfile.TransformThen(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
-		taken = nil
-		if _, err := os.Stat(own); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil // a previous holder wrote it
-		}
-		cur, err := decode(old)
-		if err != nil {
-			return nil, in.moveAside(err)
-		}
-		queued, files, err := readSpool(SpoolDir(in.Path))
-		if err != nil {
-			return nil, err
-		}
-		taken = files
-		next, err := in.prune(append(cur, queued...))
-		if err != nil {
-			return nil, err
-		}
-		return Encode(next)
-	}, func() {
-		for _, f := range taken {
-			os.Remove(f)
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("inbox %s: %w", in.Path, err)
-	}
-	return nil
+// flush takes the lock and writes every queued message, the caller's
+// included unless a previous holder already did: every locked write drains
+// the queue (see transform).
+func (in *Inbox) flush(ctx context.Context) error {
+	return in.transform(ctx, func([]Message) ([]Message, error) { return nil, nil })
 }
 
 // readSpool returns the queued messages in send order with their files. A
@@ -132,6 +107,9 @@ func (in *Inbox) flush(ctx context.Context, own string) error {
 // taken and dropped: its sender was never acknowledged.
 func readSpool(dir string) ([]Message, []string, error) {
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read message queue: %w", err)
 	}

@@ -2,8 +2,10 @@ package mailbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -73,4 +75,46 @@ func containsText(ms []mailbox.Message, text string) bool {
 		}
 	}
 	return false
+}
+
+// A holder killed after writing the inbox but before retiring the queue
+// leaves queue files for messages already delivered. The next write of any
+// kind (here a mark-read, as inbox-watch does) must not deliver them again,
+// even though it also moves read messages to the archive.
+func TestQueueLeftByACrashedHolderIsNotDeliveredTwice(t *testing.T) {
+	in := archiveInbox(t)
+	ctx := context.Background()
+	m := msg("bob", "written just before the crash")
+	if err := in.Send(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	// Recreate the state the crash leaves: the message is in the inbox and
+	// its queue file is still there.
+	queue := mailbox.SpoolDir(in.Path)
+	stale := filepath.Join(queue, "00000000000000000001-1-000000000000.msg")
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(stale, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := in.ReadAll()
+	if _, err := in.MarkRead(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Send(ctx, msg("carol", "later")); err != nil {
+		t.Fatal(err)
+	}
+	inbox, _ := in.ReadAll()
+	archived, _ := in.Archived()
+	n := 0
+	for _, x := range append(inbox, archived...) {
+		if x.Text == m.Text {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the message is delivered %d times (inbox %d, archive %d)", n, len(inbox), len(archived))
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatal("the stale queue file was not retired")
+	}
 }
