@@ -4,13 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	it2test.Cleanup()
-	testutil.Cleanup()
 	os.Exit(code)
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testutil.Cleanup()
-	os.Exit(code)
-}
-
 // newTeam creates a team under a fresh root whose lead is this test
 // process (alive).
 func newTeam(t *testing.T) team.Team {

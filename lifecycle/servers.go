@@ -61,7 +61,7 @@ func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) boo
 		// It exited with its last session; its socket file stays behind.
 		s.Stopped, s.Why = true, "no longer running"
 		if !dryRun {
-			if err := removeStaleSocket(socket); err != nil {
+			if err := removeLeftovers(socket); err != nil {
 				s.Stopped, s.Why = false, fmt.Sprintf("tmux server %s has exited but its socket was not removed: %v", socket, err)
 			}
 		}
@@ -104,7 +104,7 @@ func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server
 	// would find it again, so it goes too.
 	_, err := tmux.Server{Socket: s.Socket}.Run(ctx, "kill-server")
 	if err == nil || errors.Is(err, tmux.ErrNoServer) {
-		err = removeStaleSocket(s.Socket)
+		err = removeLeftovers(s.Socket)
 	}
 	if err != nil {
 		s.Why = fmt.Sprintf("could not stop tmux server %s: %v", s.Socket, err)
@@ -112,6 +112,15 @@ func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server
 	}
 	s.Stopped = true
 	return s
+}
+
+// removeLeftovers removes what a stopped server leaves: its socket file
+// (tmux 3.3 does not remove it) and paneteam's pane lock beside it.
+func removeLeftovers(socket string) error {
+	if err := removeStaleSocket(socket); err != nil {
+		return err
+	}
+	return tmux.Server{Socket: socket}.RemoveLock()
 }
 
 func removeStaleSocket(path string) error {

@@ -21,12 +21,6 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testutil.Cleanup()
-	os.Exit(code)
-}
-
 // TestConcurrentWritersLoseNothing is the promise paneteam makes when it
 // shares ~/.claude with Claude Code: 50 paneteam processes and a Node
 // writer locking exactly as Claude Code does append to one inbox while

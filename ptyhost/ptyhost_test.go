@@ -18,12 +18,6 @@ import (
 	"github.com/paneteam/paneteam/ptyhost"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testutil.Cleanup()
-	os.Exit(code)
-}
-
 // toolsOnly returns a PATH holding only the named programs: no tmux, no it2.
 func toolsOnly(t *testing.T, names ...string) string {
 	t.Helper()

@@ -62,3 +62,28 @@ func lockContext(ctx context.Context, fl *flock.Flock) error {
 		return ctx.Err()
 	}
 }
+
+// RemoveLock deletes the pane lock file of a server that has been stopped,
+// so a private server leaves nothing behind. It deletes the file only
+// while holding the lock itself, and leaves it when another paneteam
+// holds it (a spawn in progress).
+func (s Server) RemoveLock() error {
+	sock, err := s.SocketPath()
+	if err != nil {
+		return err
+	}
+	path := sock + ".paneteam-lock"
+	fl := flock.New(path, flock.SetPermissions(0o600))
+	ok, err := fl.TryLock()
+	if errors.Is(err, os.ErrNotExist) || err == nil && !ok {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("remove pane lock %s: %w", path, err)
+	}
+	defer fl.Unlock()
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove pane lock %s: %w", path, err)
+	}
+	return nil
+}

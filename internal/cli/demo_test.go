@@ -17,14 +17,15 @@ import (
 func runDemo(t *testing.T, pathDirs string, args ...string) (string, string) {
 	t.Helper()
 	tmp := t.TempDir()
+	sockets := testutil.ShortTempDir(t)
 	var env []string
 	for _, kv := range testutil.Env() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TMPDIR=") {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TMPDIR=") && !strings.HasPrefix(kv, "TMUX_TMPDIR=") {
 			env = append(env, kv)
 		}
 	}
 	cmd := exec.Command(testutil.Binary(t), append([]string{"demo"}, args...)...)
-	cmd.Env = append(env, "PATH="+pathDirs, "TMPDIR="+tmp)
+	cmd.Env = append(env, "PATH="+pathDirs, "TMPDIR="+tmp, "TMUX_TMPDIR="+sockets)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -33,6 +34,10 @@ func runDemo(t *testing.T, pathDirs string, args ...string) (string, string) {
 	left, _ := filepath.Glob(filepath.Join(tmp, "paneteam-demo-*"))
 	if len(left) > 0 {
 		t.Errorf("the demo left its root behind: %v", left)
+	}
+	// Nothing in tmux's socket folder either: no socket, no pane lock.
+	if socks, _ := filepath.Glob(filepath.Join(sockets, "tmux-*", "*")); len(socks) > 0 {
+		t.Errorf("the demo left files in the tmux socket folder: %v", socks)
 	}
 	return out.String(), errb.String()
 }

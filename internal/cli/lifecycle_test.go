@@ -317,6 +317,11 @@ func TestCleanupOrphans(t *testing.T) {
 	live := w.must(t, "team-create", "live", "--leader-pid", strconv.Itoa(leadC.Process.Pid))
 	dave := w.spawn(t, live, "dave", "silent", "--backend", "tmux")
 	liveSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadC.Process.Pid))}
+	// The reaper must spare the live team's server, so the test stops it.
+	for _, srv := range []tmux.Server{goneSrv, reusedSrv, liveSrv} {
+		sock := srv.Socket
+		t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	}
 
 	// Claude Code's private server for a lead that is gone.
 	dead := exec.Command("true")
@@ -360,6 +365,12 @@ func TestCleanupOrphans(t *testing.T) {
 	}
 	if _, err := os.Stat(swarm.Socket); err == nil {
 		t.Fatal("socket of a reaped server left behind")
+	}
+	if _, err := os.Stat(reusedSrv.Socket + ".paneteam-lock"); err == nil {
+		t.Fatal("pane lock file of a reaped private server left behind")
+	}
+	if _, err := os.Stat(liveSrv.Socket + ".paneteam-lock"); err != nil {
+		t.Fatal("the live team's pane lock was removed")
 	}
 	if !hasPane(liveSrv, dave) || members(t, w.root, live) != "team-lead,dave" {
 		t.Fatal("the live team was touched")

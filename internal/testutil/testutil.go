@@ -4,6 +4,8 @@
 package testutil
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,36 +46,42 @@ var (
 )
 
 // Binary builds cmd/paneteam once per test process and returns its path.
-// The binary lives in a folder that is removed when the process exits
-// through TestMain's cleanup (see Cleanup) or left in the OS temp dir.
+// Every test process of one checkout (and race mode) builds to the same
+// place, replacing the file by rename (a running binary keeps its old
+// copy), so test runs leave one binary behind at most, not one per run.
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "paneteam-bin-")
+		sum := sha256.Sum256([]byte(ModuleRoot()))
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-test-bin-%x", sum[:6]))
+		if buildErr = os.MkdirAll(dir, 0o700); buildErr != nil {
+			return
+		}
+		name := "paneteam"
+		args := []string{"build"}
+		if raceEnabled {
+			name += "-race"
+			args = append(args, "-race")
+		}
+		binPath = filepath.Join(dir, name)
+		tmp, err := os.CreateTemp(dir, name+".*.tmp")
 		if err != nil {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "paneteam")
-		args := []string{"build", "-o", binPath}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, "./cmd/paneteam")...)
+		tmp.Close()
+		cmd := exec.Command("go", append(args, "-o", tmp.Name(), "./cmd/paneteam")...)
 		cmd.Dir = ModuleRoot()
-		buildOut, buildErr = cmd.CombinedOutput()
+		if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
+			os.Remove(tmp.Name())
+			return
+		}
+		buildErr = os.Rename(tmp.Name(), binPath)
 	})
 	if buildErr != nil {
 		t.Fatalf("build paneteam: %v\n%s", buildErr, buildOut)
 	}
 	return binPath
-}
-
-// Cleanup removes the binary built by Binary; call it from TestMain.
-func Cleanup() {
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
 }
 
 // Root returns a fresh team root for one test: never the user's ~/.claude.
