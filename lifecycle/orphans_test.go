@@ -213,7 +213,7 @@ func reusedPidServer(t *testing.T, dir string) tmux.Server {
 func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {
 	ctx := context.Background()
 	root := testutil.Root(t)
-	repo := gitRepo(t)
+	repo := testutil.GitRepo(t)
 	tm := newTeamLedBy(t, root, "gone", deadPID(t), "1")
 	addMembers(t, tm, "alice", "bob")
 	paths := map[string]string{}
@@ -260,22 +260,6 @@ func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {
 	if exists(paths["alice"]) || exists(tm.Dir()) {
 		t.Fatal("second run did not finish the job")
 	}
-}
-
-// gitRepo is a real repository with one commit.
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	testutil.RequireTool(t, "git")
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"},
-	} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
 }
 
 // tagPanes marks every pane of srv as paneteam's, as spawn-pane does.

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/paneteam/paneteam/internal/flockwait"
 )
 
 // proper-lockfile's numbers, as Claude Code uses them.
@@ -125,7 +127,7 @@ func acquire(ctx context.Context, target string, opts Options) (*holder, error) 
 	}
 
 	q := flock.New(QueuePath(real), flock.SetPermissions(FilePerm))
-	if err := lockQueue(ctx, q); err != nil {
+	if err := flockwait.Lock(ctx, q); err != nil {
 		return nil, timeout(err)
 	}
 	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
@@ -136,30 +138,6 @@ func acquire(ctx context.Context, target string, opts Options) (*holder, error) 
 	h.stop, h.stopped = make(chan struct{}), make(chan struct{})
 	go h.refresh(opts.Stale / 2)
 	return h, nil
-}
-
-// lockQueue takes the flock, giving up when ctx ends. A blocking flock
-// cannot be interrupted, so an abandoned wait releases the lock when it
-// finally gets it.
-func lockQueue(ctx context.Context, q *flock.Flock) error {
-	if ok, err := q.TryLock(); err != nil {
-		return err
-	} else if ok {
-		return nil
-	}
-	got := make(chan error, 1)
-	go func() { got <- q.Lock() }()
-	select {
-	case err := <-got:
-		return err
-	case <-ctx.Done():
-		go func() {
-			if <-got == nil {
-				q.Unlock()
-			}
-		}()
-		return ctx.Err()
-	}
 }
 
 func (h *holder) mkdirLoop(ctx context.Context) error {

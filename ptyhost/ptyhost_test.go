@@ -1,7 +1,6 @@
 package ptyhost_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,36 +43,6 @@ func childEnv(path string) []string {
 	return append(env, "PATH="+path)
 }
 
-// buffer is an io.Writer safe to read while another goroutine writes.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func start(t *testing.T, argv ...string) (ptyhost.Options, ptyhost.State) {
 	t.Helper()
 	o := ptyhost.Options{
@@ -106,7 +74,7 @@ func TestAttachTypesInAndShowsOutputThenDetaches(t *testing.T) {
 		t.Fatalf("after Start the host and cat must run: %+v", st)
 	}
 	inR, inW := io.Pipe()
-	var out buffer
+	var out testutil.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- ptyhost.Attach(context.Background(), o.Paths.Socket, ptyhost.AttachOptions{
@@ -115,10 +83,10 @@ func TestAttachTypesInAndShowsOutputThenDetaches(t *testing.T) {
 	}()
 	io.WriteString(inW, "hello from the test\r")
 	// The terminal echoes the line, then cat prints it again.
-	eventually(t, 10*time.Second, "cat's output did not reach the attached client", func() bool {
+	testutil.Eventually(t, 10*time.Second, "cat's output did not reach the attached client", func() bool {
 		return strings.Count(out.String(), "hello from the test") >= 2
 	})
-	eventually(t, 5*time.Second, "the output is not in the log", fileHas(o.Paths.Log, "hello from the test"))
+	testutil.Eventually(t, 5*time.Second, "the output is not in the log", fileHas(o.Paths.Log, "hello from the test"))
 
 	io.WriteString(inW, "\x1d")
 	select {
@@ -135,10 +103,10 @@ func TestAttachTypesInAndShowsOutputThenDetaches(t *testing.T) {
 
 	// A second client first sees the recent output, and its size reaches
 	// the command's terminal.
-	var again buffer
+	var again testutil.Buffer
 	inR2, inW2 := io.Pipe()
 	go ptyhost.Attach(context.Background(), o.Paths.Socket, ptyhost.AttachOptions{In: inR2, Out: &again, DetachKey: 0x1d})
-	eventually(t, 5*time.Second, "a new client did not see the recent output", func() bool {
+	testutil.Eventually(t, 5*time.Second, "a new client did not see the recent output", func() bool {
 		return strings.Contains(again.String(), "hello from the test")
 	})
 	inW2.Close()
@@ -146,16 +114,16 @@ func TestAttachTypesInAndShowsOutputThenDetaches(t *testing.T) {
 
 func TestResizeReachesTheCommand(t *testing.T) {
 	o, _ := start(t, "sh", "-c", `trap 'stty size' WINCH; stty size; while :; do sleep 0.05; done`)
-	eventually(t, 5*time.Second, "initial size 24 80 not printed", fileHas(o.Paths.Log, "24 80"))
+	testutil.Eventually(t, 5*time.Second, "initial size 24 80 not printed", fileHas(o.Paths.Log, "24 80"))
 	resize := make(chan ptyhost.Size, 1)
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	go ptyhost.Attach(context.Background(), o.Paths.Socket, ptyhost.AttachOptions{
 		In: inR, Out: io.Discard, Size: ptyhost.Size{Rows: 33, Cols: 111}, Resize: resize,
 	})
-	eventually(t, 5*time.Second, "the attach size did not reach the command", fileHas(o.Paths.Log, "33 111"))
+	testutil.Eventually(t, 5*time.Second, "the attach size did not reach the command", fileHas(o.Paths.Log, "33 111"))
 	resize <- ptyhost.Size{Rows: 44, Cols: 122}
-	eventually(t, 5*time.Second, "a resize did not reach the command", fileHas(o.Paths.Log, "44 122"))
+	testutil.Eventually(t, 5*time.Second, "a resize did not reach the command", fileHas(o.Paths.Log, "44 122"))
 }
 
 func TestKillEndsCommandAndHost(t *testing.T) {
@@ -179,7 +147,7 @@ func TestKillEndsCommandAndHost(t *testing.T) {
 func TestHostDeathIsDetectedAndKillStillCleansUp(t *testing.T) {
 	o, st := start(t, "sh", "-c", "trap '' HUP; exec sleep 1000")
 	syscall.Kill(st.HostPID, syscall.SIGKILL)
-	eventually(t, 5*time.Second, "a SIGKILLed host still counts as alive", func() bool {
+	testutil.Eventually(t, 5*time.Second, "a SIGKILLed host still counts as alive", func() bool {
 		return !ptyhost.Alive(st.HostPID, st.HostStart)
 	})
 	if err := ptyhost.Kill(context.Background(), o.Paths.State, st.HostPID, st.HostStart); err != nil {
@@ -192,7 +160,7 @@ func TestHostDeathIsDetectedAndKillStillCleansUp(t *testing.T) {
 
 func TestCommandExitEndsHostAndIsRecorded(t *testing.T) {
 	o, st := start(t, "sh", "-c", "echo bye; exit 3")
-	eventually(t, 10*time.Second, "the host outlived its command", func() bool {
+	testutil.Eventually(t, 10*time.Second, "the host outlived its command", func() bool {
 		return !ptyhost.Alive(st.HostPID, st.HostStart)
 	})
 	got, err := ptyhost.ReadState(o.Paths.State)

@@ -1,11 +1,9 @@
 package teammate
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -73,35 +71,6 @@ func slowRepl() {
 		default:
 			line = append(line, c)
 		}
-	}
-}
-
-// buffer is a Writer safe to read while the program writes.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -174,7 +143,7 @@ func unreadCount(t *testing.T, tm team.Team, agent string) int {
 
 // running is a teammate loop under test.
 type running struct {
-	out  *buffer
+	out  *testutil.Buffer
 	prog *Program
 	done chan error
 	stop context.CancelFunc
@@ -187,7 +156,7 @@ func runProgram(t *testing.T, tm team.Team, idle time.Duration, argv ...string) 
 
 func runProgramEnv(t *testing.T, tm team.Team, idle time.Duration, env []string, argv ...string) *running {
 	t.Helper()
-	out := &buffer{}
+	out := &testutil.Buffer{}
 	p, err := StartProgram(argv, ProgramOptions{Mirror: out, Rows: 24, Cols: 200, Env: env})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +164,7 @@ func runProgramEnv(t *testing.T, tm team.Team, idle time.Duration, env []string,
 	return runAgent(t, tm, idle, p, out, p)
 }
 
-func runAgent(t *testing.T, tm team.Team, idle time.Duration, a Agent, out *buffer, p *Program) *running {
+func runAgent(t *testing.T, tm team.Team, idle time.Duration, a Agent, out *testutil.Buffer, p *Program) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{out: out, prog: p, done: make(chan error, 1), stop: cancel}
 	go func() {

@@ -32,7 +32,7 @@ func TestCatGetsEveryMessageExactlyOnce(t *testing.T) {
 			time.Sleep(30 * time.Millisecond) // some arrive while others are being typed
 		}
 	}
-	eventually(t, long, "not every message reached cat", func() bool {
+	testutil.Eventually(t, long, "not every message reached cat", func() bool {
 		for _, x := range texts {
 			if !strings.Contains(r.out.String(), x) {
 				return false
@@ -54,7 +54,7 @@ func TestShellRunsEachMessageAsACommand(t *testing.T) {
 	r := runProgramEnv(t, tm, time.Hour, append(testutil.Env(), "PS1=$ "), "sh")
 	send(t, tm, "team-lead", "worker", "echo sum=$((40+2))")
 	send(t, tm, "team-lead", "worker", "echo second; echo third")
-	eventually(t, long, "the shell did not run both messages", func() bool {
+	testutil.Eventually(t, long, "the shell did not run both messages", func() bool {
 		o := r.out.String()
 		return strings.Contains(o, "sum=42") && strings.Contains(o, "\nthird")
 	})
@@ -70,7 +70,7 @@ func TestSlowPasteDetectingReplGetsEnterAfterTheText(t *testing.T) {
 	send(t, tm, "team-lead", "worker", "second, a bit longer, message")
 	send(t, tm, "bob", "worker", "multi\nline\nmessage")
 	want := []string{"got: first line\r", "got: second, a bit longer, message\r", "got: multi|line|message\r"}
-	eventually(t, long, "the REPL did not submit every message", func() bool {
+	testutil.Eventually(t, long, "the REPL did not submit every message", func() bool {
 		for _, w := range want {
 			if !strings.Contains(r.out.String(), w) {
 				return false
@@ -88,7 +88,7 @@ func TestIdleNotificationAfterQuiet(t *testing.T) {
 	tm := newTeam(t)
 	r := runProgram(t, tm, 300*time.Millisecond, quietCat...)
 	send(t, tm, "team-lead", "worker", "do the thing")
-	eventually(t, long, "no idle_notification reached the lead", func() bool {
+	testutil.Eventually(t, long, "no idle_notification reached the lead", func() bool {
 		return len(protocolIn(t, tm, "team-lead", mailbox.TypeIdle)) > 0
 	})
 	idle := protocolIn(t, tm, "team-lead", mailbox.TypeIdle)[0].Value.(*mailbox.IdleNotification)
@@ -144,7 +144,7 @@ func TestShutdownFromAPeerIsRejected(t *testing.T) {
 	sendProtocol(t, tm, "bob", "worker", mailbox.ShutdownRequest{
 		Type: mailbox.TypeShutdownRequest, RequestID: "r-bob", From: "bob", Timestamp: mailbox.Timestamp(time.Now()),
 	})
-	eventually(t, long, "bob got no shutdown_rejected", func() bool {
+	testutil.Eventually(t, long, "bob got no shutdown_rejected", func() bool {
 		return len(protocolIn(t, tm, "bob", mailbox.TypeShutdownRejected)) == 1
 	})
 	rej := protocolIn(t, tm, "bob", mailbox.TypeShutdownRejected)[0].Value.(*mailbox.ShutdownRejected)
@@ -152,7 +152,7 @@ func TestShutdownFromAPeerIsRejected(t *testing.T) {
 		t.Fatalf("rejection = %+v", rej)
 	}
 	send(t, tm, "team-lead", "worker", "still working")
-	eventually(t, long, "the teammate stopped working after a rejected shutdown", func() bool {
+	testutil.Eventually(t, long, "the teammate stopped working after a rejected shutdown", func() bool {
 		return strings.Contains(r.out.String(), "still working")
 	})
 }

@@ -5,18 +5,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
 func TestReferenceTeammateRepliesIdlesAndApprovesShutdown(t *testing.T) {
 	tm := newTeam(t)
-	out := &buffer{}
+	out := &testutil.Buffer{}
 	ref := &Reference{Team: tm, Name: "worker", Out: out}
 	r := runAgent(t, tm, 200*time.Millisecond, ref, out, nil)
 	send(t, tm, "team-lead", "worker", "please review\nthe parser")
 	send(t, tm, "bob", "worker", Reply("an earlier note")) // a reply: read, not answered
-	eventually(t, long, "no reply reached the lead", func() bool {
+	testutil.Eventually(t, long, "no reply reached the lead", func() bool {
 		msgs, _ := mailbox.New(tm.InboxPath("team-lead"), lockfile.Options{}).ReadAll()
 		for _, m := range msgs {
 			if m.From == "worker" && m.Text == Reply("please review\nthe parser") {
@@ -25,10 +26,10 @@ func TestReferenceTeammateRepliesIdlesAndApprovesShutdown(t *testing.T) {
 		}
 		return false
 	})
-	eventually(t, long, "no idle notification", func() bool {
+	testutil.Eventually(t, long, "no idle notification", func() bool {
 		return len(protocolIn(t, tm, "team-lead", mailbox.TypeIdle)) > 0
 	})
-	eventually(t, long, "the reply from bob was not read", func() bool { return unreadCount(t, tm, "worker") == 0 })
+	testutil.Eventually(t, long, "the reply from bob was not read", func() bool { return unreadCount(t, tm, "worker") == 0 })
 	if msgs, _ := mailbox.New(tm.InboxPath("bob"), lockfile.Options{}).ReadAll(); len(msgs) != 0 {
 		t.Fatalf("the reference teammate answered a reply: %+v", msgs)
 	}

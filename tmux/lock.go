@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gofrs/flock"
+	"github.com/paneteam/paneteam/internal/flockwait"
 )
 
 // Lock serialises pane creation on this server across processes: between
@@ -29,38 +30,13 @@ func (s Server) Lock(ctx context.Context) (unlock func(), err error) {
 	}
 	path := sock + ".paneteam-lock"
 	fl := flock.New(path, flock.SetPermissions(0o600))
-	if err := lockContext(ctx, fl); err != nil {
+	if err := flockwait.Lock(ctx, fl); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("another paneteam held it too long: %w", err)
+		}
 		return nil, fmt.Errorf("wait for the pane lock %s: %w", path, err)
 	}
 	return func() { fl.Unlock() }, nil
-}
-
-// lockContext takes fl, giving up when ctx ends. A blocking flock cannot
-// be interrupted, so an abandoned wait releases the lock once it gets it.
-func lockContext(ctx context.Context, fl *flock.Flock) error {
-	ok, err := fl.TryLock()
-	if err != nil {
-		return err
-	}
-	if ok {
-		return nil
-	}
-	got := make(chan error, 1)
-	go func() { got <- fl.Lock() }()
-	select {
-	case err := <-got:
-		return err
-	case <-ctx.Done():
-		go func() {
-			if <-got == nil {
-				fl.Unlock()
-			}
-		}()
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("another paneteam held it too long: %w", ctx.Err())
-		}
-		return ctx.Err()
-	}
 }
 
 // RemoveLock deletes the pane lock file of a server that has been stopped,

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -128,7 +126,7 @@ func TestInProcessSpawnLogsAttachKillWithoutTmux(t *testing.T) {
 	// logs -f follows until the teammate ends.
 	follow := exec.Command(testutil.Binary(t), "logs", "--team", "crew", "--name", "worker", "-f")
 	follow.Env = s.vars
-	var followOut syncBuffer
+	var followOut testutil.Buffer
 	follow.Stdout = &followOut
 	if err := follow.Start(); err != nil {
 		t.Fatal(err)
@@ -176,7 +174,7 @@ func attachAndDetach(t *testing.T, s *ipTeam) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var screen syncBuffer
+	var screen testutil.Buffer
 	go func() {
 		buf := make([]byte, 4096)
 		for {
@@ -232,20 +230,3 @@ func TestInProcessHostDeathShowsInStatus(t *testing.T) {
 }
 
 func procAlive(pid int, start string) bool { return start != "" && proc.Alive(pid, start) }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}

@@ -263,26 +263,11 @@ func leadProcess(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
-func gitRepo(t *testing.T) string {
-	t.Helper()
-	testutil.RequireTool(t, "git")
-	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"},
-	} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return dir
-}
-
 func TestCleanupOrphans(t *testing.T) {
 	ctx := context.Background()
 	w := newLCWorld(t).outside()
 	sockets := w.socketDir()
-	repo := gitRepo(t)
+	repo := testutil.GitRepo(t)
 
 	// A team whose lead dies, with two teammates on its private server;
 	// bob works in a worktree and leaves unsaved work there.
@@ -461,7 +446,7 @@ func TestShutdownAcrossBackends(t *testing.T) {
 // outside a repository spawn-pane fails and adds no member.
 func TestSpawnPaneWorktree(t *testing.T) {
 	w := newLCWorld(t)
-	repo := gitRepo(t)
+	repo := testutil.GitRepo(t)
 	tn := w.must(t, "team-create", "trees")
 	pane := w.spawn(t, tn, "alice", "reference", "--cwd", repo, "--worktree")
 	tree := filepath.Join(repo, ".paneteam", "worktrees", tn, "alice")
