@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // Marshal encodes v compactly without HTML escaping.
@@ -149,40 +151,125 @@ type pair struct {
 	val json.RawMessage
 }
 
-// objectPairs splits a JSON object into its members, in order.
+// objectPairs splits a JSON object into its members, in order. It is a
+// hot path (an inbox of 20,000 messages calls it 20,000 times), so it scans
+// the bytes itself instead of using json.Decoder's tokens; data must be
+// valid JSON (callers have decoded it already), else an error is returned.
 func objectPairs(data []byte) ([]pair, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, fmt.Errorf("want a JSON object")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("want a JSON object, got %v", tok)
-	}
+	i = skipSpace(data, i+1)
 	var pairs []pair
-	for dec.More() {
-		tok, err := dec.Token()
+	if i < len(data) && data[i] == '}' {
+		return pairs, nil
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return nil, fmt.Errorf("want an object key at offset %d", i)
+		}
+		end, err := skipValue(data, i)
 		if err != nil {
 			return nil, err
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("want an object key, got %v", tok)
+		rawKey := data[i:end]
+		key := string(rawKey[1 : len(rawKey)-1])
+		// Escapes and invalid UTF-8 (which encoding/json turns into
+		// U+FFFD) take the slow, exact path.
+		if bytes.IndexByte(rawKey, '\\') >= 0 || !utf8.Valid(rawKey) {
+			if err := json.Unmarshal(rawKey, &key); err != nil {
+				return nil, err
+			}
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return nil, fmt.Errorf("want ':' at offset %d", i)
+		}
+		i = skipSpace(data, i+1)
+		end, err = skipValue(data, i)
+		if err != nil {
 			return nil, err
 		}
-		pairs = append(pairs, pair{key, raw})
+		pairs = append(pairs, pair{key, json.RawMessage(data[i:end])})
+		i = skipSpace(data, end)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+			continue
+		}
+		if i < len(data) && data[i] == '}' {
+			return pairs, nil
+		}
+		return nil, fmt.Errorf("want ',' or '}' at offset %d", i)
 	}
-	return pairs, nil
+	return nil, fmt.Errorf("unexpected end of JSON object")
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just past the JSON value starting at i.
+func skipValue(b []byte, i int) (int, error) {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch c := b[j]; c {
+		case '"':
+			for j++; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(b) {
+				return 0, fmt.Errorf("unterminated string at offset %d", i)
+			}
+			if depth == 0 {
+				return j + 1, nil
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j, nil // end of a literal just before the close
+			}
+			depth--
+			if depth == 0 {
+				return j + 1, nil
+			}
+		case ',', ' ', '\t', '\n', '\r', ':':
+			if depth == 0 {
+				return j, nil
+			}
+		}
+	}
+	if depth == 0 && len(b) > i {
+		return len(b), nil
+	}
+	return 0, fmt.Errorf("unexpected end of JSON value at offset %d", i)
 }
 
 // keysOf lists the JSON keys a struct (or pointer to one) claims: every
 // exported field's json name, omitempty or not.
 func keysOf(v any) (map[string]bool, error) {
 	t := reflect.TypeOf(v)
+	if k, ok := keyCache.Load(t); ok {
+		return k.(map[string]bool), nil
+	}
+	keys, err := structKeys(t)
+	if err == nil {
+		keyCache.Store(t, keys)
+	}
+	return keys, err
+}
+
+// keyCache holds keysOf's answer per type: it never changes, and
+// reflection per decoded object would dominate large inboxes.
+var keyCache sync.Map
+
+func structKeys(t reflect.Type) (map[string]bool, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -1,7 +1,10 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -80,4 +83,61 @@ func TestSetAndDeleteUnknown(t *testing.T) {
 	if string(out) != `{"name":"x"}` {
 		t.Fatalf("got %s", out)
 	}
+}
+
+// decoderPairs is the obviously correct way to split an object, by
+// json.Decoder tokens; the fast scanner must agree with it.
+func decoderPairs(data []byte) ([]pair, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not an object")
+	}
+	var out []pair
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		out = append(out, pair{tok.(string), raw})
+	}
+	return out, nil
+}
+
+func FuzzObjectPairs(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, ` { "a" : [1, {"b":"}"}] , "c\"d": "x\\"y" , "e":null,"f":-1.5e3,"g":true} `, `{"":""}`, `{"a":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return // only valid objects reach objectPairs
+		}
+		want, err := decoderPairs(data)
+		if err != nil {
+			return
+		}
+		got, err := objectPairs(data)
+		if err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d pairs, want %d", data, len(got), len(want))
+		}
+		for i := range got {
+			var a, b any
+			json.Unmarshal(got[i].val, &a)
+			json.Unmarshal(want[i].val, &b)
+			if got[i].key != want[i].key || !reflect.DeepEqual(a, b) {
+				t.Fatalf("%q: pair %d = %q:%s, want %q:%s", data, i, got[i].key, got[i].val, want[i].key, want[i].val)
+			}
+		}
+	})
 }
