@@ -155,6 +155,8 @@ func (in *Inbox) Update(ctx context.Context, fn func([]Message) ([]Message, erro
 	return in.transform(ctx, fn)
 }
 
+// transform changes the inbox under its lock. A nil fn only writes what
+// senders queued.
 func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, error)) error {
 	if _, err := os.Stat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
@@ -162,10 +164,6 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 	var taken []string
 	return lockfile.TransformThen(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
 		taken = nil
-		cur, err := decode(old)
-		if err != nil {
-			return nil, in.moveAside(err)
-		}
 		// Every write first takes along what senders queued (spool.go), so
 		// that after a holder crashed between its write and retiring the
 		// queue, the very next write of any kind finds those messages
@@ -174,11 +172,20 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 		if err != nil {
 			return nil, err
 		}
+		if fn == nil && len(files) == 0 {
+			return nil, nil // only draining, and nothing is queued: skip the parse
+		}
+		cur, err := decode(old)
+		if err != nil {
+			return nil, in.moveAside(err)
+		}
 		taken = files
 		cur = appendMissing(cur, queued)
-		next, err := fn(cur)
-		if err != nil {
-			return nil, err
+		var next []Message
+		if fn != nil {
+			if next, err = fn(cur); err != nil {
+				return nil, err
+			}
 		}
 		if next == nil {
 			if len(files) == 0 {

@@ -99,7 +99,7 @@ func (in *Inbox) spool(m Message) (string, error) {
 // included unless a previous holder already did: every locked write drains
 // the queue (see transform).
 func (in *Inbox) flush(ctx context.Context) error {
-	return in.transform(ctx, func([]Message) ([]Message, error) { return nil, nil })
+	return in.transform(ctx, nil)
 }
 
 // readSpool returns the queued messages in send order with their files. A
