@@ -63,7 +63,14 @@ func globEscape(s string) string {
 // CreateExclusive creates path holding data, atomically and only if nothing
 // is there yet: it links a complete temp file into place, so no reader ever
 // sees the file empty. It reports created=false when path already existed.
+//
+// Callers run it before every inbox send and task-list lock, where the file
+// almost always exists: that case returns before writing and fsyncing a
+// temp file only to throw it away. The link stays the atomic step.
 func CreateExclusive(path string, data []byte) (created bool, err error) {
+	if _, err := os.Lstat(path); err == nil {
+		return false, nil
+	}
 	tmp, err := writeTemp(path, data)
 	if err != nil {
 		return false, err

@@ -62,3 +62,19 @@ func TestAbandonedTempFilesAreSwept(t *testing.T) {
 		}
 	}
 }
+
+// An existing file is the common case (every send ensures its inbox): it
+// must cost no write, which the folder's unchanged mtime shows.
+func TestCreateExclusiveOnExistingFileWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.json")
+	os.WriteFile(p, []byte(`["kept"]`), 0o600)
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	os.Chtimes(dir, past, past)
+	if created, err := CreateExclusive(p, []byte("[]")); err != nil || created {
+		t.Fatal(created, err)
+	}
+	if st, _ := os.Stat(dir); !st.ModTime().Equal(past) {
+		t.Fatalf("folder changed (mtime %v): a temp file was written for a file that exists", st.ModTime())
+	}
+}
