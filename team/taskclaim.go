@@ -44,13 +44,14 @@ func (e *ClaimError) Error() string {
 // the task's lock it re-reads the task and refuses, with a *ClaimError, a
 // task owned by someone else, completed, or waiting for an unfinished
 // task; so of many concurrent claimants exactly one wins. Claiming a task
-// one already owns succeeds.
+// one already owns (by name or agent id) succeeds.
 func (l *TaskList) Claim(ctx context.Context, id, owner string) (*Task, error) {
 	if strings.TrimSpace(owner) == "" {
 		return nil, errors.New("claim needs an owner: pass --owner NAME (a team member)")
 	}
 	return l.Update(ctx, id, func(t *Task) error {
-		if t.Owner != "" && !strings.EqualFold(t.Owner, owner) {
+		mine := t.OwnedBy(owner, l.Team)
+		if t.Owner != "" && !mine {
 			return &ClaimError{ID: id, Reason: ClaimOwned, Owner: t.Owner}
 		}
 		if t.Status == StatusCompleted {
@@ -65,8 +66,8 @@ func (l *TaskList) Claim(ctx context.Context, id, owner string) (*Task, error) {
 		if open := OpenBlockers(t, ByID(tasks)); len(open) > 0 {
 			return &ClaimError{ID: id, Reason: ClaimBlocked, Blockers: open}
 		}
-		if t.Owner == owner && t.Status == StatusInProgress {
-			return ErrNoChange
+		if mine && t.Status == StatusInProgress {
+			return ErrNoChange // keeps the owner as it was written
 		}
 		t.Owner, t.Status = owner, StatusInProgress
 		return nil

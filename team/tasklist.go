@@ -33,11 +33,14 @@ var ErrTaskNotFound = errors.New("no such task")
 type TaskList struct {
 	Dir  string
 	Lock lockfile.Options
+	// Team is the team's name: an owner Claude Code recorded as an agent
+	// id (name@team) is that member (Task.OwnedBy).
+	Team string
 }
 
 // Tasks returns the team's task list.
 func (t Team) Tasks(opts lockfile.Options) *TaskList {
-	return &TaskList{Dir: t.TasksDir(), Lock: opts}
+	return &TaskList{Dir: t.TasksDir(), Lock: opts, Team: t.Name}
 }
 
 // Path is the file of task id. Callers check the id first (CheckTaskID).

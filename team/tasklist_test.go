@@ -1,6 +1,7 @@
 package team
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -162,6 +163,27 @@ func TestClaimRefusesOwnedCompletedAndBlocked(t *testing.T) {
 	// The blocker is completed: the second task is free now.
 	if _, err := l.Claim(ctx, second.ID, "bob"); err != nil {
 		t.Fatalf("claim after the blocker completed: %v", err)
+	}
+}
+
+// TestClaimKnowsAnOwnerByItsAgentID: Claude Code may record the owner as
+// the member's agent id (name@team); that member claiming again is its own
+// task, not someone else's.
+func TestClaimKnowsAnOwnerByItsAgentID(t *testing.T) {
+	ctx := context.Background()
+	tm, l := newTaskTeam(t)
+	task := mustCreate(t, l, NewTask{Subject: "a", Owner: AgentID("alice", tm.Name)})
+	before, _ := os.ReadFile(l.Path(task.ID))
+	got, err := l.Claim(ctx, task.ID, "alice")
+	if err != nil || got.Status != StatusInProgress {
+		t.Fatalf("alice claiming her own task (owner %s): %+v, %v", task.Owner, got, err)
+	}
+	if after, _ := os.ReadFile(l.Path(task.ID)); !bytes.Equal(before, after) {
+		t.Fatalf("claiming one's own task rewrote it:\n%s", after)
+	}
+	var ce *ClaimError
+	if _, err := l.Claim(ctx, task.ID, "bob"); !errors.As(err, &ce) || ce.Reason != ClaimOwned {
+		t.Fatalf("bob claiming alice's task: %v, want already claimed", err)
 	}
 }
 

@@ -70,7 +70,7 @@ that does not exist and a dependency cycle.`,
 					t.Status = status
 				}
 				if c.IsSet("owner") {
-					newOwner = owner != "" && !strings.EqualFold(t.Owner, owner)
+					newOwner = owner != "" && !t.OwnedBy(owner, s.team.Name)
 					t.Owner = owner
 					// Unassigning is releasing, unless a status was given.
 					if owner == "" && !c.IsSet("status") && t.Status == team.StatusInProgress {
