@@ -1,13 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/lifecycle"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -18,7 +19,9 @@ func killPaneCommand(env Env) *ucli.Command {
 		Description: `Closes the teammate's pane (only a pane paneteam started for that
 teammate: it carries the tmux option @paneteam-agent), removes the member
 from config.json, and puts its unfinished tasks back to pending with no
-owner, as Claude Code does when a teammate shuts down.
+owner, as Claude Code does when a teammate shuts down. A worktree made
+with spawn-pane --worktree is removed too, unless it holds uncommitted or
+unpushed work: then it is kept and kill-pane says where.
 
     paneteam kill-pane --team review --name alice
 
@@ -30,41 +33,70 @@ Claude Code teammate to finish its work first, use 'paneteam shutdown'.`,
 			if err != nil {
 				return err
 			}
-			b, err := backend.ForMember(backendEnv(env), cfg, m)
-			if err != nil {
-				return err
+			d, departErr := departOne(c, env, t, m.Name)
+			if !d.Removed {
+				return departErr
 			}
-			if err := b.Kill(c.Context, cfg, m); err != nil {
-				return fmt.Errorf("stop %s: %w", m.Name, err)
-			}
-			_, err = t.Update(c.Context, lockOpts(c), func(cur *team.Config) error {
-				if !cur.RemoveMember(m.Name) {
-					return team.ErrNoChange
+			if slices.Contains(cfg.HiddenPaneIDs, m.TmuxPaneID) {
+				// lifecycle.Depart leaves hiddenPaneIds alone.
+				if _, err := t.Update(c.Context, lockOpts(c), func(cur *team.Config) error {
+					if !slices.Contains(cur.HiddenPaneIDs, m.TmuxPaneID) {
+						return team.ErrNoChange
+					}
+					cur.HiddenPaneIDs = slices.DeleteFunc(cur.HiddenPaneIDs, func(id string) bool { return id == m.TmuxPaneID })
+					return nil
+				}); err != nil {
+					return errors.Join(departErr, fmt.Errorf("%s stopped and left the team, but its pane %s is still listed in hiddenPaneIds: %w", m.Name, m.TmuxPaneID, err))
 				}
-				cur.HiddenPaneIDs = slices.DeleteFunc(cur.HiddenPaneIDs, func(id string) bool { return id == m.TmuxPaneID })
-				return nil
-			})
-			if err != nil {
-				return err
 			}
-			released, err := team.ReleaseTasks(c.Context, t, lockOpts(c), m.Name)
-			if err != nil {
-				return fmt.Errorf("%s stopped and left the team, but its tasks were not released: %w", m.Name, err)
+			if departErr != nil {
+				return departErr
 			}
+			released := d.ReleasedTasks
 			if c.Bool("json") {
 				if released == nil {
 					released = []string{}
 				}
-				return printJSON(env.Stdout, map[string]any{"agent_id": m.AgentID, "pane_id": m.TmuxPaneID, "released_tasks": released})
+				out := map[string]any{"agent_id": m.AgentID, "pane_id": m.TmuxPaneID, "released_tasks": released}
+				if d.Worktree != nil {
+					out["worktree"] = d.Worktree
+				}
+				return printJSON(env.Stdout, out)
 			}
 			msg := "stopped " + m.AgentID
 			if len(released) > 0 {
 				msg += "; tasks back to pending: " + strings.Join(released, ", ")
 			}
+			switch w := d.Worktree; {
+			case w == nil:
+			case w.Removed:
+				msg += "; worktree " + w.Path + " removed"
+			default:
+				msg += "; " + w.Kept
+			}
 			_, err = fmt.Fprintln(env.Stdout, msg)
 			return err
 		},
 	}
+}
+
+// departOne takes one teammate out of the team the way shutdown does
+// (lifecycle.Depart): close its pane, remove the member, release its tasks,
+// remove its worktree fail-closed. Unless Removed, the error says why it
+// is still a member.
+func departOne(c *ucli.Context, env Env, t team.Team, name string) (lifecycle.Departure, error) {
+	deps, err := lifecycleOptions(c, env).Depart(c.Context, t, []string{name})
+	if len(deps) != 1 {
+		return lifecycle.Departure{Name: name}, err
+	}
+	d := deps[0]
+	switch {
+	case d.Error != "":
+		return d, errors.New(d.Error)
+	case err != nil && d.Removed:
+		return d, fmt.Errorf("%s stopped and left the team, but: %w", name, err)
+	}
+	return d, err
 }
 
 // memberFlag is --name for commands acting on one teammate.

@@ -58,6 +58,35 @@ func TestHideShowKill(t *testing.T) {
 	checkMainVertical(t, s, []string{bob})
 }
 
+// TestKillHiddenAndWorktree: kill-pane leaves nothing of the teammate
+// behind, as shutdown does: a hidden pane is killed and leaves
+// hiddenPaneIds, and a worktree with nothing unsaved is removed.
+func TestKillHiddenAndWorktree(t *testing.T) {
+	s := spInside(t)
+	repo := testutil.GitRepo(t)
+	marks := filepath.Join(t.TempDir(), "marks")
+	bob := s.spawn("bob", marks, "--cwd", repo, "--worktree").PaneID
+	tree := s.config().Member("bob").WorktreePath
+	if tree == "" {
+		t.Fatal("bob has no worktree recorded")
+	}
+	s.mustRun("hide", "--team", s.name, "--name", "bob")
+	out := s.mustRun("kill-pane", "--team", s.name, "--name", "bob")
+	if !strings.Contains(out, "worktree "+tree+" removed") {
+		t.Errorf("kill-pane printed %q, want the removed worktree %s named", out, tree)
+	}
+	if _, ok := s.panes()[bob]; ok {
+		t.Error("bob's hidden pane survived kill-pane")
+	}
+	cfg := s.config()
+	if cfg.Member("bob") != nil || len(cfg.HiddenPaneIDs) != 0 {
+		t.Errorf("after kill-pane: member %v, hiddenPaneIds %v; want neither", cfg.Member("bob"), cfg.HiddenPaneIDs)
+	}
+	if _, err := os.Stat(tree); err == nil {
+		t.Error("clean worktree left after kill-pane")
+	}
+}
+
 // TestOnlyOwnPanesAreTouched points a member at a pane paneteam did not
 // create (the lead's): kill, hide and liveness must leave it alone.
 func TestOnlyOwnPanesAreTouched(t *testing.T) {
