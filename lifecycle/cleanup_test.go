@@ -3,10 +3,14 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -52,5 +56,31 @@ func TestTeardownWorksAfterTheCommandWasInterrupted(t *testing.T) {
 	res, err := opts().Teardown(tm, 5*time.Second)
 	if err != nil || !res.Deleted || exists(tm.Dir()) {
 		t.Fatalf("Teardown: %+v, %v", res, err)
+	}
+}
+
+// TestCleanupsTakeTurns: a cleanup waits for one in progress (the flock
+// under the root), and one that waits too long says so and changes nothing.
+func TestCleanupsTakeTurns(t *testing.T) {
+	tm := newTeam(t)
+	held := flock.New(filepath.Join(tm.Root, LockName))
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	short := Options{Lock: lockfile.Options{Timeout: 100 * time.Millisecond}}
+	_, err := short.Cleanup(context.Background(), tm, CleanupOptions{})
+	if err == nil || !strings.Contains(err.Error(), "another paneteam cleanup") || !strings.Contains(err.Error(), LockName) {
+		t.Fatalf("Cleanup while another holds the lock: %v", err)
+	}
+	if !exists(tm.ConfigPath()) {
+		t.Fatal("a cleanup that did not get the lock deleted the team")
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		held.Unlock()
+	}()
+	res, err := opts().Cleanup(context.Background(), tm, CleanupOptions{})
+	if err != nil || !res.Deleted {
+		t.Fatalf("Cleanup once the lock is free: %+v, %v", res, err)
 	}
 }

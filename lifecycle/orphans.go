@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/paneteam/paneteam/internal/flockwait"
 	"github.com/paneteam/paneteam/internal/proc"
 	"github.com/paneteam/paneteam/team"
 )
@@ -225,9 +226,11 @@ func (o Options) lockRoot(ctx context.Context, root string) (func(), error) {
 	defer cancel()
 	path := filepath.Join(root, LockName)
 	fl := flock.New(path)
-	ok, err := fl.TryLockContext(lctx, 20*time.Millisecond)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("another paneteam cleanup holds %s (waited %s): try again later: %v", path, timeout, err)
+	if err := flockwait.Lock(lctx, fl); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("another paneteam cleanup has held %s for %s: let it finish, then run this again", path, timeout)
+		}
+		return nil, fmt.Errorf("take the cleanup lock %s: %w", path, err)
 	}
 	return func() { fl.Unlock() }, nil
 }
