@@ -2,9 +2,11 @@ package iterm2_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -176,6 +178,24 @@ func TestFakeKeepsTheRealTraps(t *testing.T) {
 		if n := utf8.RuneCountInString(line); n > 80 {
 			t.Fatalf("piped table line is %d columns wide, want at most 80: %q", n, line)
 		}
+	}
+	// The JSON form has exactly the real it2's keys, none of the fake's
+	// own record.
+	out, err = exec.Command(f.Bin, "session", "list", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(out, &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("session list --json: %v\n%s", err, out)
+	}
+	var keys []string
+	for k := range rows[0] {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if got, want := strings.Join(keys, " "), "cols id is_tmux name rows tab_id title tty window_id"; got != want {
+		t.Fatalf("session list --json keys: %s; want %s", got, want)
 	}
 	cmd := exec.Command(f.Bin, "session", "close", "-s", f.LeadID)
 	err = cmd.Run()

@@ -77,10 +77,10 @@ func New(t testing.TB, flavor Flavor) *Fake {
 	f.Write(State{
 		Profiles: []string{"Default"},
 		Active:   f.LeadID,
-		Sessions: []*Session{{
+		Sessions: []*Session{{Listed: Listed{
 			ID: f.LeadID, Name: "lead (-zsh)", Title: "-zsh", TTY: "/dev/ttys000",
 			Rows: 50, Cols: 200, WindowID: "pty-6F1E2D3C", TabID: "1",
-		}},
+		}}},
 	})
 	// The wrapper carries the fake's environment, so code under test finds
 	// "it2" through its LookPath seam and tests may run in parallel.

@@ -39,9 +39,23 @@ type State struct {
 	Sessions []*Session `json:"sessions"`
 }
 
-// Session is one fake session. The first fields are exactly what
-// 'it2 session list --json' prints; the rest is the fake's record.
+// Session is one fake session: what 'it2 session list --json' prints,
+// then the fake's own record.
 type Session struct {
+	Listed
+
+	// SplitFrom is the session this one was split from, Vertical how.
+	SplitFrom string `json:"splitFrom,omitempty"`
+	Vertical  bool   `json:"vertical,omitempty"`
+	Profile   string `json:"profile,omitempty"`
+	// Typed is everything typed into the session, in order
+	// ('session run' adds a carriage return).
+	Typed []string `json:"typed,omitempty"`
+}
+
+// Listed is one entry of 'it2 session list --json', exactly as it2 prints
+// it.
+type Listed struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 	Title    string `json:"title"`
@@ -51,14 +65,6 @@ type Session struct {
 	IsTmux   bool   `json:"is_tmux"`
 	WindowID string `json:"window_id"`
 	TabID    string `json:"tab_id"`
-
-	// SplitFrom is the session this one was split from, Vertical how.
-	SplitFrom string `json:"splitFrom,omitempty"`
-	Vertical  bool   `json:"vertical,omitempty"`
-	Profile   string `json:"profile,omitempty"`
-	// Typed is everything typed into the session, in order
-	// ('session run' adds a carriage return).
-	Typed []string `json:"typed,omitempty"`
 }
 
 // Call is one line of the fake's log.

@@ -148,9 +148,11 @@ func (f *fake) split(o opts) {
 	}
 	f.st.NextTTY++
 	s := &it2test.Session{
-		ID: newUUID(), Name: "Default (-zsh)", Title: "-zsh",
-		TTY:  fmt.Sprintf("/dev/ttys%03d", f.st.NextTTY),
-		Rows: from.Rows, Cols: from.Cols / 2, WindowID: from.WindowID, TabID: from.TabID,
+		Listed: it2test.Listed{
+			ID: newUUID(), Name: "Default (-zsh)", Title: "-zsh",
+			TTY:  fmt.Sprintf("/dev/ttys%03d", f.st.NextTTY),
+			Rows: from.Rows, Cols: from.Cols / 2, WindowID: from.WindowID, TabID: from.TabID,
+		},
 		SplitFrom: from.ID, Vertical: o.vertical, Profile: o.profile,
 	}
 	if !o.vertical {
@@ -187,20 +189,9 @@ func (f *fake) close(o opts) {
 
 func (f *fake) list(o opts) {
 	if o.asJSON {
-		type row struct {
-			ID       string `json:"id"`
-			Name     string `json:"name"`
-			Title    string `json:"title"`
-			TTY      string `json:"tty"`
-			Rows     int    `json:"rows"`
-			Cols     int    `json:"cols"`
-			IsTmux   bool   `json:"is_tmux"`
-			WindowID string `json:"window_id"`
-			TabID    string `json:"tab_id"`
-		}
-		rows := []row{}
+		rows := []it2test.Listed{}
 		for _, s := range f.st.Sessions {
-			rows = append(rows, row{s.ID, s.Name, s.Title, s.TTY, s.Rows, s.Cols, s.IsTmux, s.WindowID, s.TabID})
+			rows = append(rows, s.Listed)
 		}
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		fmt.Println(string(b))
