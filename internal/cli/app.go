@@ -45,7 +45,15 @@ func (e exitError) Unwrap() error { return e.err }
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
 	app := newApp(env)
+	// urfave/cli reports an unknown command (or help topic) through this
+	// callback and then returns nil: remembered here, it fails the run, so
+	// a script with a typo ("paneteam sned") does not see success.
+	var unknown string
+	app.CommandNotFound = func(_ *ucli.Context, name string) { unknown = name }
 	err := app.RunContext(ctx, intersperse(app, args))
+	if err == nil && unknown != "" {
+		err = usagef("no command %q", unknown)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -78,9 +86,6 @@ func newApp(env Env) *ucli.App {
 		ExitErrHandler: func(*ucli.Context, error) {},
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return usageError{err}
-		},
-		CommandNotFound: func(c *ucli.Context, name string) {
-			fmt.Fprintf(env.Stderr, "paneteam: no command %q; run 'paneteam help' for the list\n", name)
 		},
 	}
 	bindEnv(env, app)

@@ -159,6 +159,20 @@ func TestUnknownCommandIsAUsageError(t *testing.T) {
 	if _, _, code := ptRun(t, vars, "", "team-create", "--no-such-flag", "x"); code != ExitUsage {
 		t.Fatalf("bad flag: exit %d, want %d", code, ExitUsage)
 	}
+	// urfave/cli itself returns success for these: a script with a typo
+	// must not.
+	for _, c := range []struct {
+		args    []string
+		unknown string
+	}{
+		{[]string{"sned", "hi"}, "sned"},
+		{[]string{"task", "no-such-subcommand"}, "no-such-subcommand"},
+		{[]string{"help", "no-such-topic"}, "no-such-topic"},
+	} {
+		if _, errs, code := ptRun(t, vars, "", c.args...); code != ExitUsage || !strings.Contains(errs, strconv.Quote(c.unknown)) {
+			t.Errorf("paneteam %s: exit %d (want %d), stderr %q should name %q", strings.Join(c.args, " "), code, ExitUsage, errs, c.unknown)
+		}
+	}
 }
 
 func ptAddMember(t *testing.T, root, teamName, name string) {
