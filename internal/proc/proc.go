@@ -23,22 +23,11 @@ func StartTime(pid int) (string, error) {
 		return "", fmt.Errorf("start time of pid %d: not a process id", pid)
 	}
 	if runtime.GOOS == "linux" {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		st, err := readStat(pid)
 		if err != nil {
 			return "", fmt.Errorf("start time of pid %d: %w", pid, err)
 		}
-		// The command name (field 2) is in parentheses and may hold spaces
-		// or parentheses itself: count fields after the last ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			return "", fmt.Errorf("start time of pid %d: unexpected /proc stat format", pid)
-		}
-		f := strings.Fields(string(b[i+1:]))
-		const startField = 22 - 3 // fields 3.. follow the ')'
-		if len(f) <= startField {
-			return "", fmt.Errorf("start time of pid %d: unexpected /proc stat format", pid)
-		}
-		return f[startField], nil
+		return st.start, nil
 	}
 	out, err := exec.Command("ps", "-o", "lstart=", "-p", strconv.Itoa(pid)).Output()
 	if err != nil {
@@ -49,6 +38,32 @@ func StartTime(pid int) (string, error) {
 		return "", fmt.Errorf("start time of pid %d: no such process", pid)
 	}
 	return s, nil
+}
+
+// linuxStat is what this package needs of /proc/PID/stat (proc(5)).
+type linuxStat struct {
+	state byte   // field 3: 'Z' for a zombie
+	start string // field 22: start time in clock ticks since boot
+}
+
+func readStat(pid int) (linuxStat, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return linuxStat{}, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces
+	// or parentheses itself: count fields after the last ')'.
+	bad := errors.New("unexpected /proc stat format")
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return linuxStat{}, bad
+	}
+	f := strings.Fields(string(b[i+1:]))
+	const stateField, startField = 3 - 3, 22 - 3 // fields 3.. follow the ')'
+	if len(f) <= startField || len(f[stateField]) != 1 {
+		return linuxStat{}, bad
+	}
+	return linuxStat{state: f[stateField][0], start: f[startField]}, nil
 }
 
 // Exists reports whether a process with this pid exists (it may belong to
@@ -63,32 +78,27 @@ func Exists(pid int) bool {
 
 // Alive reports whether the process that had this pid and start time is
 // still running. An empty start only checks the pid.
+//
+// On Linux one read of /proc/PID/stat answers both questions: the start
+// time, and whether the process is a zombie, which kill(pid, 0) still
+// reports as existing and an init that never reaps (some containers' pid
+// 1) keeps forever.
 func Alive(pid int, start string) bool {
-	if !Exists(pid) || zombie(pid) {
+	if !Exists(pid) {
 		return false
 	}
-	if start == "" {
-		return true
-	}
-	now, err := StartTime(pid)
-	if err != nil {
-		return false
-	}
-	return now == start
-}
-
-// zombie reports whether pid has exited and waits to be reaped: kill(pid,
-// 0) still succeeds for it, and an init that never reaps (some containers'
-// pid 1) keeps it forever. Linux only (/proc/PID/stat field 3); elsewhere
-// false.
-func zombie(pid int) bool {
 	if runtime.GOOS != "linux" {
-		return false
+		if start == "" {
+			return true
+		}
+		now, err := StartTime(pid)
+		return err == nil && now == start
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := readStat(pid)
 	if err != nil {
-		return false
+		// The pid exists but its stat is hidden (hidepid): only a check
+		// without a start time can pass.
+		return start == ""
 	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && len(b) > i+2 && b[i+2] == 'Z'
+	return st.state != 'Z' && (start == "" || st.start == start)
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestStartTimeIdentifiesAProcess(t *testing.T) {
@@ -36,5 +37,30 @@ func TestDeadProcess(t *testing.T) {
 	}
 	if _, err := StartTime(-1); err == nil {
 		t.Fatal("negative pid accepted")
+	}
+}
+
+// A child that exited but was not reaped still answers kill(pid, 0); it is
+// dead all the same.
+func TestZombieIsNotAlive(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	start, err := StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for Alive(pid, start) {
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d exited (unreaped) but is still reported alive", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !Exists(pid) {
+		t.Fatal("the unreaped child should still exist, or this test proves nothing")
 	}
 }
