@@ -1,7 +1,6 @@
 package team
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -16,24 +15,13 @@ import (
 	"github.com/paneteam/paneteam/lockfile"
 )
 
-// runClaudeTaskWriter runs the Node peer (Claude Code's createTask) and
-// returns the ids it acknowledged, failing on any dropped task.
-func runClaudeTaskWriter(t *testing.T, cmd *exec.Cmd) []string {
-	t.Helper()
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("claude task writer: %v\n%s", err, out)
-	}
+// ackedIDs lists the ids the Claude task writer acknowledged, "1,2".
+func ackedIDs(acks []testutil.TaskAck) string {
 	var ids []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 || f[0] != "ACK" {
-			t.Fatalf("claude task writer: %s", sc.Text())
-		}
-		ids = append(ids, f[1])
+	for _, a := range acks {
+		ids = append(ids, a.ID)
 	}
-	return ids
+	return strings.Join(ids, ",")
 }
 
 // TestTaskFileBytesMatchClaudeCode creates the same task with Claude
@@ -52,7 +40,7 @@ func TestTaskFileBytesMatchClaudeCode(t *testing.T) {
 		t.Fatalf("created task differs from testdata/task_created.golden.json (%v):\n%s", err, got)
 	}
 	claudeDir := filepath.Join(t.TempDir(), "claude")
-	runClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, claudeDir, "golden", 1, desc, active))
+	testutil.RunClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, claudeDir, "golden", 1, desc, active))
 	want, err := os.ReadFile(filepath.Join(claudeDir, "1.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +72,7 @@ func TestTaskFileBytesMatchClaudeCode(t *testing.T) {
 func TestIDsShareOneSequenceWithClaudeCode(t *testing.T) {
 	ctx := context.Background()
 	_, l := newTaskTeam(t)
-	if ids := runClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, l.Dir, "claude", 2)); strings.Join(ids, ",") != "1,2" {
+	if ids := ackedIDs(testutil.RunClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, l.Dir, "claude", 2))); ids != "1,2" {
 		t.Fatalf("claude ids %v, want 1,2", ids)
 	}
 	if task := mustCreate(t, l, NewTask{Subject: "ours"}); task.ID != "3" {
@@ -93,8 +81,8 @@ func TestIDsShareOneSequenceWithClaudeCode(t *testing.T) {
 	if err := l.Delete(ctx, "3"); err != nil {
 		t.Fatal(err)
 	}
-	if ids := runClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, l.Dir, "claude-late", 1)); ids[0] != "4" {
-		t.Fatalf("Claude Code reused deleted id: got %s, want 4", ids[0])
+	if ids := ackedIDs(testutil.RunClaudeTaskWriter(t, testutil.ClaudeTaskWriter(t, l.Dir, "claude-late", 1))); ids != "4" {
+		t.Fatalf("Claude Code reused deleted id: got %q, want 4", ids)
 	}
 	if st, err := os.Stat(filepath.Join(l.Dir, ".lock")); err != nil || !st.Mode().IsRegular() {
 		t.Fatalf(".lock must stay a regular file for Claude Code: %v %v", st, err)
@@ -129,16 +117,8 @@ func TestConcurrentCreationWithClaudeCode(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := cmd.Output()
-			if err != nil {
-				t.Errorf("claude task writer: %v", err)
-			}
-			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-				if f := strings.Fields(line); len(f) == 3 && f[0] == "ACK" {
-					ack(f[1], f[2])
-				} else {
-					t.Errorf("claude task writer: %s", line)
-				}
+			for _, a := range testutil.RunClaudeTaskWriter(t, cmd) {
+				ack(a.ID, a.Subject)
 			}
 		}()
 	}

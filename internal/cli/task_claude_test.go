@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -71,18 +70,8 @@ func TestTaskCreationAlongsideClaudeCode(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := cmd.Output()
-			if err != nil {
-				t.Errorf("claude task writer: %v\n%s", err, out)
-			}
-			sc := bufio.NewScanner(bytes.NewReader(out))
-			for sc.Scan() {
-				f := strings.Fields(sc.Text())
-				if len(f) != 3 || f[0] != "ACK" {
-					t.Errorf("claude task writer: %s", sc.Text())
-					continue
-				}
-				ack(f[1], f[2])
+			for _, a := range testutil.RunClaudeTaskWriter(t, cmd) {
+				ack(a.ID, a.Subject)
 			}
 		}()
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/gofrs/flock"
@@ -62,18 +63,7 @@ func ClaudeInboxWriter(t testing.TB, inbox, from, prefix string, count int) *exe
 	if err := os.WriteFile(script, claudeInboxWriter, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", script, inbox, from, prefix, itoa(count))
+	cmd := exec.Command("node", script, inbox, from, prefix, strconv.Itoa(count))
 	cmd.Env = append(os.Environ(), "NODE_PATH="+mods)
 	return cmd
-}
-
-func itoa(n int) string {
-	return string(appendInt(nil, n))
-}
-
-func appendInt(b []byte, n int) []byte {
-	if n >= 10 {
-		b = appendInt(b, n/10)
-	}
-	return append(b, byte('0'+n%10))
 }

@@ -1,10 +1,14 @@
 package testutil
 
 import (
+	"bufio"
+	"bytes"
 	_ "embed"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -25,8 +29,34 @@ func ClaudeTaskWriter(t testing.TB, dir, prefix string, count int, extra ...stri
 	if err := os.WriteFile(script, claudeTaskWriter, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{script, dir, prefix, itoa(count)}, extra...)
+	args := append([]string{script, dir, prefix, strconv.Itoa(count)}, extra...)
 	cmd := exec.Command("node", args...)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+mods)
 	return cmd
+}
+
+// TaskAck is a task the Claude task writer says it wrote.
+type TaskAck struct{ ID, Subject string }
+
+// RunClaudeTaskWriter runs cmd (from ClaudeTaskWriter) and returns the
+// tasks it acknowledged, in order. A failed run and every line that is not
+// an ACK (a task it dropped) are test errors, reported with t.Errorf so
+// that it may run on any goroutine.
+func RunClaudeTaskWriter(t testing.TB, cmd *exec.Cmd) []TaskAck {
+	t.Helper()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Errorf("claude task writer: %v\n%s", err, out)
+	}
+	var acks []TaskAck
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 3 || f[0] != "ACK" {
+			t.Errorf("claude task writer: %s", sc.Text())
+			continue
+		}
+		acks = append(acks, TaskAck{ID: f[1], Subject: f[2]})
+	}
+	return acks
 }
