@@ -12,6 +12,7 @@ package layout
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -126,6 +127,7 @@ func Next(p Policy, w Window) (Plan, error) {
 		return Plan{NewWindow: true}, nil
 	}
 	lead, mates := w.lead(), w.teammates()
+	var split Split
 	switch p.kind(lead != nil) {
 	case MainVertical:
 		if len(mates) == 0 {
@@ -133,14 +135,7 @@ func Next(p Policy, w Window) (Plan, error) {
 			// alone gives the lead its share.
 			return Plan{Split: Split{Target: lead.ID, Horizontal: true, Percent: 100 - p.leadPercent()}}, nil
 		}
-		plan := Plan{Split: Split{Target: tallest(mates).ID}}
-		if w.arrangeable() && w.Panes[0].Role == Lead {
-			// main-vertical makes the window's FIRST pane the main one
-			// (tmux(1) select-layout), so it is only used when that is
-			// the lead.
-			plan.Relayout = Relayout{Layout: MainVertical, Lead: lead.ID, LeadPercent: p.leadPercent()}
-		}
-		return plan, nil
+		split = Split{Target: tallest(mates).ID}
 	default:
 		base := mates
 		if len(base) == 0 {
@@ -150,12 +145,12 @@ func Next(p Policy, w Window) (Plan, error) {
 			return Plan{}, fmt.Errorf("no pane of this team in the window to split")
 		}
 		t := largest(base)
-		plan := Plan{Split: Split{Target: t.ID, Horizontal: wide(t)}}
-		if w.arrangeable() {
-			plan.Relayout = Relayout{Layout: Tiled}
-		}
-		return plan, nil
+		split = Split{Target: t.ID, Horizontal: wide(t)}
 	}
+	// Once the new pane is in, the window is arranged as After would
+	// arrange it: one rule for joining and leaving.
+	joined := Window{Panes: append(slices.Clone(w.Panes), Pane{Role: Teammate})}
+	return Plan{Split: split, Relayout: After(p, joined)}, nil
 }
 
 // After is the re-layout of w once panes have left or rejoined it: the
@@ -166,6 +161,9 @@ func After(p Policy, w Window) Relayout {
 		return Relayout{}
 	}
 	if p.kind(lead != nil) == MainVertical {
+		// main-vertical makes the window's FIRST pane the main one
+		// (tmux(1) select-layout), so it is only used when that is the
+		// lead.
 		if w.Panes[0].Role != Lead {
 			return Relayout{}
 		}
