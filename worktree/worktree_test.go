@@ -49,6 +49,15 @@ func write(t *testing.T, dir, rel, data string) {
 	}
 }
 
+// commitWork commits a new file in the worktree at wt: a commit no other
+// branch holds yet.
+func commitWork(t *testing.T, wt string) {
+	t.Helper()
+	write(t, wt, "work", "w")
+	run(t, wt, "add", "work")
+	run(t, wt, "commit", "-q", "-m", "work")
+}
+
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
 func TestCreateMakesBranchAndCopiesIncludedIgnoredFiles(t *testing.T) {
@@ -160,16 +169,10 @@ func TestRemoveKeepsWorkThatWouldBeLost(t *testing.T) {
 			write(t, wt, "staged", "s")
 			run(t, wt, "add", "staged")
 		},
-		"unpushed commit": func(t *testing.T, _, wt string) {
-			write(t, wt, "work", "w")
-			run(t, wt, "add", "work")
-			run(t, wt, "commit", "-q", "-m", "work")
-		},
+		"unpushed commit": func(t *testing.T, _, wt string) { commitWork(t, wt) },
 		"commit on detached HEAD": func(t *testing.T, _, wt string) {
 			run(t, wt, "checkout", "-q", "--detach")
-			write(t, wt, "work", "w")
-			run(t, wt, "add", "work")
-			run(t, wt, "commit", "-q", "-m", "work")
+			commitWork(t, wt)
 		},
 		"locked": func(t *testing.T, repo, wt string) { run(t, repo, "worktree", "lock", wt) },
 	}
@@ -207,9 +210,7 @@ func TestRemoveAfterMergeOrPush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, wt.Path, "work", "w")
-	run(t, wt.Path, "add", "work")
-	run(t, wt.Path, "commit", "-q", "-m", "work")
+	commitWork(t, wt.Path)
 	if !IsKept(Check(ctx, wt.Path)) {
 		t.Fatal("unmerged commit not detected")
 	}
@@ -220,6 +221,50 @@ func TestRemoveAfterMergeOrPush(t *testing.T) {
 	}
 	if got := run(t, repo, "log", "--format=%s", "-1"); got != "work" {
 		t.Fatalf("merged work missing: %q", got)
+	}
+}
+
+// TestRemoveAfterPushOrTag: a commit a remote-tracking branch or a tag
+// holds is saved, so the worktree and its branch go, and the work stays.
+func TestRemoveAfterPushOrTag(t *testing.T) {
+	cases := map[string]struct {
+		save  func(t *testing.T, repo string)
+		where string // a ref that must still hold the work
+	}{
+		"pushed": {func(t *testing.T, repo string) {
+			remote := t.TempDir()
+			run(t, remote, "init", "-q", "--bare")
+			run(t, repo, "remote", "add", "origin", remote)
+			run(t, repo, "push", "-q", "origin", "paneteam/t/a")
+		}, "refs/remotes/origin/paneteam/t/a"},
+		"tagged": {func(t *testing.T, repo string) { run(t, repo, "tag", "saved", "paneteam/t/a") }, "refs/tags/saved"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			repo := newRepo(t)
+			ctx := context.Background()
+			wt, err := Create(ctx, repo, "t", "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			commitWork(t, wt.Path)
+			if !IsKept(Check(ctx, wt.Path)) {
+				t.Fatal("unsaved commit not detected")
+			}
+			c.save(t, repo)
+			if err := Remove(ctx, wt.Path); err != nil {
+				t.Fatal(err)
+			}
+			if exists(wt.Path) {
+				t.Fatal("worktree still there")
+			}
+			if out := run(t, repo, "branch", "--list", "paneteam/*"); out != "" {
+				t.Fatalf("branch left: %q", out)
+			}
+			if got := run(t, repo, "log", "--format=%s", "-1", c.where); got != "work" {
+				t.Fatalf("%s holds %q, want the work", c.where, got)
+			}
+		})
 	}
 }
 
@@ -246,9 +291,7 @@ func TestCreateReusesBranchLeftBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, wt.Path, "work", "w")
-	run(t, wt.Path, "add", "work")
-	run(t, wt.Path, "commit", "-q", "-m", "work")
+	commitWork(t, wt.Path)
 	// The tree goes (say, removed by hand) but the branch stays.
 	run(t, repo, "worktree", "remove", wt.Path)
 	again, err := Create(ctx, repo, "t", "a")
