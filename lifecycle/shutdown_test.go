@@ -39,6 +39,10 @@ func TestShutdownHandshake(t *testing.T) {
 	if _, err := tasks.Claim(ctx, task.ID, "alice"); err != nil {
 		t.Fatal(err)
 	}
+	bobsTask, err := tasks.Create(ctx, team.NewTask{Subject: "Write the tests", Owner: "bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Something else for the lead, which shutdown must leave unread.
 	lead := mailbox.New(tm.InboxPath(team.LeadName), opts().Lock)
 	other := mailbox.Message{From: "carol", Text: "done with the lexer", Timestamp: mailbox.Timestamp(time.Now())}
@@ -76,6 +80,10 @@ func TestShutdownHandshake(t *testing.T) {
 	if tk, _ := tasks.Get(task.ID); tk.Owner != "" || tk.Status != team.StatusPending {
 		t.Fatalf("alice's task not released: owner %q status %q", tk.Owner, tk.Status)
 	}
+	// bob refused and stays: his work stays his.
+	if tk, _ := tasks.Get(bobsTask.ID); tk.Owner != "bob" || tk.Status != team.StatusInProgress {
+		t.Fatalf("the task of bob, who refused, changed: owner %q status %q", tk.Owner, tk.Status)
+	}
 	// The request reached carol's inbox with its id and the reason.
 	msgs, _ := mailbox.New(tm.InboxPath("carol"), opts().Lock).ReadAll()
 	if len(msgs) != 1 || msgs[0].From != team.LeadName || !strings.Contains(msgs[0].Text, got["carol"].RequestID) || !strings.Contains(msgs[0].Text, `"reason":"done"`) {
@@ -110,10 +118,19 @@ func TestShutdownForceClosesRefusingAndSilentMembers(t *testing.T) {
 func TestShutdownRefusesUnknownNamesBeforeSendingAnything(t *testing.T) {
 	tm := newTeam(t)
 	addMembers(t, tm, "alice")
-	for _, names := range [][]string{{"alice", "zed"}, {"team-lead"}} {
-		_, err := opts().Shutdown(context.Background(), tm, ShutdownOptions{Names: names, Timeout: time.Second})
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"alice", "zed"}, `"zed" is not a member of team crew (members: team-lead, alice)`},
+		{[]string{"team-lead"}, "the team lead cannot be asked to shut down"},
+	} {
+		_, err := opts().Shutdown(context.Background(), tm, ShutdownOptions{Names: c.names, Timeout: time.Second})
 		if err == nil {
-			t.Fatalf("Shutdown(%v) succeeded", names)
+			t.Fatalf("Shutdown(%v) succeeded", c.names)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Shutdown(%v) = %v, want it to say %q", c.names, err, c.want)
 		}
 	}
 	if _, err := os.Stat(tm.InboxPath("alice")); err == nil {
