@@ -12,8 +12,21 @@ import (
 // work), then messages from the lead, then messages from peers; arrival
 // order within each group.
 func Order(msgs []mailbox.Message, lead string) []mailbox.Message {
-	out := slices.Clone(msgs)
-	slices.SortStableFunc(out, func(a, b mailbox.Message) int { return rank(a, lead) - rank(b, lead) })
+	// Rank each message once: ranking parses the text as JSON, too dear
+	// to repeat in every comparison of the sort.
+	type ranked struct {
+		m    mailbox.Message
+		rank int
+	}
+	rs := make([]ranked, len(msgs))
+	for i, m := range msgs {
+		rs[i] = ranked{m, rank(m, lead)}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return a.rank - b.rank })
+	out := make([]mailbox.Message, len(rs))
+	for i, r := range rs {
+		out[i] = r.m
+	}
 	return out
 }
 
