@@ -2,6 +2,7 @@ package ptyhost_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -155,6 +156,39 @@ func TestHostDeathIsDetectedAndKillStillCleansUp(t *testing.T) {
 	}
 	if st.ChildAlive() {
 		t.Fatal("Kill left the command of a dead host running")
+	}
+}
+
+// TestKillSparesAnUnprovenPid: a state file naming a command pid without
+// its start time (a record paneteam cannot prove) must not make Kill
+// signal that pid or its process group: it may belong to anyone now.
+func TestKillSparesAnUnprovenPid(t *testing.T) {
+	bystander := exec.Command("sleep", "1000")
+	bystander.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { bystander.Wait(); close(exited) }()
+	t.Cleanup(func() { bystander.Process.Kill(); <-exited })
+
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host := gone.Process.Pid
+	path := filepath.Join(t.TempDir(), "state.json")
+	b, _ := json.Marshal(ptyhost.State{HostPID: host, HostStart: "1", ChildPID: bystander.Process.Pid})
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := ptyhost.Kill(context.Background(), path, host, "1"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		t.Fatal("Kill signalled a pid recorded without its start time")
+	case <-time.After(100 * time.Millisecond):
 	}
 }
 

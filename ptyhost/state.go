@@ -55,8 +55,11 @@ func writeState(path string, s State) error {
 func (s State) HostAlive() bool { return proc.Alive(s.HostPID, s.HostStart) }
 
 // ChildAlive reports whether the command the host started still runs.
+// Without a recorded start time the pid proves nothing (it may have been
+// reused by a process paneteam did not start), so the answer is no, as
+// for the host (Alive).
 func (s State) ChildAlive() bool {
-	return s.ChildPID > 0 && proc.Alive(s.ChildPID, s.ChildStart)
+	return s.ChildPID > 0 && s.ChildStart != "" && proc.Alive(s.ChildPID, s.ChildStart)
 }
 
 func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
