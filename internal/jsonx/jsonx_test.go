@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -140,4 +142,29 @@ func FuzzObjectPairs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Keys are written without the encoder when plain; any other key must come
+// out exactly as encoding/json (without HTML escaping) writes it.
+func TestKeysAreEscapedAsTheEncoderDoes(t *testing.T) {
+	keys := []string{"plain-key_1", "quo\"te", "back\\slash", "tab\t", "nul\x00", "ünïcödé", "<&>", "line\u2028sep", "bad\xffutf8", "del\x7f"}
+	var r rec
+	for i, k := range keys {
+		r.Fields.Set(k, json.RawMessage(strconv.Itoa(i)))
+	}
+	r.Name = "n"
+	got, err := Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	want.WriteByte('{')
+	for i, k := range keys {
+		kb, _ := Marshal(k)
+		fmt.Fprintf(&want, "%s:%d,", kb, i)
+	}
+	want.WriteString(`"name":"n"}`)
+	if string(got) != want.String() {
+		t.Fatalf("got  %s\nwant %s", got, want.Bytes())
+	}
 }
