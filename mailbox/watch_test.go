@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -196,4 +198,27 @@ func TestWatchStopsWhenDeliverSaysSo(t *testing.T) {
 	if err != nil || calls != 1 {
 		t.Fatalf("Watch = %v after %d calls, want nil after 1", err, calls)
 	}
+}
+
+// A team Claude Code made has no inbox folder until its first write, and a
+// team being deleted loses it: the watch waits for the folder, and never
+// creates it (that would leave part of a deleted team behind).
+func TestWatchWaitsForAMissingFolderWithoutCreatingIt(t *testing.T) {
+	watchModes(t, func(t *testing.T, opts mailbox.WatchOptions) {
+		dir := filepath.Join(t.TempDir(), "inboxes")
+		in := mailbox.New(filepath.Join(dir, "alice.json"), lockfile.Options{})
+		w := startWatch(t, in, opts)
+		time.Sleep(300 * time.Millisecond)
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("the watch created the inbox folder (%v)", err)
+		}
+		if err := in.Send(context.Background(), msg("bob", "late")); err != nil {
+			t.Fatal(err)
+		}
+		w.expect(t, "late")
+		if err := in.Send(context.Background(), msg("bob", "later")); err != nil {
+			t.Fatal(err)
+		}
+		w.expect(t, "late,later")
+	})
 }

@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -69,10 +67,8 @@ protocol message type, or "message" for plain text.`,
 			if err != nil {
 				return err
 			}
-			// The folder is created lazily by writers; watching needs it now.
-			if err := os.MkdirAll(t.InboxDir(), lockfile.DirPerm); err != nil {
-				return fmt.Errorf("create inbox folder: %w", err)
-			}
+			// A missing inbox folder (writers create it lazily) is waited
+			// for by Watch, never created here: see mailbox.Watch.
 			w := &inboxWatch{env: env, c: c, in: mailbox.New(t.InboxPath(name), lockOpts(c)), style: styleFor(env)}
 			err = w.in.Watch(c.Context, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
 			if errors.Is(err, context.Canceled) {
