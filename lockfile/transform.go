@@ -12,22 +12,13 @@ import (
 // release. When fn returns nil content (and no error) nothing is written.
 // An error from fn is returned as it is and nothing is written.
 func Transform(ctx context.Context, path string, opts Options, fn func(old []byte) ([]byte, error)) error {
-	h, err := acquire(ctx, path, opts)
-	if err != nil {
-		return err
-	}
-	werr := transformHeld(h, path, fn)
-	rerr := h.release()
-	if werr != nil {
-		return werr
-	}
-	return rerr
+	return TransformThen(ctx, path, opts, fn, nil)
 }
 
 // TransformThen is Transform with a step run after a successful write,
 // still under the lock (for example, to retire what the write made
 // durable before anyone else can look). It does not run when nothing was
-// written.
+// written; a nil after is Transform.
 func TransformThen(ctx context.Context, path string, opts Options, fn func(old []byte) ([]byte, error), after func()) error {
 	h, err := acquire(ctx, path, opts)
 	if err != nil {
@@ -39,7 +30,7 @@ func TransformThen(ctx context.Context, path string, opts Options, fn func(old [
 		wrote = err == nil && data != nil
 		return data, err
 	})
-	if werr == nil && wrote {
+	if werr == nil && wrote && after != nil {
 		after()
 	}
 	rerr := h.release()
