@@ -233,19 +233,30 @@ type ExitedError struct {
 	Socket string
 	Pane   string
 	Status int
-	Output string // the last lines the pane shows
+	// StatusKnown is false when tmux had not learnt the status within
+	// statusGrace of the pane dying.
+	StatusKnown bool
+	Output      string // the last lines the pane shows
 }
 
 func (e *ExitedError) Error() string {
 	msg := fmt.Sprintf("the command in pane %s exited at once with status %d", e.Pane, e.Status)
+	if !e.StatusKnown {
+		msg = fmt.Sprintf("the command in pane %s exited at once (tmux did not report its status)", e.Pane)
+	}
 	if e.Output != "" {
 		msg += ":\n" + e.Output
 	}
 	return msg + "\n(the pane stays open to show this; close it with: tmux -S " + tmux.ShellQuote(e.Socket) + " kill-pane -t " + e.Pane + ")"
 }
 
-// watchEvery is how often watch looks at the pane.
-const watchEvery = 10 * time.Millisecond
+// watchEvery is how often watch looks at the pane; statusGrace bounds the
+// wait, once the pane is dead, for tmux to reap the command and learn its
+// exit status.
+const (
+	watchEvery  = 10 * time.Millisecond
+	statusGrace = time.Second
+)
 
 // watch looks at a new pane until d has passed (at least once): a pane
 // whose command has died (kept by remain-on-exit failed) is an
@@ -253,6 +264,7 @@ const watchEvery = 10 * time.Millisecond
 // as it is.
 func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (tmux.Pane, error) {
 	deadline := time.Now().Add(d)
+	var statusBy time.Time
 	for {
 		p, err := srv.PaneByID(ctx, pane)
 		if errors.Is(err, tmux.ErrPaneNotFound) {
@@ -261,20 +273,38 @@ func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (
 		if err != nil {
 			return tmux.Pane{}, err
 		}
+		if p.Dead && !p.StatusReady {
+			if statusBy.IsZero() {
+				statusBy = time.Now().Add(statusGrace)
+			}
+			if time.Now().Before(statusBy) {
+				if err := sleepCtx(ctx, watchEvery); err != nil {
+					return p, err
+				}
+				continue
+			}
+		}
 		if p.Dead {
 			// The start of the output may already be in the history.
 			out, _ := srv.Run(ctx, "capture-pane", "-p", "-S", "-", "-t", pane)
 			sock, _ := srv.SocketPath()
-			return p, &ExitedError{Socket: sock, Pane: pane, Status: p.DeadStatus, Output: lastLines(out, 5)}
+			return p, &ExitedError{Socket: sock, Pane: pane, Status: p.DeadStatus, StatusKnown: p.StatusReady, Output: lastLines(out, 5)}
 		}
 		if !time.Now().Before(deadline) {
 			return p, nil
 		}
-		select {
-		case <-ctx.Done():
-			return p, ctx.Err()
-		case <-time.After(watchEvery):
+		if err := sleepCtx(ctx, watchEvery); err != nil {
+			return p, err
 		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
 	}
 }
 

@@ -24,10 +24,14 @@ type Pane struct {
 	Height     int
 	Active     bool
 	Dead       bool // the command has exited and the pane remains
-	DeadStatus int  // its exit status, when Dead
-	PID        int
-	Agent      string // the AgentOption value; "" for panes paneteam did not create
-	Title      string
+	DeadStatus int  // its exit status, when StatusReady
+	// StatusReady says tmux has reaped the command and knows its status:
+	// a pane can be dead (its terminal closed) a moment before that, with
+	// pane_dead_status still empty.
+	StatusReady bool
+	PID         int
+	Agent       string // the AgentOption value; "" for panes paneteam did not create
+	Title       string
 }
 
 // Area is the pane's size in cells.
@@ -63,7 +67,10 @@ func parsePane(line string) (Pane, error) {
 	}
 	p.Active = f[8] == "1"
 	p.Dead = f[9] == "1"
-	p.DeadStatus, _ = strconv.Atoi(f[10]) // empty while the pane lives
+	if f[10] != "" { // empty while the pane lives and until tmux reaps its command
+		p.DeadStatus, _ = strconv.Atoi(f[10])
+		p.StatusReady = true
+	}
 	p.PID, _ = strconv.Atoi(f[11])
 	p.Agent, p.Title = f[12], f[13]
 	return p, nil

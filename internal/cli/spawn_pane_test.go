@@ -284,24 +284,35 @@ func TestSpawnImmediateFailureStaysVisibleAndLeavesNoMember(t *testing.T) {
 	if code != ExitFailure {
 		t.Fatalf("exit %d, want %d; stderr: %s", code, ExitFailure, errOut)
 	}
-	if !strings.Contains(errOut, "status 3") || !strings.Contains(errOut, "cannot start: missing key") {
-		t.Errorf("stderr does not report the status and output:\n%s", errOut)
-	}
 	var dead []tmux.Pane
 	for _, p := range s.panes() {
 		if p.Agent == "broken@crew" {
 			dead = append(dead, p)
 		}
 	}
-	if len(dead) != 1 || !dead[0].Dead || dead[0].DeadStatus != 3 {
-		t.Errorf("want the failed pane kept on screen, dead with status 3; got %+v", dead)
+	if len(dead) != 1 || !dead[0].Dead {
+		t.Fatalf("want the failed pane kept on screen, dead; got %+v", dead)
+	}
+	// tmux 3.3a now and then never records a dead pane's exit status (its
+	// pane_dead_status stays empty; seen in about 1 of 15 panes with no
+	// paneteam involved). Then the status cannot be known and must not be
+	// made up; otherwise it must be the command's.
+	wantStatus := "status 3"
+	if !dead[0].StatusReady {
+		wantStatus = "tmux did not report its status"
+	} else if dead[0].DeadStatus != 3 {
+		t.Errorf("dead pane's status %d, want 3", dead[0].DeadStatus)
+	}
+	if !strings.Contains(errOut, wantStatus) || !strings.Contains(errOut, "cannot start: missing key") {
+		t.Errorf("stderr does not report %q and the output:\n%s", wantStatus, errOut)
 	}
 	if m := s.config().Member("broken"); m != nil {
 		t.Errorf("a failed spawn left member %+v behind", m)
 	}
 
 	_, errOut, code = s.run("spawn-pane", "--team", s.name, "--name", "typo", "--", "no-such-program-xyz", "x")
-	if code == 0 || !strings.Contains(errOut, "no-such-program-xyz") {
+	if code == 0 || !strings.Contains(errOut, "cannot run no-such-program-xyz: executable file not found in $PATH (install it") ||
+		strings.Count(errOut, "$PATH") != 1 {
 		t.Errorf("a missing program: exit %d, stderr %q", code, errOut)
 	}
 	if len(s.panes()) != 2 || s.config().Member("typo") != nil {
