@@ -204,7 +204,7 @@ func preflight(prog, cwd, path string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("cannot run %s: %w in $PATH (install it or give its full path)", prog, exec.ErrNotFound)
+	return fmt.Errorf("cannot run %s: %w (install it or give its full path)", prog, exec.ErrNotFound)
 }
 
 // spawnResult is what spawn-pane prints with --json.
