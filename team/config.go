@@ -2,6 +2,7 @@ package team
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/paneteam/paneteam/internal/jsonx"
 )
@@ -156,11 +157,17 @@ func (c *Config) MemberNames() []string {
 	return names
 }
 
-// RemoveMember drops the named member and reports whether it was there.
+// RemoveMember drops the named member, and its pane from hiddenPaneIds
+// (a member that leaves takes its pane with it), and reports whether it
+// was there.
 func (c *Config) RemoveMember(name string) bool {
 	for i := range c.Members {
 		if equalFold(c.Members[i].Name, name) {
+			pane := c.Members[i].TmuxPaneID
 			c.Members = append(c.Members[:i], c.Members[i+1:]...)
+			if pane != "" {
+				c.HiddenPaneIDs = slices.DeleteFunc(c.HiddenPaneIDs, func(id string) bool { return id == pane })
+			}
 			return true
 		}
 	}

@@ -189,3 +189,15 @@ func TestLoadRefusesGarbage(t *testing.T) {
 		t.Fatalf("unparsable config was overwritten: %q", b)
 	}
 }
+
+func TestRemoveMemberTakesItsHiddenPane(t *testing.T) {
+	cfg := &Config{Name: "t", HiddenPaneIDs: []string{"%1", "%2"}}
+	cfg.AddMember(Member{Name: "a", TmuxPaneID: "%1"})
+	cfg.AddMember(Member{Name: "b", TmuxPaneID: "%2"})
+	if !cfg.RemoveMember("A") {
+		t.Fatal("member not found")
+	}
+	if len(cfg.HiddenPaneIDs) != 1 || cfg.HiddenPaneIDs[0] != "%2" || cfg.Member("a") != nil {
+		t.Fatalf("after removing a: members %v, hidden %v", cfg.MemberNames(), cfg.HiddenPaneIDs)
+	}
+}

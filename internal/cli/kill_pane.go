@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -29,25 +28,13 @@ A pane that is already gone is fine: the member is still removed. To ask a
 Claude Code teammate to finish its work first, use 'paneteam shutdown'.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to stop"), jsonFlag()},
 		Action: func(c *ucli.Context) error {
-			t, cfg, m, err := memberOf(c, env)
+			t, _, m, err := memberOf(c, env)
 			if err != nil {
 				return err
 			}
 			d, departErr := departOne(c, env, t, m.Name)
 			if !d.Removed {
 				return departErr
-			}
-			if slices.Contains(cfg.HiddenPaneIDs, m.TmuxPaneID) {
-				// lifecycle.Depart leaves hiddenPaneIds alone.
-				if _, err := t.Update(c.Context, lockOpts(c), func(cur *team.Config) error {
-					if !slices.Contains(cur.HiddenPaneIDs, m.TmuxPaneID) {
-						return team.ErrNoChange
-					}
-					cur.HiddenPaneIDs = slices.DeleteFunc(cur.HiddenPaneIDs, func(id string) bool { return id == m.TmuxPaneID })
-					return nil
-				}); err != nil {
-					return errors.Join(departErr, fmt.Errorf("%s stopped and left the team, but its pane %s is still listed in hiddenPaneIds: %w", m.Name, m.TmuxPaneID, err))
-				}
 			}
 			if departErr != nil {
 				return departErr
