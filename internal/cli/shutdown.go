@@ -3,12 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/lifecycle"
 )
 
@@ -78,15 +76,7 @@ Exits 1 and names them when a teammate refuses or does not answer within
 // lifecycleOptions is what the lifecycle commands need from the command
 // line and the environment captured at start.
 func lifecycleOptions(c *ucli.Context, env Env) lifecycle.Options {
-	return lifecycle.Options{
-		Lock: lockOpts(c),
-		Backend: backend.Env{
-			Getenv:   env.Getenv,
-			LookPath: exec.LookPath,
-			Exe:      env.Exe,
-			Warn:     func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) },
-		},
-	}
+	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env)}
 }
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {

@@ -333,6 +333,8 @@ func takeBackPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m t
 
 // backendEnv is what backends learn about the world: the environment
 // captured at start.
+// backendEnv is what backends learn of the command's world; their
+// announcements (a fallback and its fix) go to stderr.
 func backendEnv(env Env) backend.Env {
 	return backend.Env{
 		Getenv:   env.Getenv,

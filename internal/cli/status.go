@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -198,7 +197,9 @@ func liveness(ctx context.Context, bend backend.Env, cfg *team.Config, m *team.M
 // statusBackendEnv is the backend environment of a read-only command:
 // nothing to announce.
 func statusBackendEnv(env Env) backend.Env {
-	return backend.Env{Getenv: env.Getenv, LookPath: exec.LookPath, Exe: env.Exe, Warn: func(string, ...any) {}}
+	b := backendEnv(env)
+	b.Warn = func(string, ...any) {} // status reports; it starts nothing
+	return b
 }
 
 func writeStatus(env Env, teams []teamStatus) error {
