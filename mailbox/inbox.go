@@ -175,6 +175,16 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 		if fn == nil && len(files) == 0 {
 			return nil, nil // only draining, and nothing is queued: skip the parse
 		}
+		if fn == nil {
+			out, ok, err := spliceAppend(old, queued)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				taken = files
+				return out, nil
+			}
+		}
 		cur, err := decode(old)
 		if err != nil {
 			return nil, in.moveAside(err)
