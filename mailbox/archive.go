@@ -91,13 +91,22 @@ func (in *Inbox) prune(msgs []Message) ([]Message, error) {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	if buf.Len() == 0 {
-		return msgs, nil
-	}
-	if err := appendDurably(in.ArchivePath(), buf.Bytes()); err != nil {
-		return nil, fmt.Errorf("archive read messages of %s (the inbox is unchanged): %w", in.Path, err)
+	if err := in.archive(buf.Bytes()); err != nil {
+		return nil, err
 	}
 	return keep, nil
+}
+
+// archive appends lines (compact messages, one per line) to the archive
+// durably; the caller then rewrites the inbox without them.
+func (in *Inbox) archive(lines []byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if err := appendDurably(in.ArchivePath(), lines); err != nil {
+		return fmt.Errorf("archive read messages of %s (the inbox is unchanged): %w", in.Path, err)
+	}
+	return nil
 }
 
 // appendDurably appends data to path (created 0600) and fsyncs it. A file

@@ -176,11 +176,14 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 			return nil, nil // only draining, and nothing is queued: skip the parse
 		}
 		if fn == nil {
-			out, ok, err := spliceAppend(old, queued)
+			out, archive, ok, err := spliceDrain(old, queued)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
+				if err := in.archive(archive); err != nil {
+					return nil, err
+				}
 				taken = files
 				return out, nil
 			}

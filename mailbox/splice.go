@@ -6,66 +6,83 @@ import (
 	"fmt"
 )
 
-// spliceAppend adds queued messages to an inbox without decoding it: the
-// new elements are written after the last one, in the layout Encode uses.
-// Senders write far more often than anyone reads, and a lead with a
+// spliceDrain is the write a send makes (queued messages in, read messages
+// out to the archive) done on the inbox's bytes instead of its decoded
+// messages. Senders write far more often than anyone reads: a lead with a
 // thousand unread messages should not pay for decoding and re-encoding all
-// of them on every send.
+// of them on every send, nor should the first send into an inbox holding
+// 20,000 read ones.
 //
-// It applies when old is valid JSON, laid out the way Encode and Claude
-// Code's JSON.stringify(v, null, 2) lay an inbox out, holding only
-// objects, none of them read (those must go to the archive, which needs
-// the decoding path). Then the existing elements are kept byte for byte,
-// which for any inbox Encode or Claude Code wrote is exactly what decoding
-// and re-encoding would give. Otherwise (an empty file, another layout, a
-// read message) it returns ok false and the caller decodes; what decoding
-// judges beyond that, such as a field of the wrong type, is judged on the
-// next write that decodes.
+// It applies when old is valid JSON laid out the way Encode and Claude
+// Code's JSON.stringify(v, null, 2) lay an inbox out, holding only objects
+// whose "read" is plainly true, false or absent. Then unread elements are
+// kept byte for byte, read ones become archive lines (compacted, one per
+// line), and the queued messages are added in Encode's layout: for any
+// inbox Encode or Claude Code wrote, exactly what the decoding path
+// (decode, appendMissing, prune, Encode) writes. Otherwise (an empty file,
+// another layout, an odd "read") it returns ok false and the caller
+// decodes; what decoding judges beyond that, such as a field of the wrong
+// type, is judged by the next write that decodes.
 //
-// A queued message that old already holds (its holder died before retiring
-// the queue) is not added again, as in appendMissing: its encoding, which
-// every writer of this layout produces identically, is looked up in old.
-func spliceAppend(old []byte, queued []Message) (out []byte, ok bool, err error) {
-	empty := string(old) == "[]"
-	if !empty && !(bytes.HasPrefix(old, []byte("[\n  {\n")) && bytes.HasSuffix(old, []byte("\n  }\n]"))) {
-		return nil, false, nil
+// A queued message that old already holds, read or not (its holder died
+// before retiring the queue), is not added again, as in appendMissing: its
+// encoding, which every writer of this layout produces identically, is
+// looked up in old.
+func spliceDrain(old []byte, queued []Message) (inbox, archive []byte, ok bool, err error) {
+	var elems []rawElement
+	if string(old) != "[]" {
+		if !bytes.HasPrefix(old, []byte("[\n  {\n")) || !bytes.HasSuffix(old, []byte("\n  }\n]")) || !json.Valid(old) {
+			return nil, nil, false, nil
+		}
+		if elems, ok = splitElements(old); !ok {
+			return nil, nil, false, nil
+		}
 	}
-	if !empty && !(json.Valid(old) && unreadObjects(old)) {
-		return nil, false, nil
+	var keep [][]byte
+	var arch bytes.Buffer
+	for _, e := range elems {
+		if !e.read {
+			keep = append(keep, e.raw)
+			continue
+		}
+		if err := json.Compact(&arch, bytes.TrimSpace(e.raw)); err != nil {
+			return nil, nil, false, fmt.Errorf("archive message: %w", err)
+		}
+		arch.WriteByte('\n')
 	}
-	var elems [][]byte
 	seen := map[string]int{}
 	for _, m := range queued {
 		e, err := element(m)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
-		// "\n" + the element matches only a whole element at depth 1: a
-		// string cannot hold a raw newline, and deeper objects are
-		// indented further.
-		key := string(e)
-		if _, counted := seen[key]; !counted && !empty {
-			seen[key] = bytes.Count(old, append([]byte{'\n'}, e...))
+		if _, counted := seen[string(e)]; !counted {
+			// "\n" + the element matches only a whole element at depth 1:
+			// a string cannot hold a raw newline, and deeper objects are
+			// indented further.
+			read := m
+			read.Read = true
+			r, err := element(read)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			seen[string(e)] = bytes.Count(old, append([]byte{'\n'}, e...)) + bytes.Count(old, append([]byte{'\n'}, r...))
 		}
-		if seen[key] > 0 {
-			seen[key]--
+		if seen[string(e)] > 0 {
+			seen[string(e)]--
 			continue
 		}
-		elems = append(elems, e)
+		keep = append(keep, e)
 	}
-	if len(elems) == 0 {
-		return old, true, nil
+	if len(keep) == 0 {
+		return []byte("[]"), arch.Bytes(), true, nil
 	}
 	var buf bytes.Buffer
-	if empty {
-		buf.WriteString("[\n")
-	} else {
-		buf.Write(old[:len(old)-2]) // without "\n]"
-		buf.WriteString(",\n")
-	}
-	buf.Write(bytes.Join(elems, []byte(",\n")))
+	buf.Grow(len(old) + 256*len(queued))
+	buf.WriteString("[\n")
+	buf.Write(bytes.Join(keep, []byte(",\n")))
 	buf.WriteString("\n]")
-	return buf.Bytes(), true, nil
+	return buf.Bytes(), arch.Bytes(), true, nil
 }
 
 // element is m as one element of an encoded inbox: "  {\n    ...\n  }".
@@ -77,52 +94,99 @@ func element(m Message) ([]byte, error) {
 	return b[len("[\n") : len(b)-len("\n]")], nil
 }
 
-// unreadObjects reports whether valid JSON b is an array of objects none
-// of which is read: every member key that decodes as "read" (encoding/json
-// matches keys without regard to case) is written plainly as "read" and
-// holds false.
-func unreadObjects(b []byte) bool {
-	depth := 0
-	i := 0
-	for i < len(b) {
+// rawElement is one message of an inbox as written, with its indent.
+type rawElement struct {
+	raw  []byte
+	read bool
+}
+
+// splitElements splits valid JSON b, an array, into its elements. It
+// fails unless every element is an object that opens and closes on its own
+// line after a two-space indent, and whose member keys that decode as
+// "read" (encoding/json matches keys without regard to case) are written
+// plainly as "read" and hold true or false.
+func splitElements(b []byte) ([]rawElement, bool) {
+	var out []rawElement
+	depth, start := 0, 0
+	var cur rawElement
+	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
 		case c == '"':
 			end, escaped := stringEnd(b, i)
 			if depth == 2 {
-				j := skipBlank(b, end)
-				if j < len(b) && b[j] == ':' {
-					key := b[i+1 : end-1]
-					if escaped {
-						var k string
-						if json.Unmarshal(b[i:end], &k) != nil {
-							return false
-						}
-						key = []byte(k)
+				if j := skipBlank(b, end); j < len(b) && b[j] == ':' {
+					read, isRead, ok := readMember(b[i:end], escaped, b[skipBlank(b, j+1):])
+					if !ok {
+						return nil, false
 					}
-					if bytes.EqualFold(key, []byte("read")) {
-						v := skipBlank(b, j+1)
-						if escaped || string(key) != "read" || !bytes.HasPrefix(b[v:], []byte("false")) {
-							return false
-						}
+					if isRead {
+						cur.read = read
 					}
 				}
 			}
 			i = end
 			continue
-		case c == '[' || c == '{':
-			if depth == 1 && c != '{' {
-				return false
+		case c == '{' || c == '[':
+			if depth == 1 {
+				if c != '{' {
+					return nil, false
+				}
+				if !indented(b, i) {
+					return nil, false
+				}
+				start, cur = i-2, rawElement{}
 			}
 			depth++
-		case c == ']' || c == '}':
+		case c == '}' || c == ']':
 			depth--
+			if depth == 1 {
+				if !indented(b, i) {
+					return nil, false
+				}
+				cur.raw = b[start : i+1]
+				out = append(out, cur)
+			}
 		case depth == 1 && c != ',' && c != ' ' && c != '\n' && c != '\t' && c != '\r':
-			return false // a scalar in the top-level array
+			return nil, false // a scalar in the top-level array
 		}
 		i++
 	}
-	return true
+	return out, true
+}
+
+// readMember looks at one member key (quoted, as written) and what follows
+// its colon. isRead says the key decodes as "read"; ok false means it does
+// in a form this path does not take (another case, escapes, a value other
+// than true or false).
+func readMember(quoted []byte, escaped bool, value []byte) (read, isRead, ok bool) {
+	key := quoted[1 : len(quoted)-1]
+	if escaped {
+		var k string
+		if json.Unmarshal(quoted, &k) != nil {
+			return false, false, false
+		}
+		key = []byte(k)
+	}
+	if !bytes.EqualFold(key, []byte("read")) {
+		return false, false, true
+	}
+	if escaped || string(key) != "read" {
+		return false, true, false
+	}
+	switch {
+	case bytes.HasPrefix(value, []byte("true")):
+		return true, true, true
+	case bytes.HasPrefix(value, []byte("false")):
+		return false, true, true
+	}
+	return false, true, false
+}
+
+// indented reports whether b[i] begins its line after exactly the
+// two-space indent of an inbox element.
+func indented(b []byte, i int) bool {
+	return i >= 3 && string(b[i-3:i]) == "\n  "
 }
 
 // stringEnd returns the index just past the string starting at b[i] (a

@@ -1,25 +1,38 @@
 package mailbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"testing"
+
+	"github.com/paneteam/paneteam/internal/jsonx"
 )
 
-// decoded is what the decoding path writes for a drain of queued into old
-// when nothing in old is read: decode, appendMissing, Encode.
-func decoded(t testing.TB, old []byte, queued []Message) []byte {
+// decoded is what the decoding path writes for a drain of queued into
+// old: decode, appendMissing, then prune's split into the inbox and the
+// archive lines.
+func decoded(t testing.TB, old []byte, queued []Message) (inbox, archive []byte) {
 	t.Helper()
 	cur, err := decode(old)
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	out, err := Encode(appendMissing(cur, queued))
-	if err != nil {
-		t.Fatal(err)
+	var keep []Message
+	var arch bytes.Buffer
+	for _, m := range appendMissing(cur, queued) {
+		if !m.Read {
+			keep = append(keep, m)
+			continue
+		}
+		b, err := jsonx.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arch.Write(b)
+		arch.WriteByte('\n')
 	}
-	return out
+	return encoded(t, keep...), arch.Bytes()
 }
 
 func encoded(t testing.TB, msgs ...Message) []byte {
@@ -36,60 +49,71 @@ func withUnknown(m Message, key, raw string) Message {
 	return m
 }
 
-func TestSpliceAppendWritesWhatDecodingWould(t *testing.T) {
+func TestSpliceDrainWritesWhatDecodingWould(t *testing.T) {
 	a := Message{From: "team-lead", Text: "first <b>&</b> \u2028 \"quoted\"", Timestamp: "2026-11-21T10:00:00.000Z", Color: "blue"}
 	b := Message{From: "worker", Text: `{"type":"idle_notification","from":"worker"}`, Summary: "idle", Timestamp: "2026-11-21T10:00:01.000Z"}
 	nested := withUnknown(b, "meta", `{"read":true,"list":[1,{"read":true}],"s":"\n    \"read\": true"}`)
+	seen := a
+	seen.Read = true
 	q1 := Message{From: "s1", Text: "hello\nworld 🎉", Timestamp: "2026-11-21T10:00:02.000Z"}
 	q2 := Message{From: "s2", Text: "", Summary: "empty text", Timestamp: "2026-11-21T10:00:03.000Z", Color: "green"}
+	q1read := q1
+	q1read.Read = true
 	cases := map[string][]byte{
-		"empty inbox":                       []byte("[]"),
-		"one message":                       encoded(t, a),
-		"protocol message and unknown keys": encoded(t, a, nested),
-		"a message equal to a queued one":   encoded(t, a, q1),
-		"the queued message twice":          encoded(t, q1, q1),
+		"empty inbox":                          []byte("[]"),
+		"one message":                          encoded(t, a),
+		"protocol message and unknown keys":    encoded(t, a, nested),
+		"read messages":                        encoded(t, seen, b, withUnknown(seen, "x", `[1,2]`)),
+		"only read messages":                   encoded(t, seen, seen),
+		"a message equal to a queued one":      encoded(t, a, q1),
+		"the queued message twice":             encoded(t, q1, q1),
+		"a queued message already marked read": encoded(t, q1read, a),
 	}
 	for name, old := range cases {
 		for _, queued := range [][]Message{{q1}, {q1, q2}, {q1, q1, q2}} {
 			t.Run(fmt.Sprintf("%s/%d queued", name, len(queued)), func(t *testing.T) {
-				out, ok, err := spliceAppend(old, queued)
+				out, arch, ok, err := spliceDrain(old, queued)
 				if err != nil || !ok {
-					t.Fatalf("spliceAppend: ok=%v err=%v, want it to apply", ok, err)
+					t.Fatalf("spliceDrain: ok=%v err=%v, want it to apply", ok, err)
 				}
-				if want := decoded(t, old, queued); string(out) != string(want) {
-					t.Fatalf("spliced:\n%s\n\ndecoding path:\n%s", out, want)
+				wantInbox, wantArch := decoded(t, old, queued)
+				if string(out) != string(wantInbox) {
+					t.Fatalf("spliced inbox:\n%s\n\ndecoding path:\n%s", out, wantInbox)
+				}
+				if string(arch) != string(wantArch) {
+					t.Fatalf("spliced archive lines:\n%s\ndecoding path:\n%s", arch, wantArch)
 				}
 			})
 		}
 	}
 }
 
-func TestSpliceAppendLeavesOtherInboxesToDecoding(t *testing.T) {
+func TestSpliceDrainLeavesOtherInboxesToDecoding(t *testing.T) {
 	q := []Message{{From: "s1", Text: "hi", Timestamp: "2026-11-21T10:00:02.000Z"}}
-	read := Message{From: "a", Text: "seen", Timestamp: "2026-11-21T10:00:00.000Z", Read: true}
 	unread := Message{From: "a", Text: "new", Timestamp: "2026-11-21T10:00:00.000Z"}
 	cases := map[string]string{
-		"a read message":            string(encoded(t, unread, read)),
-		"read spelled in capitals":  "[\n  {\n    \"from\": \"a\",\n    \"READ\": true\n  }\n]",
-		"read spelled with escapes": "[\n  {\n    \"from\": \"a\",\n    \"re\\u0061d\": false\n  }\n]",
-		"read that is not false":    "[\n  {\n    \"from\": \"a\",\n    \"read\": 1\n  }\n]",
-		"compact layout":            `[{"from":"a","text":"x","timestamp":"t","read":false}]`,
-		"trailing newline":          string(encoded(t, unread)) + "\n",
-		"a null element":            "[\n  {\n    \"from\": \"a\"\n  },\n  null,\n  {\n    \"from\": \"b\"\n  }\n]",
-		"a number element":          "[\n  {\n    \"from\": \"a\"\n  },\n  7,\n  {\n    \"from\": \"b\"\n  }\n]",
-		"not JSON":                  "[\n  {\n    \"from\": \"a\",\n  }\n]",
-		"empty file":                "",
+		"read spelled in capitals":            "[\n  {\n    \"from\": \"a\",\n    \"READ\": true\n  }\n]",
+		"read spelled with escapes":           "[\n  {\n    \"from\": \"a\",\n    \"re\\u0061d\": false\n  }\n]",
+		"read that is not a boolean":          "[\n  {\n    \"from\": \"a\",\n    \"read\": 1\n  }\n]",
+		"compact layout":                      `[{"from":"a","text":"x","timestamp":"t","read":false}]`,
+		"two elements on one line":            "[\n  {\n    \"from\": \"a\"\n  }, {\n    \"from\": \"b\"\n  }\n]",
+		"an element closed mid-line":          "[\n  {\n    \"from\": \"a\"},\n  {\n    \"from\": \"b\"\n  }\n]",
+		"trailing newline":                    string(encoded(t, unread)) + "\n",
+		"a null element":                      "[\n  {\n    \"from\": \"a\"\n  },\n  null,\n  {\n    \"from\": \"b\"\n  }\n]",
+		"a number element":                    "[\n  {\n    \"from\": \"a\"\n  },\n  7,\n  {\n    \"from\": \"b\"\n  }\n]",
+		"not JSON":                            "[\n  {\n    \"from\": \"a\",\n  }\n]",
+		"empty file (Claude Code mid-create)": "",
 	}
 	for name, old := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, ok, err := spliceAppend([]byte(old), q); ok || err != nil {
-				t.Fatalf("spliceAppend applied (ok=%v, err=%v) to an inbox it must leave to decoding:\n%s", ok, err, old)
+			if _, _, ok, err := spliceDrain([]byte(old), q); ok || err != nil {
+				t.Fatalf("spliceDrain applied (ok=%v, err=%v) to an inbox it must leave to decoding:\n%s", ok, err, old)
 			}
 		})
 	}
 }
 
-func FuzzSpliceAppend(f *testing.F) {
+func FuzzSpliceDrain(f *testing.F) {
 	f.Add([]byte("[]"), "hi", false)
 	f.Add([]byte("[\n  {\n    \"from\": \"a\",\n    \"text\": \"x\",\n    \"timestamp\": \"t\",\n    \"read\": false\n  }\n]"), "x", true)
 	f.Add([]byte("[\n  {\n    \"from\": \"a\",\n    \"read\": true\n  }\n]"), "x", false)
@@ -103,7 +127,7 @@ func FuzzSpliceAppend(f *testing.F) {
 		if twice {
 			queued = append(queued, m)
 		}
-		out, ok, err := spliceAppend(old, queued)
+		out, arch, ok, err := spliceDrain(old, queued)
 		if err != nil || !ok {
 			return
 		}
@@ -111,34 +135,53 @@ func FuzzSpliceAppend(f *testing.F) {
 		if err != nil {
 			// Valid JSON in the inbox layout that decoding refuses (a
 			// field of the wrong type): decoding still refuses it after.
-			if _, err2 := decode(out); err2 == nil {
+			if _, err2 := decode(out); err2 == nil && len(arch) == 0 {
 				t.Fatalf("spliced a refused inbox into an accepted one:\n%s", out)
 			}
 			return
-		}
-		for _, c := range cur {
-			if c.Read {
-				t.Fatalf("spliced into an inbox holding a read message:\n%s", old)
-			}
 		}
 		got, err := decode(out)
 		if err != nil {
 			t.Fatalf("spliced inbox does not decode: %v\n%s", err, out)
 		}
-		want := appendMissing(cur, queued)
-		if len(got) != len(want) {
-			t.Fatalf("spliced inbox holds %d messages, decoding path %d", len(got), len(want))
+		var archived []Message
+		for _, line := range bytes.Split(bytes.TrimSuffix(arch, []byte("\n")), []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			var a Message
+			if err := json.Unmarshal(line, &a); err != nil {
+				t.Fatalf("archive line does not decode: %v\n%s", err, line)
+			}
+			archived = append(archived, a)
 		}
-		for i := range got {
-			if keyOf(got[i]) != keyOf(want[i]) || got[i].Read != want[i].Read || got[i].Color != want[i].Color ||
-				(i < len(cur) && !reflect.DeepEqual(got[i].Fields, want[i].Fields)) {
-				t.Fatalf("message %d: spliced %+v, decoding path %+v", i, got[i], want[i])
+		var want, wantArchived []Message
+		for _, w := range appendMissing(cur, queued) {
+			if w.Read {
+				wantArchived = append(wantArchived, w)
+			} else {
+				want = append(want, w)
 			}
 		}
+		sameMessages(t, "inbox", got, want)
+		sameMessages(t, "archive", archived, wantArchived)
 		if string(encoded(t, cur...)) == string(old) {
-			if want := decoded(t, old, queued); string(out) != string(want) {
-				t.Fatalf("spliced:\n%s\n\ndecoding path:\n%s", out, want)
+			wantInbox, wantArch := decoded(t, old, queued)
+			if string(out) != string(wantInbox) || string(arch) != string(wantArch) {
+				t.Fatalf("spliced:\n%s\n%s\n\ndecoding path:\n%s\n%s", out, arch, wantInbox, wantArch)
 			}
 		}
 	})
+}
+
+func sameMessages(t *testing.T, what string, got, want []Message) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: spliced %d messages, decoding path %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if keyOf(got[i]) != keyOf(want[i]) || got[i].Read != want[i].Read || got[i].Color != want[i].Color {
+			t.Fatalf("%s message %d: spliced %+v, decoding path %+v", what, i, got[i], want[i])
+		}
+	}
 }
