@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Client runs one it2 program.
@@ -125,11 +126,11 @@ func (c Client) Split(ctx context.Context, o SplitOptions) (string, error) {
 	return parseCreated(out)
 }
 
-var createdRE = regexp.MustCompile(`Created new pane: (\S+)`)
+var createdRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Created new pane: (\S+)`) })
 
 // parseCreated finds the new id in "Created new pane: <UUID>".
 func parseCreated(out string) (string, error) {
-	m := createdRE.FindStringSubmatch(out)
+	m := createdRE().FindStringSubmatch(out)
 	if m == nil || !ValidID(m[1]) {
 		return "", fmt.Errorf("it2 session split: no session id in its output %q", out)
 	}
@@ -155,11 +156,15 @@ func (c Client) Close(ctx context.Context, id string) error {
 	return err
 }
 
-var uuidRE = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+// Regular expressions are compiled on first use, not at every start of
+// the binary.
+var uuidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+})
 
 // ValidID reports whether id has the shape of an iTerm2 session id (a
 // UUID), the only kind of id paneteam passes to it2.
-func ValidID(id string) bool { return uuidRE.MatchString(id) }
+func ValidID(id string) bool { return uuidRE().MatchString(id) }
 
 // SessionFromEnv returns the session UUID of an ITERM_SESSION_ID value
 // ("w0t1p0:<UUID>": window, tab and pane, then the id it2 takes), or "".

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -33,7 +34,7 @@ type Server struct {
 // privateName matches the private servers paneteam and Claude Code start
 // for a lead process: "tmux -L paneteam-<pid>" and
 // "tmux -L claude-swarm-<pid>".
-var privateName = regexp.MustCompile(`^(paneteam|claude-swarm)-([0-9]+)$`)
+var privateName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(paneteam|claude-swarm)-([0-9]+)$`) })
 
 // SocketDir is the folder where tmux keeps this user's -L sockets:
 // $TMUX_TMPDIR (else /tmp) + "/tmux-<uid>" (tmux(1), -L).
@@ -151,7 +152,7 @@ func scanServers(ctx context.Context, dir string, olderThan time.Duration, now t
 	}
 	var out []*Server
 	for _, e := range entries {
-		m := privateName.FindStringSubmatch(e.Name())
+		m := privateName().FindStringSubmatch(e.Name())
 		if m == nil || e.Type()&fs.ModeSocket == 0 {
 			continue
 		}

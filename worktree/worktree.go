@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Dir is the folder, under a repository's main working tree, that holds
@@ -38,13 +39,15 @@ type Worktree struct {
 	Reused bool
 }
 
-var slugRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
+// Compiled on first use: the {0,99} makes it cost more than a short
+// command's whole start-up.
+var slugRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`) })
 
 // CheckSlug refuses a team or member name that could not be one path
 // component and one branch name component: nothing may escape the
 // worktrees folder ("..", "/", a leading dot or dash).
 func CheckSlug(kind, s string) error {
-	if !slugRE.MatchString(s) {
+	if !slugRE().MatchString(s) {
 		return fmt.Errorf("%s name %q cannot name a worktree: use 1-100 letters, digits, '-' or '_', starting with a letter or digit", kind, s)
 	}
 	return nil

@@ -51,7 +51,9 @@ func envBefore(env Env, flags []ucli.Flag) ucli.BeforeFunc {
 		if u := v.Elem().FieldByName("Usage"); u.IsValid() && u.Kind() == reflect.String {
 			u.SetString(fmt.Sprintf("%s [$%s]", u.String(), strings.Join(vars, ", $")))
 		}
-		bs = append(bs, binding{f.Names()[0], vars})
+		// The Name field, not f.Names(): that runs a regular expression,
+		// and this runs for every flag of every command at each start.
+		bs = append(bs, binding{v.Elem().FieldByName("Name").String(), vars})
 	}
 	return func(c *ucli.Context) error {
 		for _, b := range bs {

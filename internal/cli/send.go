@@ -286,8 +286,11 @@ func checkTypeFlags(c *ucli.Context) error {
 	if !ok {
 		return usagef("unknown --type %q: use one of %s", kind, strings.Join(sendTypes, ", "))
 	}
+	// One pass over what was given: c.IsSet per flag walks every flag's
+	// names, which a send would pay on each of these. None has an alias.
+	given := c.LocalFlagNames()
 	for _, f := range protocolFlags {
-		if c.IsSet(f) && !slices.Contains(allowed, f) {
+		if slices.Contains(given, f) && !slices.Contains(allowed, f) {
 			if kind == "" {
 				return usagef("--%s belongs to a protocol message: add --type (see paneteam send --help)", f)
 			}
