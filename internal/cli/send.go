@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -42,7 +44,14 @@ Protocol messages, which Claude Code teammates act on, are sent with --type:
     paneteam send -t review --to alice --type task_assignment --task-id 3 --subject "fix login"
 
 A shutdown_request gets a new request id (shutdown-<ms>@<recipient>), printed
-on stdout, one line per recipient, to match the answer against.`,
+on stdout, one line per recipient, to match the answer against.
+
+--lines keeps one process sending for as long as stdin stays open: each line
+becomes its own message as soon as it arrives, on disk before the next line
+is read (blank lines are skipped). With --json each delivery is printed as
+one JSON object per line the moment it is written:
+
+    tail -F build.log | grep --line-buffered ERROR | paneteam send -t review --to team-lead --lines`,
 		Flags: sendFlags(),
 		Action: func(c *ucli.Context) error {
 			t, cfg, err := openTeam(c, env)
@@ -60,6 +69,9 @@ on stdout, one line per recipient, to match the answer against.`,
 			color, err := senderColor(c, cfg, from)
 			if err != nil {
 				return err
+			}
+			if c.Bool("lines") {
+				return sendLines(c, env, t, to, mailbox.Message{From: from, Summary: c.String("summary"), Color: color})
 			}
 			compose, err := composer(c, env, t, cfg, from)
 			if err != nil {
@@ -104,6 +116,7 @@ func sendFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "summary", Usage: "a short preview receivers show (for idle_notification: its summary)"},
 		&ucli.StringFlag{Name: "color", Usage: "sender's colour shown by receivers (default: the sender's team colour): " + strings.Join(team.Colors, ", ")},
 		&ucli.BoolFlag{Name: "create-inbox", Usage: "send to a name that is not a member (its inbox is created; nobody may read it)"},
+		&ucli.BoolFlag{Name: "lines", Usage: "send each line of stdin as its own message, as it arrives, until stdin closes"},
 		&ucli.StringFlag{Name: "type", Usage: "protocol message type: " + strings.Join(sendTypes, ", ")},
 		&ucli.StringFlag{Name: "request-id", Usage: "the request answered (shutdown_approved/rejected, plan_approval_response, permission_response)"},
 		&ucli.StringFlag{Name: "reason", Usage: "why (shutdown_request, shutdown_rejected, permission_response --deny; idle_notification: failure reason)"},
@@ -379,3 +392,57 @@ func permissionInput(c *ucli.Context, t team.Team, from, id string) (json.RawMes
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// sendLines sends each line of stdin as its own message to every
+// recipient, in order, each on disk before the next line is read. It stops
+// at the first line it cannot deliver and says how far it got.
+func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox.Message) error {
+	if c.String("type") != "" {
+		return usagef("--lines sends plain text; protocol messages (--type) are sent one per command")
+	}
+	if c.NArg() > 1 || (c.NArg() == 1 && c.Args().First() != "-") {
+		return usagef("--lines reads stdin; give no TEXT (or \"-\")")
+	}
+	inboxes := make([]*mailbox.Inbox, len(to))
+	for i, name := range to {
+		inboxes[i] = mailbox.New(t.InboxPath(name), lockOpts(c))
+	}
+	jsonOut := json.NewEncoder(env.Stdout)
+	jsonOut.SetEscapeHTML(false)
+	r := bufio.NewReaderSize(env.Stdin, 64<<10)
+	delivered := 0
+	for n := 1; ; n++ {
+		line, err := r.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read line %d from stdin: %w (%s)", n, err, deliveredSoFar(delivered))
+		}
+		if text := strings.TrimRight(line, "\r\n"); strings.TrimSpace(text) != "" {
+			m := proto
+			m.Text, m.Timestamp = text, mailbox.Timestamp(time.Now())
+			if verr := m.Validate(); verr != nil {
+				return fmt.Errorf("line %d: %w (%s)", n, verr, deliveredSoFar(delivered))
+			}
+			for i, in := range inboxes {
+				if serr := in.Send(c.Context, m); serr != nil {
+					return fmt.Errorf("line %d: send to %s: %w (%s)", n, to[i], serr, deliveredSoFar(delivered))
+				}
+				if c.Bool("json") {
+					if jerr := jsonOut.Encode(delivery{To: to[i], Message: m}); jerr != nil {
+						return fmt.Errorf("print delivery: %w", jerr)
+					}
+				}
+			}
+			delivered++
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+func deliveredSoFar(n int) string {
+	if n == 1 {
+		return "the 1 message before it was delivered"
+	}
+	return fmt.Sprintf("the %d messages before it were delivered", n)
+}
