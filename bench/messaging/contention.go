@@ -2,117 +2,184 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
 )
 
-// side is one contender's outcome.
+// side is one contender's outcome in one round.
 type side struct {
 	sent    int // messages attempted
-	acked   int // reported written (send exited 0; the Node writer printed ACK)
-	dropped int // given up on and reported
+	acked   int // reported written
 	present int // actually in the inbox (or paneteam's archive) afterwards
+	silent  int // reported written but not there
 	wall    time.Duration
 }
 
 // lost counts messages that never arrived, reported or not.
 func (s side) lost() int { return s.sent - s.present }
 
-// silentlyLost counts messages reported written that are not there.
-func (s side) silentlyLost(acked map[string]bool, present map[string]bool) int {
-	n := 0
-	for k := range acked {
-		if !present[k] {
-			n++
-		}
-	}
-	return n
+// writer is one way of sending senders x each messages into an inbox.
+type writer struct {
+	name string
+	// run sends to member "to" and returns the texts acknowledged as
+	// written; the rest were given up on.
+	run func(b *bench, to string, senders, each int) (acked map[string]bool, err error)
+}
+
+var writers = []writer{
+	{"paneteam send, one process per message (as a keybinding or script sends)", (*bench).ptPerMessage},
+	{"paneteam send --lines, one process per sender (as the reference)", (*bench).ptPerSender},
+	{"Claude Code 2.1.88 algorithm (Node, one process per sender)", (*bench).reference},
 }
 
 type contentionResult struct {
 	senders, each int
-	pt, ref       side
-	ptSilent      int
-	refSilent     int
+	rounds        [][]side // [round][writer]
 }
 
-// contention sends senders x each messages into one inbox at once, with
-// `paneteam send` (one process per message, as a script or keybinding
-// sends) and with Claude Code's writer (one Node process per sender).
-func (b *bench) contention(senders, each int) (contentionResult, error) {
+// contention sends senders x each messages into one inbox at once with
+// every writer, rounds times, interleaved so that a busy spell of the
+// machine falls on all of them alike.
+func (b *bench) contention(senders, each, rounds int) (contentionResult, error) {
 	r := contentionResult{senders: senders, each: each}
+	for round := 0; round < rounds; round++ {
+		var row []side
+		for w, wr := range writers {
+			name := fmt.Sprintf("c%d-%d", round, w)
+			if err := b.addMember(name); err != nil {
+				return r, err
+			}
+			inbox := b.team.InboxPath(name)
+			start := time.Now()
+			acked, err := wr.run(b, name, senders, each)
+			if err != nil {
+				return r, fmt.Errorf("%s: %w", wr.name, err)
+			}
+			s := side{sent: senders * each, acked: len(acked), wall: time.Since(start)}
+			present, err := presentIn(mailbox.New(inbox, lockfile.Options{}))
+			if err != nil {
+				return r, err
+			}
+			s.present = len(present)
+			for k := range acked {
+				if !present[k] {
+					s.silent++
+				}
+			}
+			row = append(row, s)
+		}
+		r.rounds = append(r.rounds, row)
+	}
+	return r, nil
+}
+
+func (b *bench) addMember(name string) error {
+	_, err := b.team.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		_, err := c.AddMember(team.Member{Name: name, Cwd: b.root})
+		return err
+	})
+	return err
+}
+
+// ptPerMessage runs one `paneteam send` process per message.
+func (b *bench) ptPerMessage(to string, senders, each int) (map[string]bool, error) {
 	var mu sync.Mutex
-	ptAcked := map[string]bool{}
-	start := time.Now()
+	acked := map[string]bool{}
 	var wg sync.WaitGroup
 	for s := 0; s < senders; s++ {
 		wg.Add(1)
 		go func(s int) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				text := fmt.Sprintf("pt%d-%d", s, i)
-				err := b.paneteam("send", "--team", "bench", "--to", "pt", "--from", fmt.Sprintf("s%d", s), text).Run()
-				mu.Lock()
+				text := fmt.Sprintf("%s-s%d-%d", to, s, i)
+				err := b.paneteam("send", "--team", "bench", "--to", to, "--from", fmt.Sprintf("s%d", s), text).Run()
 				if err == nil {
-					ptAcked[text] = true
-				} else {
-					r.pt.dropped++
+					mu.Lock()
+					acked[text] = true
+					mu.Unlock()
 				}
-				mu.Unlock()
 			}
 		}(s)
 	}
 	wg.Wait()
-	r.pt.wall = time.Since(start)
-	r.pt.sent, r.pt.acked = senders*each, len(ptAcked)
-	present, err := presentIn(mailbox.New(b.team.InboxPath("pt"), lockfile.Options{}))
-	if err != nil {
-		return r, err
-	}
-	r.pt.present, r.ptSilent = len(present), r.pt.silentlyLost(ptAcked, present)
+	return acked, nil
+}
 
-	refAcked := map[string]bool{}
-	start = time.Now()
+// ptPerSender runs one `paneteam send --lines --json` process per sender,
+// its messages on stdin; each printed delivery is an acknowledgement.
+func (b *bench) ptPerSender(to string, senders, each int) (map[string]bool, error) {
+	return b.perSender(senders, func(s int) (*exec.Cmd, func(line string) (string, bool)) {
+		var in strings.Builder
+		for i := 0; i < each; i++ {
+			fmt.Fprintf(&in, "%s-s%d-%d\n", to, s, i)
+		}
+		cmd := b.paneteam("send", "--team", "bench", "--to", to, "--from", fmt.Sprintf("s%d", s), "--lines", "--json")
+		cmd.Stdin = strings.NewReader(in.String())
+		return cmd, func(line string) (string, bool) {
+			var d struct {
+				Message mailbox.Message `json:"message"`
+			}
+			if json.Unmarshal([]byte(line), &d) != nil {
+				return "", false
+			}
+			return d.Message.Text, true
+		}
+	})
+}
+
+// reference runs Claude Code's writer, one Node process per sender.
+func (b *bench) reference(to string, senders, each int) (map[string]bool, error) {
+	return b.perSender(senders, func(s int) (*exec.Cmd, func(line string) (string, bool)) {
+		cmd := b.claudeWriter(b.team.InboxPath(to), fmt.Sprintf("%s-s%d", to, s), each)
+		return cmd, func(line string) (string, bool) { return strings.CutPrefix(line, "ACK ") }
+	})
+}
+
+// perSender runs one process per sender at once and collects the messages
+// each acknowledges on stdout.
+func (b *bench) perSender(senders int, start func(s int) (*exec.Cmd, func(string) (string, bool))) (map[string]bool, error) {
+	var mu sync.Mutex
+	acked := map[string]bool{}
 	errs := make(chan error, senders)
+	var wg sync.WaitGroup
 	for s := 0; s < senders; s++ {
 		wg.Add(1)
 		go func(s int) {
 			defer wg.Done()
-			out, err := b.claudeWriter(b.team.InboxPath("claude"), fmt.Sprintf("c%d", s), each).Output()
-			if err != nil {
-				errs <- fmt.Errorf("node writer: %w", err)
-				return
-			}
+			cmd, ack := start(s)
+			out, err := cmd.Output()
+			mine := 0
 			sc := bufio.NewScanner(strings.NewReader(string(out)))
 			mu.Lock()
-			defer mu.Unlock()
 			for sc.Scan() {
-				if text, ok := strings.CutPrefix(sc.Text(), "ACK "); ok {
-					refAcked[text] = true
-				} else if strings.HasPrefix(sc.Text(), "DROP ") {
-					r.ref.dropped++
+				if text, ok := ack(sc.Text()); ok {
+					acked[text] = true
+					mine++
 				}
+			}
+			mu.Unlock()
+			if err != nil && mine == 0 {
+				errs <- fmt.Errorf("sender %d: %w", s, err)
 			}
 		}(s)
 	}
 	wg.Wait()
-	r.ref.wall = time.Since(start)
 	close(errs)
 	if err, ok := <-errs; ok {
-		return r, err
+		return nil, err
 	}
-	r.ref.sent, r.ref.acked = senders*each, len(refAcked)
-	present, err = presentIn(mailbox.New(b.team.InboxPath("claude"), lockfile.Options{}))
-	if err != nil {
-		return r, err
-	}
-	r.ref.present, r.refSilent = len(present), r.ref.silentlyLost(refAcked, present)
-	return r, nil
+	return acked, nil
 }
 
 // presentIn is the set of texts in the inbox and its archive.
@@ -132,14 +199,32 @@ func presentIn(in *mailbox.Inbox) (map[string]bool, error) {
 	return out, nil
 }
 
-func (r contentionResult) print() {
-	fmt.Printf("**Contention**: %d concurrent senders x %d messages into one inbox.\n\n", r.senders, r.each)
-	fmt.Println("| writer | acknowledged | reported dropped | lost (never arrived) | acknowledged but missing | wall |")
-	fmt.Println("|---|---|---|---|---|---|")
-	row := func(name string, s side, silent int) {
-		fmt.Printf("| %s | %d / %d | %d | %d | %d | %s |\n", name, s.acked, s.sent, s.dropped, s.lost(), silent, s.wall.Round(time.Millisecond))
+func (r contentionResult) print(w io.Writer) {
+	fmt.Fprintf(w, "**Contention**: %d concurrent senders x %d messages into one inbox, %d rounds, writers interleaved.\n\n",
+		r.senders, r.each, len(r.rounds))
+	fmt.Fprintln(w, "| writer | round | acknowledged | lost (never arrived) | acknowledged but missing | wall |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for wi, wr := range writers {
+		for ri, row := range r.rounds {
+			s := row[wi]
+			fmt.Fprintf(w, "| %s | %d | %d / %d | %d | %d | %s |\n", wr.name, ri+1, s.acked, s.sent, s.lost(), s.silent, s.wall.Round(time.Millisecond))
+		}
 	}
-	row("paneteam send (one process per message)", r.pt, r.ptSilent)
-	row("Claude Code 2.1.88 algorithm (Node, one process per sender)", r.ref, r.refSilent)
-	fmt.Printf("\npaneteam wall / reference wall = %.2f (target <= 0.50)\n\n", r.pt.wall.Seconds()/r.ref.wall.Seconds())
+	ref := r.median(len(writers) - 1)
+	fmt.Fprintln(w)
+	for wi, wr := range writers[:len(writers)-1] {
+		m := r.median(wi)
+		fmt.Fprintf(w, "%s: median wall %s / reference median %s = %.2f (target <= 0.50)\n\n",
+			wr.name, m.Round(time.Millisecond), ref.Round(time.Millisecond), m.Seconds()/ref.Seconds())
+	}
+}
+
+// median is writer wi's median wall over the rounds.
+func (r contentionResult) median(wi int) time.Duration {
+	var ds []time.Duration
+	for _, row := range r.rounds {
+		ds = append(ds, row[wi].wall)
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
 }

@@ -2,9 +2,10 @@
 // Claude Code's own algorithm, in one run, on this machine:
 //
 //   - contention: 50 concurrent senders x 20 messages into one inbox, with
-//     the real `paneteam send` binary and with Claude Code 2.1.88's writer
-//     (Node + proper-lockfile, 10 retries from 5 to 100 ms, in-place
-//     rewrite): messages lost and wall time;
+//     the real `paneteam send` binary (one process per message, and one
+//     `send --lines` process per sender) and with Claude Code 2.1.88's
+//     writer (one Node process per sender, proper-lockfile, 10 retries from
+//     5 to 100 ms, in-place rewrite): messages lost and wall time;
 //   - latency: `paneteam send` to `paneteam inbox-watch` output, p50/p95,
 //     next to Claude Code's reader, which polls every 1000 ms;
 //   - growth: the cost of a write into an inbox holding 20,000 old read
@@ -36,6 +37,7 @@ import (
 var (
 	senders  = flag.Int("senders", 50, "concurrent senders in the contention run")
 	perSend  = flag.Int("messages", 20, "messages per sender in the contention run")
+	rounds   = flag.Int("rounds", 3, "contention rounds (each writer once per round, interleaved)")
 	samples  = flag.Int("latency-samples", 100, "sends timed for latency")
 	oldCount = flag.Int("old", 20000, "old read messages in the growth run")
 	writes   = flag.Int("writes", 20, "writes timed per inbox in the growth run")
@@ -68,11 +70,11 @@ func run() error {
 	defer cleanup()
 	fmt.Printf("### Messaging (`go run ./bench/messaging`)\n\n%s, %s\n\n", time.Now().UTC().Format("2006-01-02"), machine())
 
-	c, err := b.contention(*senders, *perSend)
+	c, err := b.contention(*senders, *perSend, *rounds)
 	if err != nil {
 		return fmt.Errorf("contention: %w", err)
 	}
-	c.print()
+	c.print(os.Stdout)
 	l, err := b.latency(*samples)
 	if err != nil {
 		return fmt.Errorf("latency: %w", err)
@@ -113,7 +115,7 @@ func setup() (*bench, func(), error) {
 	}
 	b.team = t
 	if _, err := t.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		for _, n := range []string{"pt", "claude", "lat", "empty", "full", "cempty", "cfull"} {
+		for _, n := range []string{"lat", "empty", "full", "cempty", "cfull"} {
 			if _, err := c.AddMember(team.Member{Name: n, Cwd: tmp}); err != nil {
 				return err
 			}
