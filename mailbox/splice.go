@@ -27,7 +27,7 @@ import (
 // A queued message that old already holds, read or not (its holder died
 // before retiring the queue), is not added again, as in appendMissing: its
 // encoding, which every writer of this layout produces identically, is
-// looked up in old.
+// compared with old's elements.
 func spliceDrain(old []byte, queued []Message) (inbox, archive []byte, ok bool, err error) {
 	var elems []rawElement
 	if string(old) != "[]" {
@@ -50,29 +50,39 @@ func spliceDrain(old []byte, queued []Message) (inbox, archive []byte, ok bool, 
 		}
 		arch.WriteByte('\n')
 	}
-	seen := map[string]int{}
-	for _, m := range queued {
-		e, err := element(m)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		if _, counted := seen[string(e)]; !counted {
-			// "\n" + the element matches only a whole element at depth 1:
-			// a string cannot hold a raw newline, and deeper objects are
-			// indented further.
-			read := m
-			read.Read = true
-			r, err := element(read)
+	// Each queued message as it would be written, unread, and as a reader
+	// would have left it, read; then how often old holds either, one pass
+	// over its elements (most lengths differ, so few are compared).
+	encs := make([][2][]byte, len(queued))
+	held := map[string]int{}
+	lengths := map[int]bool{}
+	for i, m := range queued {
+		for j, read := range []bool{false, true} {
+			m.Read = read
+			e, err := element(m)
 			if err != nil {
 				return nil, nil, false, err
 			}
-			seen[string(e)] = bytes.Count(old, append([]byte{'\n'}, e...)) + bytes.Count(old, append([]byte{'\n'}, r...))
+			encs[i][j] = e
+			held[string(e)] = 0
+			lengths[len(e)] = true
 		}
-		if seen[string(e)] > 0 {
-			seen[string(e)]--
-			continue
+	}
+	for _, e := range elems {
+		if lengths[len(e.raw)] {
+			if _, ok := held[string(e.raw)]; ok {
+				held[string(e.raw)]++
+			}
 		}
-		keep = append(keep, e)
+	}
+	for _, enc := range encs {
+		if unread, read := string(enc[0]), string(enc[1]); held[unread] > 0 {
+			held[unread]--
+		} else if held[read] > 0 {
+			held[read]--
+		} else {
+			keep = append(keep, enc[0])
+		}
 	}
 	if len(keep) == 0 {
 		return []byte("[]"), arch.Bytes(), true, nil
