@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/worktree"
@@ -84,20 +83,6 @@ func (o Options) Cleanup(ctx context.Context, t team.Team, co CleanupOptions) (*
 		}
 	}
 	return o.teardown(ctx, t, cfg, co.DryRun, cfg.Paneteam != nil && cfg.Paneteam.TmuxPrivate)
-}
-
-// Teardown is for a command that hosts teammates and is being stopped:
-// SIGINT/SIGTERM has already cancelled its context, so Teardown works
-// under a fresh one bounded by timeout. It closes every member's pane and
-// deletes the team, as Cleanup with Force (worktrees with work are kept,
-// and then so is the team). Call it as the command's last step:
-//
-//	<-ctx.Done()
-//	res, err := opts.Teardown(t, 10*time.Second)
-func (o Options) Teardown(t team.Team, timeout time.Duration) (*CleanupResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return o.Cleanup(ctx, t, CleanupOptions{Force: true})
 }
 
 // teardown does the work of Cleanup and of reaping an orphan.

@@ -50,15 +50,6 @@ func TestCleanupRefusesActiveMembersAndNamesThem(t *testing.T) {
 	}
 }
 
-func TestTeardownWorksAfterTheCommandWasInterrupted(t *testing.T) {
-	tm := newTeam(t)
-	addMembers(t, tm, "alice") // active: Teardown closes it anyway
-	res, err := opts().Teardown(tm, 5*time.Second)
-	if err != nil || !res.Deleted || exists(tm.Dir()) {
-		t.Fatalf("Teardown: %+v, %v", res, err)
-	}
-}
-
 // TestCleanupsTakeTurns: a cleanup waits for one in progress (the flock
 // under the root), and one that waits too long says so and changes nothing.
 func TestCleanupsTakeTurns(t *testing.T) {
