@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/paneteam/paneteam/iterm2"
+	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -148,6 +149,29 @@ func Record(cfg *team.Config, b Backend) {
 	if r, ok := b.(TeamRecorder); ok {
 		r.RecordTeam(cfg.Paneteam)
 	}
+}
+
+// TeamLayout is the layout kept for the team's window (KeepLayout): what
+// spawns, shows and the re-layouts after kill-pane and hide use unless
+// told otherwise. A team that never chose one, or whose kept layout is not
+// valid, gets the default (the zero Policy).
+func TeamLayout(cfg *team.Config) layout.Policy {
+	if cfg == nil || cfg.Paneteam == nil {
+		return layout.Policy{}
+	}
+	pol := layout.Policy{Kind: layout.Kind(cfg.Paneteam.Layout), LeadPercent: cfg.Paneteam.LeadPercent}
+	if pol.Validate() != nil {
+		return layout.Policy{}
+	}
+	return pol
+}
+
+// KeepLayout records pol as the team's layout on cfg.
+func KeepLayout(cfg *team.Config, pol layout.Policy) {
+	if cfg.Paneteam == nil {
+		cfg.Paneteam = &team.TeamMeta{}
+	}
+	cfg.Paneteam.Layout, cfg.Paneteam.LeadPercent = string(pol.Kind), pol.LeadPercent
 }
 
 // TeamRecorder is a backend with team-wide facts to keep in config.json

@@ -64,7 +64,7 @@ func (b *Tmux) Kill(ctx context.Context, cfg *team.Config, m *team.Member) error
 	if p.Session == tmux.HiddenSession {
 		return nil
 	}
-	return b.relayout(ctx, srv, cfg, p.WindowID, layout.Policy{})
+	return b.relayout(ctx, srv, cfg, p.WindowID, TeamLayout(cfg))
 }
 
 // relayout re-arranges a window after a pane left or joined it.
@@ -101,7 +101,7 @@ func (b *Tmux) Hide(ctx context.Context, cfg *team.Config, m *team.Member) error
 	if err := srv.Hide(ctx, p.ID); err != nil {
 		return err
 	}
-	return b.relayout(ctx, srv, cfg, p.WindowID, layout.Policy{})
+	return b.relayout(ctx, srv, cfg, p.WindowID, TeamLayout(cfg))
 }
 
 // Show brings a hidden member's pane back beside the lead (or into the

@@ -72,6 +72,11 @@ type TeamMeta struct {
 	TmuxPrivate bool   `json:"tmuxPrivate,omitempty"`
 	// LeaderPane is the lead's tmux pane id or iTerm2 session id.
 	LeaderPane string `json:"leaderPane,omitempty"`
+	// Layout and LeadPercent are the tmux layout last asked for with
+	// --layout or --lead-percent, kept so that every later re-layout of the
+	// team's window arranges it the same way ("": the default).
+	Layout      string `json:"layout,omitempty"`
+	LeadPercent int    `json:"leadPercent,omitempty"`
 
 	Fields jsonx.Fields `json:"-"`
 }

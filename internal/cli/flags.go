@@ -5,6 +5,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
@@ -65,3 +66,34 @@ func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
 
 // settle is a small pause used only by polling loops with no event to wait on.
 const settle = 50 * time.Millisecond
+
+// layoutFlags are --layout and --lead-percent, for commands that place a
+// pane in the team's window.
+func layoutFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "layout", Usage: "tmux layout: main-vertical (lead on the left) or tiled; kept for the team's later re-layouts " +
+			"(default: the team's, else main-vertical beside a lead and tiled without one)"},
+		&ucli.IntFlag{Name: "lead-percent", Usage: "width of the lead's column with main-vertical, in percent; kept for the team (default: the team's, else 30)"},
+	}
+}
+
+// layoutChoice is what --layout and --lead-percent ask for: each flag
+// given overrides the team's kept layout (backend.TeamLayout), and keep
+// says whether one was given, so that the choice is kept in turn.
+func layoutChoice(c *ucli.Context, kept layout.Policy) (pol layout.Policy, keep bool, err error) {
+	pol = kept
+	if c.IsSet("layout") {
+		if pol.Kind, err = layout.ParseKind(c.String("layout")); err != nil {
+			return pol, false, usagef("--layout: %v", err)
+		}
+		keep = true
+	}
+	if c.IsSet("lead-percent") {
+		pol.LeadPercent = c.Int("lead-percent")
+		keep = true
+	}
+	if err := pol.Validate(); err != nil {
+		return pol, false, usagef("--lead-percent: %v", err)
+	}
+	return pol, keep, nil
+}

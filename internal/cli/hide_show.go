@@ -32,7 +32,7 @@ recorded in config.json's hiddenPaneIds. Bring it back with 'paneteam show'.
 		Action: func(c *ucli.Context) error {
 			return moveMember(c, env, true, func(mv paneMover, cfg *team.Config, m *team.Member) error {
 				return mv.Hide(c.Context, cfg, m)
-			})
+			}, nil)
 		},
 	}
 }
@@ -46,30 +46,33 @@ go (beside the lead inside tmux, into the private session outside) and
 re-lays out the window.
 
     paneteam show --team review --name alice`,
-		Flags: []ucli.Flag{
-			teamFlag(), memberFlag("teammate to show"),
-			&ucli.StringFlag{Name: "layout", Usage: "main-vertical or tiled (default: main-vertical beside a lead, else tiled)"},
-			&ucli.IntFlag{Name: "lead-percent", Usage: "width of the lead's column with main-vertical, in percent", Value: layout.DefaultLeadPercent},
-		},
+		Flags: append([]ucli.Flag{teamFlag(), memberFlag("teammate to show")}, layoutFlags()...),
 		Action: func(c *ucli.Context) error {
-			kind, err := layout.ParseKind(c.String("layout"))
-			if err != nil {
-				return usagef("--layout: %v", err)
+			if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
+				return err
 			}
-			pol := layout.Policy{Kind: kind, LeadPercent: c.Int("lead-percent")}
-			if err := pol.Validate(); err != nil {
-				return usagef("--lead-percent: %v", err)
-			}
+			var pol layout.Policy
+			var keep bool
 			return moveMember(c, env, false, func(mv paneMover, cfg *team.Config, m *team.Member) error {
+				var err error
+				if pol, keep, err = layoutChoice(c, backend.TeamLayout(cfg)); err != nil {
+					return err
+				}
 				return mv.Show(c.Context, cfg, m, pol)
+			}, func(cur *team.Config) bool {
+				if keep {
+					backend.KeepLayout(cur, pol)
+				}
+				return keep
 			})
 		},
 	}
 }
 
 // moveMember hides or shows a member's pane and records it in
-// hiddenPaneIds.
-func moveMember(c *ucli.Context, env Env, hide bool, move func(paneMover, *team.Config, *team.Member) error) error {
+// hiddenPaneIds; record, if any, makes further changes to the config in
+// the same write and says whether it did.
+func moveMember(c *ucli.Context, env Env, hide bool, move func(paneMover, *team.Config, *team.Member) error, record func(*team.Config) bool) error {
 	t, cfg, m, err := memberOf(c, env)
 	if err != nil {
 		return err
@@ -87,12 +90,13 @@ func moveMember(c *ucli.Context, env Env, hide bool, move func(paneMover, *team.
 	}
 	_, err = t.Update(c.Context, lockOpts(c), func(cur *team.Config) error {
 		had := slices.Contains(cur.HiddenPaneIDs, m.TmuxPaneID)
+		changed := record != nil && record(cur)
 		switch {
 		case hide && !had:
 			cur.HiddenPaneIDs = append(cur.HiddenPaneIDs, m.TmuxPaneID)
 		case !hide && had:
 			cur.HiddenPaneIDs = slices.DeleteFunc(cur.HiddenPaneIDs, func(id string) bool { return id == m.TmuxPaneID })
-		default:
+		case !changed:
 			return team.ErrNoChange
 		}
 		return nil

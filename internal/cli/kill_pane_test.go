@@ -236,3 +236,50 @@ func TestSpawnIntoSlowTypeaheadFlushingShell(t *testing.T) {
 		t.Errorf("marks = %q, want the probe then alice's command exactly once", lines)
 	}
 }
+
+// checkTiled asserts the lead's window is laid out as tmux's tiled layout
+// would lay it out: applying tiled again changes nothing.
+func checkTiled(t *testing.T, s *spTeam, when string) {
+	t.Helper()
+	ctx := context.Background()
+	before, err := s.srv.Run(ctx, "display-message", "-p", "-t", s.lead, "#{window_layout}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.srv.Run(ctx, "select-layout", "-t", s.lead, "tiled"); err != nil {
+		t.Fatal(err)
+	}
+	if tiled, _ := s.srv.Run(ctx, "display-message", "-p", "-t", s.lead, "#{window_layout}"); tiled != before {
+		t.Errorf("%s: the window is laid out %s, not tiled (%s)", when, before, tiled)
+	}
+}
+
+// A layout asked for once is the team's: spawns without --layout, kill-pane,
+// hide and show all keep it, until another is asked for.
+func TestChosenLayoutIsKeptForTheTeam(t *testing.T) {
+	s := spInside(t)
+	marks := filepath.Join(t.TempDir(), "marks")
+	s.spawn("alice", marks, "--layout", "tiled")
+	bob := s.spawn("bob", marks).PaneID
+	s.spawn("carol", marks)
+	checkTiled(t, s, "after three spawns, the first with --layout tiled")
+	if meta := s.config().Paneteam; meta == nil || meta.Layout != "tiled" {
+		t.Fatalf("team record %+v, want layout tiled kept", meta)
+	}
+	s.mustRun("kill-pane", "--team", s.name, "--name", "carol")
+	checkTiled(t, s, "after kill-pane")
+	s.mustRun("hide", "--team", s.name, "--name", "bob")
+	checkTiled(t, s, "after hide")
+	s.mustRun("show", "--team", s.name, "--name", "bob")
+	checkTiled(t, s, "after show")
+
+	// Asking for main-vertical makes it the team's layout from then on.
+	s.mustRun("show", "--team", s.name, "--name", "bob") // already shown: nothing to do
+	s.mustRun("hide", "--team", s.name, "--name", "bob")
+	s.mustRun("show", "--team", s.name, "--name", "bob", "--layout", "main-vertical", "--lead-percent", "30")
+	alice := s.config().Member("alice").TmuxPaneID
+	checkMainVertical(t, s, []string{alice, bob})
+	if meta := s.config().Paneteam; meta.Layout != "main-vertical" || meta.LeadPercent != 30 {
+		t.Fatalf("team record %+v after show --layout main-vertical", meta)
+	}
+}

@@ -40,6 +40,8 @@ its environment. Prints the new agent id (name@team).
 Inside tmux the first teammate takes the right 70% of the lead's pane and
 later ones stack there (--layout main-vertical, --lead-percent 30); outside
 tmux they are tiled on a private tmux server ('paneteam attach' shows it).
+A --layout or --lead-percent given is kept for the team: later spawns, show,
+and the re-layouts after kill-pane and hide arrange the window the same way.
 The command is started directly in the pane, nothing is typed into a shell;
 if it exits at once its pane stays open with its output and spawn-pane fails.
 PANETEAM_TMUX_CONFIG names the tmux config a private server starts with
@@ -48,7 +50,7 @@ PANETEAM_TMUX_CONFIG names the tmux config a private server starts with
 --prompt is written to the teammate's inbox as its first message, from
 team-lead. --claude starts a Claude Code teammate (the 'claude' binary, or
 COMMAND) with the flags and environment Claude Code gives its own.`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			teamFlag(),
 			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "teammate name (made unique: alice, alice-2, ...)"},
 			&ucli.StringFlag{Name: "backend", Usage: "where the pane goes: auto, tmux, iterm2 or in-process", Value: backend.Auto},
@@ -60,12 +62,10 @@ COMMAND) with the flags and environment Claude Code gives its own.`,
 			&ucli.BoolFlag{Name: "claude", Usage: "start a Claude Code teammate (claude, or COMMAND, with Claude Code's teammate flags)"},
 			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: acceptEdits or bypassPermissions"},
 			&ucli.BoolFlag{Name: "plan-mode-required", Usage: "with --claude: the teammate must have its plan approved"},
-			&ucli.StringFlag{Name: "layout", Usage: "tmux layout: main-vertical (lead on the left) or tiled (default: main-vertical inside tmux, tiled outside)"},
-			&ucli.IntFlag{Name: "lead-percent", Usage: "width of the lead's column with main-vertical, in percent", Value: layout.DefaultLeadPercent},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: defaultStartupCheck},
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
 			jsonFlag(),
-		},
+		}, layoutFlags()...),
 		Action: func(c *ucli.Context) error { return spawnPane(c, env) },
 	}
 }
@@ -91,6 +91,9 @@ func spawnPane(c *ucli.Context, env Env) error {
 		return err
 	}
 	req.member.BackendType = b.Name()
+	if req.policy, req.keepLayout, err = layoutChoice(c, backend.TeamLayout(cfg)); err != nil {
+		return err
+	}
 	res, err := spawnMember(c.Context, t, cfg, b, req, lockOpts(c))
 	if err != nil {
 		return err
@@ -111,7 +114,10 @@ type spawnRequest struct {
 	root    string // --root as given, passed on as PANETEAM_ROOT
 	vars    func(string) string
 	policy  layout.Policy
-	startup time.Duration
+	// keepLayout: --layout or --lead-percent was given; policy becomes the
+	// team's layout.
+	keepLayout bool
+	startup    time.Duration
 	// worktree: give the member its own git worktree (giveWorktree).
 	worktree bool
 }
@@ -136,13 +142,10 @@ func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
 	default:
 		return r, usagef("--permission-mode %q: use acceptEdits or bypassPermissions", r.perm)
 	}
-	kind, err := layout.ParseKind(c.String("layout"))
-	if err != nil {
-		return r, usagef("--layout: %v", err)
-	}
-	r.policy = layout.Policy{Kind: kind, LeadPercent: c.Int("lead-percent")}
-	if err := r.policy.Validate(); err != nil {
-		return r, usagef("--lead-percent: %v", err)
+	// Checked before anything happens; applied over the team's kept
+	// layout once the config is read.
+	if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
+		return r, err
 	}
 	cwd, err := workDir(c.String("cwd"))
 	if err != nil {
@@ -274,6 +277,9 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 			row.Paneteam = pane.Meta
 		}
 		backend.Record(cur, b)
+		if r.keepLayout {
+			backend.KeepLayout(cur, r.policy)
+		}
 		return nil
 	})
 	if err != nil {
