@@ -165,18 +165,26 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 	return lockfile.TransformThen(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
 		taken = nil
 		// Every write first takes along what senders queued (spool.go), so
-		// that after a holder crashed between its write and retiring the
-		// queue, the very next write of any kind finds those messages
-		// still in the inbox and does not append them twice.
-		queued, files, err := readSpool(SpoolDir(in.Path))
+		// that after a holder died between taking the queue and retiring
+		// it, the very next write of any kind finds what it took and adds
+		// only what the inbox does not hold yet.
+		queue, files, err := takeSpool(SpoolDir(in.Path))
 		if err != nil {
 			return nil, err
 		}
 		if fn == nil && len(files) == 0 {
 			return nil, nil // only draining, and nothing is queued: skip the parse
 		}
-		if fn == nil {
-			out, archive, ok, err := spliceDrain(old, queued)
+		var fresh, leftover []Message
+		for _, q := range queue {
+			if q.leftover {
+				leftover = append(leftover, q.msg)
+			} else {
+				fresh = append(fresh, q.msg)
+			}
+		}
+		if fn == nil && len(leftover) == 0 {
+			out, archive, ok, err := spliceDrain(old, fresh)
 			if err != nil {
 				return nil, err
 			}
@@ -193,7 +201,7 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 			return nil, in.moveAside(err)
 		}
 		taken = files
-		cur = appendMissing(cur, queued)
+		cur = append(appendMissing(cur, leftover), fresh...)
 		var next []Message
 		if fn != nil {
 			if next, err = fn(cur); err != nil {
@@ -219,9 +227,9 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 	})
 }
 
-// appendMissing appends the queued messages that the inbox does not hold
-// yet. A queued message already there was written by a holder that died
-// before it could retire the queue file.
+// appendMissing appends the queued messages a dead holder had taken that
+// the inbox does not hold yet: the ones it holds, that holder wrote before
+// it could retire their queue files.
 func appendMissing(cur, queued []Message) []Message {
 	if len(queued) == 0 {
 		return cur

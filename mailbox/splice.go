@@ -6,29 +6,23 @@ import (
 	"fmt"
 )
 
-// spliceDrain is the write a send makes (queued messages in, read messages
-// out to the archive) done on the inbox's bytes instead of its decoded
-// messages. Senders write far more often than anyone reads: a lead with a
-// thousand unread messages should not pay for decoding and re-encoding all
-// of them on every send, nor should the first send into an inbox holding
-// 20,000 read ones.
+// spliceDrain is the write a send makes (freshly queued messages in, read
+// messages out to the archive) done on the inbox's bytes instead of its
+// decoded messages. Senders write far more often than anyone reads: a
+// lead with a thousand unread messages should not pay for decoding and
+// re-encoding all of them on every send, nor should the first send into
+// an inbox holding 20,000 read ones.
 //
 // It applies when old is valid JSON laid out the way Encode and Claude
 // Code's JSON.stringify(v, null, 2) lay an inbox out, holding only objects
-// whose "read" is plainly true, false or absent. Then unread elements are
-// kept byte for byte, read ones become archive lines (compacted, one per
-// line), and the queued messages are added in Encode's layout: for any
-// inbox Encode or Claude Code wrote, exactly what the decoding path
-// (decode, appendMissing, prune, Encode) writes. Otherwise (an empty file,
-// another layout, an odd "read") it returns ok false and the caller
-// decodes; what decoding judges beyond that, such as a field of the wrong
-// type, is judged by the next write that decodes.
-//
-// A queued message that old already holds, read or not (its holder died
-// before retiring the queue), is not added again, as in appendMissing: its
-// encoding, which every writer of this layout produces identically, is
-// compared with old's elements.
-func spliceDrain(old []byte, queued []Message) (inbox, archive []byte, ok bool, err error) {
+// that decode as messages (each known field a string or null, "read"
+// plainly true or false). Then unread elements are kept byte for byte,
+// read ones become archive lines (compacted, one per line), and fresh is
+// added in Encode's layout: for any inbox Encode or Claude Code wrote,
+// exactly what the decoding path (decode, append, prune, Encode) writes.
+// Otherwise (an empty file, another layout, anything decoding would
+// refuse) it returns ok false and the caller decodes.
+func spliceDrain(old []byte, fresh []Message) (inbox, archive []byte, ok bool, err error) {
 	var elems []rawElement
 	if string(old) != "[]" {
 		if !bytes.HasPrefix(old, []byte("[\n  {\n")) || !bytes.HasSuffix(old, []byte("\n  }\n]")) || !json.Valid(old) {
@@ -50,45 +44,18 @@ func spliceDrain(old []byte, queued []Message) (inbox, archive []byte, ok bool, 
 		}
 		arch.WriteByte('\n')
 	}
-	// Each queued message as it would be written, unread, and as a reader
-	// would have left it, read; then how often old holds either, one pass
-	// over its elements (most lengths differ, so few are compared).
-	encs := make([][2][]byte, len(queued))
-	held := map[string]int{}
-	lengths := map[int]bool{}
-	for i, m := range queued {
-		for j, read := range []bool{false, true} {
-			m.Read = read
-			e, err := element(m)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			encs[i][j] = e
-			held[string(e)] = 0
-			lengths[len(e)] = true
+	for _, m := range fresh {
+		e, err := element(m)
+		if err != nil {
+			return nil, nil, false, err
 		}
-	}
-	for _, e := range elems {
-		if lengths[len(e.raw)] {
-			if _, ok := held[string(e.raw)]; ok {
-				held[string(e.raw)]++
-			}
-		}
-	}
-	for _, enc := range encs {
-		if unread, read := string(enc[0]), string(enc[1]); held[unread] > 0 {
-			held[unread]--
-		} else if held[read] > 0 {
-			held[read]--
-		} else {
-			keep = append(keep, enc[0])
-		}
+		keep = append(keep, e)
 	}
 	if len(keep) == 0 {
 		return []byte("[]"), arch.Bytes(), true, nil
 	}
 	var buf bytes.Buffer
-	buf.Grow(len(old) + 256*len(queued))
+	buf.Grow(len(old) + 256*len(fresh))
 	buf.WriteString("[\n")
 	buf.Write(bytes.Join(keep, []byte(",\n")))
 	buf.WriteString("\n]")
@@ -112,9 +79,7 @@ type rawElement struct {
 
 // splitElements splits valid JSON b, an array, into its elements. It
 // fails unless every element is an object that opens and closes on its own
-// line after a two-space indent, and whose member keys that decode as
-// "read" (encoding/json matches keys without regard to case) are written
-// plainly as "read" and hold true or false.
+// line after a two-space indent and whose members checkMember accepts.
 func splitElements(b []byte) ([]rawElement, bool) {
 	var out []rawElement
 	depth, start := 0, 0
@@ -123,10 +88,13 @@ func splitElements(b []byte) ([]rawElement, bool) {
 		c := b[i]
 		switch {
 		case c == '"':
+			if depth == 1 {
+				return nil, false // a string in the top-level array
+			}
 			end, escaped := stringEnd(b, i)
 			if depth == 2 {
 				if j := skipBlank(b, end); j < len(b) && b[j] == ':' {
-					read, isRead, ok := readMember(b[i:end], escaped, b[skipBlank(b, j+1):])
+					read, isRead, ok := checkMember(b[i:end], escaped, b[skipBlank(b, j+1):])
 					if !ok {
 						return nil, false
 					}
@@ -165,11 +133,18 @@ func splitElements(b []byte) ([]rawElement, bool) {
 	return out, true
 }
 
-// readMember looks at one member key (quoted, as written) and what follows
-// its colon. isRead says the key decodes as "read"; ok false means it does
-// in a form this path does not take (another case, escapes, a value other
-// than true or false).
-func readMember(quoted []byte, escaped bool, value []byte) (read, isRead, ok bool) {
+// stringFields are the message keys decoding requires to hold a string
+// (or null).
+var stringFields = [][]byte{[]byte("from"), []byte("text"), []byte("summary"), []byte("timestamp"), []byte("color")}
+
+// checkMember looks at one member of a message: its key (quoted, as
+// written) and what follows the colon. encoding/json matches keys without
+// regard to case, so every key that decodes as a known field counts. ok
+// false means decoding would refuse the member (a known field of the wrong
+// type) or it is "read" in a form this path does not take (another case,
+// escapes, a value other than true or false); isRead says the key is
+// "read", and read its value.
+func checkMember(quoted []byte, escaped bool, value []byte) (read, isRead, ok bool) {
 	key := quoted[1 : len(quoted)-1]
 	if escaped {
 		var k string
@@ -177,6 +152,11 @@ func readMember(quoted []byte, escaped bool, value []byte) (read, isRead, ok boo
 			return false, false, false
 		}
 		key = []byte(k)
+	}
+	for _, f := range stringFields {
+		if bytes.EqualFold(key, f) {
+			return false, false, len(value) > 0 && value[0] == '"' || bytes.HasPrefix(value, []byte("null"))
+		}
 	}
 	if !bytes.EqualFold(key, []byte("read")) {
 		return false, false, true

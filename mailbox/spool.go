@@ -21,12 +21,13 @@ import (
 // returns only once m is durably in the inbox, but concurrent senders share
 // writes (a group commit). Each sender first drops its message in a spool
 // folder beside the inbox, ".<agent>.json.spool"; whoever holds the lock
-// next appends every spooled message in one rewrite and one fsync, and
-// removes their spool files after the write and before releasing the
-// lock. A sender whose spool file is gone when its turn comes knows its
-// message was written, and writes nothing. If a holder dies between its
-// write and that removal, the next locked write of any kind finds the
-// queued messages already in the inbox and does not add them again.
+// next takes every spooled message (takeSpool), appends them in one
+// rewrite and one fsync, and removes their spool files after the write and
+// before releasing the lock. A sender whose spool file is gone when its
+// turn comes knows its message was written, and writes nothing. If a
+// holder dies between taking and that removal, the next locked write of
+// any kind checks the messages it took against the inbox and adds only
+// those it does not hold.
 //
 // Under the inbox's lock nothing changes for Claude Code: each write is
 // still one locked, atomic rewrite. What changes is the cost of 50 senders
@@ -102,10 +103,29 @@ func (in *Inbox) flush(ctx context.Context) error {
 	return in.transform(ctx, nil)
 }
 
-// readSpool returns the queued messages in send order with their files. A
-// file that does not parse (only a crash mid-rename could leave one) is
-// taken and dropped: its sender was never acknowledged.
-func readSpool(dir string) ([]Message, []string, error) {
+// queued is a message in the send queue, as a holder takes it.
+type queued struct {
+	msg Message
+	// leftover: an earlier holder took it and did not finish its write, so
+	// the inbox may already hold it.
+	leftover bool
+}
+
+// takenSuffix marks a queue file a holder has taken for the write it is
+// making. Removed after that write; found by a later holder only when the
+// write may not have happened.
+const takenSuffix = ".taken"
+
+// takeSpool takes the queued messages for the write the caller (holding
+// the inbox's lock) is about to make, in send order, and returns them with
+// the files to remove once that write is durable. Each file is first
+// renamed with takenSuffix, so that should this holder die, the next one
+// checks those messages against the inbox instead of adding them again;
+// messages queued since are never checked, so identical messages sent in
+// the same millisecond are both delivered. A file whose sender gave up
+// first is not taken; a file that does not parse (only a crash mid-rename
+// could leave one) is taken and dropped: its sender was never acknowledged.
+func takeSpool(dir string) ([]queued, []string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -115,19 +135,28 @@ func readSpool(dir string) ([]Message, []string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".msg") {
-			names = append(names, e.Name())
+		if n := e.Name(); strings.HasSuffix(n, ".msg") || strings.HasSuffix(n, ".msg"+takenSuffix) {
+			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
-	var msgs []Message
+	// Send order: names start with the time they were queued.
+	sort.Slice(names, func(i, j int) bool {
+		return strings.TrimSuffix(names[i], takenSuffix) < strings.TrimSuffix(names[j], takenSuffix)
+	})
+	var out []queued
 	var files []string
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		b, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // its sender gave up
+		leftover := strings.HasSuffix(n, takenSuffix)
+		if !leftover {
+			if err := os.Rename(p, p+takenSuffix); errors.Is(err, fs.ErrNotExist) {
+				continue // its sender gave up
+			} else if err != nil {
+				return nil, nil, fmt.Errorf("take queued message: %w", err)
+			}
+			p += takenSuffix
 		}
+		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read queued message: %w", err)
 		}
@@ -135,8 +164,8 @@ func readSpool(dir string) ([]Message, []string, error) {
 		var m Message
 		if json.Unmarshal(b, &m) == nil {
 			m.Read = false
-			msgs = append(msgs, m)
+			out = append(out, queued{msg: m, leftover: leftover})
 		}
 	}
-	return msgs, files, nil
+	return out, files, nil
 }

@@ -78,9 +78,10 @@ func containsText(ms []mailbox.Message, text string) bool {
 }
 
 // A holder killed after writing the inbox but before retiring the queue
-// leaves queue files for messages already delivered. The next write of any
-// kind (here a mark-read, as inbox-watch does) must not deliver them again,
-// even though it also moves read messages to the archive.
+// leaves the queue files it took for messages already delivered. The next
+// write of any kind (here a mark-read, as inbox-watch does) must not
+// deliver them again, even though it also moves read messages to the
+// archive.
 func TestQueueLeftByACrashedHolderIsNotDeliveredTwice(t *testing.T) {
 	in := archiveInbox(t)
 	ctx := context.Background()
@@ -89,9 +90,9 @@ func TestQueueLeftByACrashedHolderIsNotDeliveredTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Recreate the state the crash leaves: the message is in the inbox and
-	// its queue file is still there.
+	// its queue file, marked taken, is still there.
 	queue := mailbox.SpoolDir(in.Path)
-	stale := filepath.Join(queue, "00000000000000000001-1-000000000000.msg")
+	stale := filepath.Join(queue, "00000000000000000001-1-000000000000.msg.taken")
 	b, _ := json.Marshal(m)
 	if err := os.WriteFile(stale, b, 0o600); err != nil {
 		t.Fatal(err)
@@ -116,5 +117,45 @@ func TestQueueLeftByACrashedHolderIsNotDeliveredTwice(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Fatal("the stale queue file was not retired")
+	}
+}
+
+// A holder killed after taking the queue but before writing the inbox: the
+// next write delivers what it took, once.
+func TestQueueTakenByAHolderThatDiedBeforeWritingIsDelivered(t *testing.T) {
+	in := archiveInbox(t)
+	ctx := context.Background()
+	if err := in.Send(ctx, msg("bob", "first")); err != nil {
+		t.Fatal(err)
+	}
+	lost := msg("bob", "taken, never written")
+	b, _ := json.Marshal(lost)
+	stale := filepath.Join(mailbox.SpoolDir(in.Path), "00000000000000000001-1-000000000000.msg.taken")
+	if err := os.WriteFile(stale, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Send(ctx, msg("carol", "later")); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := in.ReadAll()
+	if got := texts(all); got != "first,taken, never written,later" {
+		t.Fatalf("inbox holds %q", got)
+	}
+}
+
+// The same message sent twice in one millisecond (a script repeating a
+// line) is two deliveries, not one: only what a dead holder took is ever
+// checked against the inbox.
+func TestIdenticalMessagesAreAllDelivered(t *testing.T) {
+	in := archiveInbox(t)
+	ctx := context.Background()
+	m := mailbox.Message{From: "bob", Text: "same line", Timestamp: "2026-11-21T10:00:00.000Z"}
+	for i := 0; i < 3; i++ {
+		if err := in.Send(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all, _ := in.ReadAll(); len(all) != 3 {
+		t.Fatalf("three identical sends left %d messages: %q", len(all), texts(all))
 	}
 }
