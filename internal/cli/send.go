@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -395,7 +396,9 @@ func ptr[T any](v T) *T { return &v }
 
 // sendLines sends each line of stdin as its own message to every
 // recipient, in order, each on disk before the next line is read. It stops
-// at the first line it cannot deliver and says how far it got.
+// at the first line it cannot deliver and says how far it got. SIGINT or
+// SIGTERM ends it between lines (a line already read is still delivered),
+// the normal way to stop a stream that never closes.
 func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox.Message) error {
 	if c.String("type") != "" {
 		return usagef("--lines sends plain text; protocol messages (--type) are sent one per command")
@@ -409,35 +412,73 @@ func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox
 	}
 	jsonOut := json.NewEncoder(env.Stdout)
 	jsonOut.SetEscapeHTML(false)
-	r := bufio.NewReaderSize(env.Stdin, 64<<10)
+	lines, stop := readLines(env.Stdin)
+	defer stop()
 	delivered := 0
 	for n := 1; ; n++ {
-		line, err := r.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read line %d from stdin: %w (%s)", n, err, deliveredSoFar(delivered))
+		var l readLine
+		select {
+		case l = <-lines:
+		case <-c.Context.Done():
+			return nil
 		}
-		if text := strings.TrimRight(line, "\r\n"); strings.TrimSpace(text) != "" {
+		if l.err != nil && !errors.Is(l.err, io.EOF) {
+			return fmt.Errorf("read line %d from stdin: %w (%s)", n, l.err, deliveredSoFar(delivered))
+		}
+		text := strings.TrimSuffix(strings.TrimSuffix(l.text, "\n"), "\r")
+		if strings.TrimSpace(text) != "" {
 			m := proto
 			m.Text, m.Timestamp = text, mailbox.Timestamp(time.Now())
-			if verr := m.Validate(); verr != nil {
-				return fmt.Errorf("line %d: %w (%s)", n, verr, deliveredSoFar(delivered))
+			if err := m.Validate(); err != nil {
+				return fmt.Errorf("line %d: %w (%s)", n, err, deliveredSoFar(delivered))
 			}
 			for i, in := range inboxes {
-				if serr := in.Send(c.Context, m); serr != nil {
-					return fmt.Errorf("line %d: send to %s: %w (%s)", n, to[i], serr, deliveredSoFar(delivered))
+				// A line read is delivered even if a signal comes meanwhile.
+				if err := in.Send(context.WithoutCancel(c.Context), m); err != nil {
+					if i > 0 {
+						return fmt.Errorf("line %d: send to %s: %w (it reached %s; %s)", n, to[i], err, strings.Join(to[:i], ", "), deliveredSoFar(delivered))
+					}
+					return fmt.Errorf("line %d: send to %s: %w (%s)", n, to[i], err, deliveredSoFar(delivered))
 				}
 				if c.Bool("json") {
-					if jerr := jsonOut.Encode(delivery{To: to[i], Message: m}); jerr != nil {
-						return fmt.Errorf("print delivery: %w", jerr)
+					if err := jsonOut.Encode(delivery{To: to[i], Message: m}); err != nil {
+						return fmt.Errorf("print delivery: %w", err)
 					}
 				}
 			}
 			delivered++
 		}
-		if errors.Is(err, io.EOF) {
+		if errors.Is(l.err, io.EOF) {
 			return nil
 		}
 	}
+}
+
+type readLine struct {
+	text string
+	err  error // io.EOF with the last (possibly empty) text
+}
+
+// readLines reads r line by line in the background, so that waiting for
+// the next line can be given up; stop ends the reading.
+func readLines(r io.Reader) (<-chan readLine, func()) {
+	out := make(chan readLine)
+	done := make(chan struct{})
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			text, err := br.ReadString('\n')
+			select {
+			case out <- readLine{text, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out, func() { close(done) }
 }
 
 func deliveredSoFar(n int) string {

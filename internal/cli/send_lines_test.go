@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,5 +122,64 @@ func TestSendLinesRefusals(t *testing.T) {
 	}
 	if msgs := inboxOf(t, tm, "bob"); len(msgs) != 0 {
 		t.Fatalf("a refused send wrote %q", msgTexts(msgs))
+	}
+}
+
+// A burst of identical lines (a log repeating itself) is as many messages:
+// sent in the same millisecond, they are still separate deliveries.
+func TestSendLinesRepeatedLinesAreAllDelivered(t *testing.T) {
+	root, _, tm := msgTeam(t)
+	const n = 2000
+	cmd := ptCmd(t, root, "send", "--team", "t", "--to", "bob", "--lines")
+	cmd.Stdin = strings.NewReader(strings.Repeat("same line\n", n))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("send --lines: %v\n%s", err, out)
+	}
+	msgs := inboxOf(t, tm, "bob")
+	stamps := map[string]bool{}
+	for _, m := range msgs {
+		stamps[m.Timestamp] = true
+	}
+	if len(msgs) != n {
+		t.Fatalf("%d identical lines left %d messages (%d distinct timestamps)", n, len(msgs), len(stamps))
+	}
+	t.Logf("%d messages share %d timestamps", n, len(stamps))
+}
+
+// SIGTERM (systemd, timeout, kill) stops a stream whose stdin never
+// closes, at once and cleanly, after delivering what it read.
+func TestSendLinesStopsOnSignalWhileWaiting(t *testing.T) {
+	root, _, tm := msgTeam(t)
+	cmd := ptCmd(t, root, "send", "--team", "t", "--to", "bob", "--lines", "--json")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	io.WriteString(stdin, "before the signal\n")
+	if !bufio.NewScanner(stdout).Scan() {
+		t.Fatal("the line was not delivered")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("send --lines stopped by SIGTERM: %v, want exit 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("send --lines kept waiting for stdin after SIGTERM")
+	}
+	if got := msgTexts(inboxOf(t, tm, "bob")); got != "before the signal" {
+		t.Fatalf("bob holds %q", got)
 	}
 }
