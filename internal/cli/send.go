@@ -52,7 +52,10 @@ becomes its own message as soon as it arrives, on disk before the next line
 is read (blank lines are skipped). With --json each delivery is printed as
 one JSON object per line the moment it is written:
 
-    tail -F build.log | grep --line-buffered ERROR | paneteam send -t review --to team-lead --lines`,
+    tail -F build.log | grep --line-buffered ERROR | paneteam send -t review --to team-lead --lines
+
+A script that sends many messages should keep one --lines open rather than
+start paneteam per message: each start costs a few milliseconds.`,
 		Flags: sendFlags(),
 		Action: func(c *ucli.Context) error {
 			t, cfg, err := openTeam(c, env)
