@@ -1,0 +1,182 @@
+package approval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// State is where a request stands.
+type State string
+
+const (
+	// StateWaiting: nobody has answered and the teammate is still a member.
+	StateWaiting State = "waiting"
+	// StateAnswered: paneteam answered it (answered.go).
+	StateAnswered State = "answered"
+	// StateGone: the teammate has left the team; nobody waits for an answer.
+	StateGone State = "gone"
+)
+
+// Listing is every request found for a team's lead, with what is known
+// about each.
+type Listing struct {
+	Team   team.Team
+	Config *team.Config
+	// All holds each distinct request once, oldest first.
+	All      []Request
+	answered map[key]Record
+}
+
+// Find reads the requests in the lead's inbox and in its archive (a
+// watcher may have marked them read, and paneteam moves read messages to
+// the archive: mailbox/archive.go), and paneteam's record of the ones it
+// answered. It takes no lock: every file it reads is replaced atomically
+// or only appended to.
+func Find(t team.Team, cfg *team.Config) (*Listing, error) {
+	path := t.InboxPath(team.LeadName)
+	var msgs []mailbox.Message
+	archived, err := readArchive(mailbox.ArchivePath(path))
+	if err != nil {
+		return nil, err
+	}
+	msgs = append(msgs, archived...)
+	inbox, err := mailbox.New(path, lockfile.Options{}).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read the lead's inbox: %w", err)
+	}
+	msgs = append(msgs, inbox...)
+
+	answers, err := readAnswered(AnsweredPath(t))
+	if err != nil {
+		return nil, err
+	}
+	l := &Listing{Team: t, Config: cfg, answered: map[key]Record{}}
+	for _, a := range answers {
+		l.answered[key{a.ID, lower(a.From)}] = a
+	}
+	l.All = distinct(msgs)
+	return l, nil
+}
+
+// distinct parses the request entries, keeps the first copy of each (the
+// same entry can sit in the archive and the inbox after a crash, and a
+// teammate may send one twice) and sorts them oldest first.
+func distinct(msgs []mailbox.Message) []Request {
+	var out []Request
+	at := map[key]int{}
+	for _, m := range msgs {
+		r, ok := parse(m)
+		if !ok {
+			continue
+		}
+		if i, dup := at[r.key()]; dup {
+			// Claude Code's lead omits planDigest when two different plans
+			// came under one id (§7, plan approval step 2).
+			if r.Kind == KindPlan && out[i].Kind == KindPlan && r.PlanContent != out[i].PlanContent {
+				out[i].PlanConflict = true
+			}
+			continue
+		}
+		at[r.key()] = len(out)
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
+// State tells where r stands.
+func (l *Listing) State(r Request) State {
+	if _, ok := l.answered[r.key()]; ok {
+		return StateAnswered
+	}
+	if m := l.Config.Member(r.From); m == nil || m.Name == team.LeadName {
+		return StateGone
+	}
+	return StateWaiting
+}
+
+// Record returns paneteam's record of the answer to r, if it answered.
+func (l *Listing) Record(r Request) (Record, bool) {
+	a, ok := l.answered[r.key()]
+	return a, ok
+}
+
+// Waiting returns the requests still waiting for the lead, oldest first.
+func (l *Listing) Waiting() []Request {
+	var out []Request
+	for _, r := range l.All {
+		if l.State(r) == StateWaiting {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Pending returns the requests waiting for the lead of the team named
+// teamName under root, oldest first: what status and a dashboard show as
+// "needs you". It reads three files and takes no lock.
+func Pending(root, teamName string) ([]Request, error) {
+	t, cfg, err := team.Open(root, teamName)
+	if err != nil {
+		return nil, err
+	}
+	l, err := Find(t, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return l.Waiting(), nil
+}
+
+// PerTeammate counts requests by teammate name, as written in each
+// request's entry.
+func PerTeammate(reqs []Request) map[string]int {
+	n := map[string]int{}
+	for _, r := range reqs {
+		n[r.From]++
+	}
+	return n
+}
+
+// readArchive reads the entries of an inbox archive (one compact JSON
+// message per line, mailbox/archive.go) that may hold a request. Lines
+// without "_request" are skipped unparsed, so that status stays cheap on a
+// long history; a line that does not parse is skipped as mailbox does.
+func readArchive(path string) ([]mailbox.Message, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the lead's archive: %w", err)
+	}
+	defer f.Close()
+	var out []mailbox.Message
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return out, nil // a last line without newline is an append in progress
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read archive %s: %w", path, err)
+		}
+		if !bytes.Contains(line, []byte("_request")) {
+			continue
+		}
+		var m mailbox.Message
+		if json.Unmarshal(line, &m) == nil {
+			out = append(out, m)
+		}
+	}
+}
