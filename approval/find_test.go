@@ -1,0 +1,104 @@
+package approval
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
+)
+
+func TestFindsRequestsInInboxAndArchiveOldestFirst(t *testing.T) {
+	l := crew(t)
+	// A watcher marked the oldest two read; they moved to the archive.
+	writeArchive(t, l,
+		entry("alice", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		entry("bob", planFrame("plan_approval-3@bob@crew", "bob", examplePlan), t0.Add(2*time.Second)),
+		entry("alice", "just chatting about _requests", t0.Add(3*time.Second)),
+	)
+	writeInbox(t, l,
+		entry("bob", sandboxFrame("sandbox-2-bbbbbbb", "bob", "example.com"), t0.Add(time.Second)),
+		entry("alice", `{"type":"idle_notification","from":"alice","timestamp":"2026-01-01T00:00:05.000Z"}`, t0.Add(5*time.Second)),
+		entry("alice", permFrame("perm-6-ccccccc", "alice", "Edit", `{"file_path":"/src/main.go","old_string":"a","new_string":"b"}`), t0.Add(6*time.Second)),
+	)
+	got := waiting(t, l)
+	if want := "perm-1-aaaaaaa sandbox-2-bbbbbbb plan_approval-3@bob@crew perm-6-ccccccc"; ids(got) != want {
+		t.Fatalf("waiting %q, want %q (inbox and archive, oldest first)", ids(got), want)
+	}
+	if got[1].Kind != KindSandbox || got[1].Host != "example.com" || got[2].Kind != KindPlan || got[2].PlanContent != examplePlan {
+		t.Fatalf("fields not read: %+v", got)
+	}
+	// A crash can leave one entry in both places: it is listed once.
+	writeArchive(t, l,
+		entry("alice", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		entry("alice", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+	)
+	if got := waiting(t, l); len(got) != 3 {
+		t.Fatalf("duplicate listed: %q", ids(got))
+	}
+}
+
+func TestDropsRequestsClaudeCodesLeadWouldDrop(t *testing.T) {
+	l := crew(t)
+	writeInbox(t, l,
+		// agent_id is not the sender: Claude Code's lead drops it (§7 step 2).
+		entry("bob", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		// workerName is not the sender (§7, sandbox).
+		entry("bob", sandboxFrame("sandbox-2-bbbbbbb", "alice", "example.com"), t0),
+		// No request id.
+		entry("bob", `{"type":"plan_approval_request","from":"bob","planContent":"x","planFilePath":"p"}`, t0),
+		entry("bob", permFrame("perm-4-ddddddd", "bob", "Bash", exampleInput), t0),
+	)
+	if got := ids(waiting(t, l)); got != "perm-4-ddddddd" {
+		t.Fatalf("waiting %q, want only the well-formed perm-4-ddddddd", got)
+	}
+}
+
+func TestAnsweredOrGoneRequestsAreNotListed(t *testing.T) {
+	l := crew(t)
+	writeInbox(t, l,
+		entry("alice", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		entry("bob", permFrame("perm-2-bbbbbbb", "bob", "Bash", exampleInput), t0.Add(time.Second)),
+		entry("carol", permFrame("perm-3-ccccccc", "carol", "Bash", exampleInput), t0.Add(2*time.Second)),
+	)
+	if got := ids(waiting(t, l)); got != "perm-1-aaaaaaa perm-2-bbbbbbb" {
+		t.Fatalf("waiting %q: carol is no member", got)
+	}
+	if _, err := l.Answer(context.Background(), "perm-1-aaaaaaa", "", Decision{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(waiting(t, l)); got != "perm-2-bbbbbbb" {
+		t.Fatalf("waiting %q after answering perm-1", got)
+	}
+	if _, err := l.Team.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		c.RemoveMember("bob")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := waiting(t, l); len(got) != 0 {
+		t.Fatalf("waiting %q after bob left", ids(got))
+	}
+	n, err := Pending(l.Team.Root, "crew")
+	if err != nil || len(n) != 0 {
+		t.Fatalf("Pending: %v %v", ids(n), err)
+	}
+}
+
+func TestPendingCountsPerTeammate(t *testing.T) {
+	l := crew(t)
+	writeInbox(t, l,
+		entry("alice", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		entry("alice", planFrame("plan_approval-2@alice@crew", "alice", examplePlan), t0),
+		entry("bob", sandboxFrame("sandbox-3-ccccccc", "bob", "example.com"), t0),
+	)
+	rs, err := Pending(l.Team.Root, "crew")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := PerTeammate(rs)
+	if n["alice"] != 2 || n["bob"] != 1 || len(n) != 2 {
+		t.Fatalf("per teammate %v, want alice 2, bob 1", n)
+	}
+}
