@@ -18,7 +18,7 @@ func commands(env Env) []*ucli.Command {
 		taskCommand(env),
 		killPaneCommand(env),
 		hideCommand(env),
-		showCommand(env),
+		withRequestShow(env, showCommand(env)),
 		attachCommand(env),
 		logsCommand(env),
 		teammateCommand(env),
@@ -27,6 +27,9 @@ func commands(env Env) []*ucli.Command {
 		iterm2Command(env),
 		demoCommand(env),
 		hostCommand(env),
+		requestsCommand(env),
+		approveCommand(env),
+		denyCommand(env),
 	}
 }
 

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/approval"
+)
+
+func approveCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "approve",
+		Usage:     "approve a teammate's tool call, network host or plan",
+		ArgsUsage: "ID | --all",
+		Description: `Writes the answer to a request listed by 'paneteam requests' into the
+teammate's inbox, exactly as Claude Code 2.1.330 checks it: bound to the
+request (its tool_use_id and the digest of the tool input you were shown;
+for a plan, the digest of the plan), so the teammate acts on it. ID may be
+any unique beginning of the id; --from NAME narrows it to one teammate.
+
+    paneteam approve perm-1767225600000-abc1234 --team review
+    paneteam approve perm-17672256 --team review --always   # and don't ask again
+    paneteam approve plan_approval-1767225600000@alice@review --team review --mode acceptEdits
+    paneteam approve --all --team review --from alice --tool Bash
+
+--mode is the permission mode the teammate works in after an approved plan:
+default (the default), acceptEdits, auto, bypassPermissions, dontAsk or
+plan. --always also adds the "always allow" rule that Claude Code suggested
+in the request itself. --feedback reaches the model with an approved plan.
+--all approves every waiting request, narrowed by --from and --tool.
+
+A request is answered once: a second answer (from any process) is refused,
+as are an unknown or ambiguous id. In a team led by a running Claude Code
+session, or for a teammate that only believes signed answers whose key
+paneteam does not hold, paneteam refuses: answer in Claude Code.`,
+		Flags: append(answerFlags(),
+			&ucli.StringFlag{Name: "mode", Usage: "permission mode after an approved plan: " + strings.Join(approval.PlanModes, ", ") + " (default: default)"},
+			&ucli.BoolFlag{Name: "always", Usage: "also add the \"always allow\" rule the request suggests"},
+			&ucli.BoolFlag{Name: "all", Usage: "approve every waiting request (narrow with --from, --tool)"},
+			&ucli.StringFlag{Name: "tool", Usage: "with --all: only tool calls of this tool, such as Bash"},
+		),
+		Action: func(c *ucli.Context) error {
+			d := approval.Decision{Approve: true, Feedback: c.String("feedback"), Mode: c.String("mode"), Always: c.Bool("always")}
+			if c.Bool("all") {
+				if c.NArg() > 0 {
+					return usagef("give a request ID or --all, not both")
+				}
+				return answerAll(c, env, d)
+			}
+			if c.IsSet("tool") {
+				return usagef("--tool narrows --all; with one ID, drop it")
+			}
+			return answerOne(c, env, d)
+		},
+	}
+}
+
+func denyCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "deny",
+		Usage:     "deny a teammate's tool call or network host, or reject its plan",
+		ArgsUsage: "ID",
+		Description: `Writes a denial to a request listed by 'paneteam requests' into the
+teammate's inbox, bound to the request as Claude Code 2.1.330 checks it.
+The tool call does not run and the model sees --feedback (default
+"Permission denied"); a rejected plan keeps the teammate in plan mode with
+your feedback. ID may be any unique beginning of the id.
+
+    paneteam deny perm-1767225600000-abc1234 --team review --feedback "use make test"
+    paneteam deny plan_approval-1767225600000@alice@review --team review --feedback "split step 2"`,
+		Flags: answerFlags(),
+		Action: func(c *ucli.Context) error {
+			return answerOne(c, env, approval.Decision{Feedback: c.String("feedback")})
+		},
+	}
+}
+
+func answerFlags() []ucli.Flag {
+	return []ucli.Flag{
+		teamFlag(),
+		jsonFlag(),
+		&ucli.StringFlag{Name: "feedback", Aliases: []string{"m"}, Usage: "text the teammate's model reads: why it was denied, or notes on a plan"},
+		&ucli.StringFlag{Name: "from", Usage: "only requests from this teammate"},
+	}
+}
+
+func answerOne(c *ucli.Context, env Env, d approval.Decision) error {
+	if c.NArg() != 1 {
+		return usagef("give one request ID (see 'paneteam requests'), got %d arguments", c.NArg())
+	}
+	lead, err := openLead(c, env)
+	if err != nil {
+		return err
+	}
+	res, err := lead.Answer(c.Context, c.Args().First(), c.String("from"), d)
+	if err != nil {
+		return err
+	}
+	return printAnswers(c, env, []approval.Result{res}, false)
+}
+
+// answerAll answers every waiting request that --from and --tool keep;
+// one that cannot be answered is reported and the rest still are.
+func answerAll(c *ucli.Context, env Env, d approval.Decision) error {
+	lead, err := openLead(c, env)
+	if err != nil {
+		return err
+	}
+	ls, err := lead.List()
+	if err != nil {
+		return err
+	}
+	var done []approval.Result
+	failed := 0
+	for _, r := range ls.Waiting() {
+		if f := c.String("from"); f != "" && !strings.EqualFold(f, r.From) {
+			continue
+		}
+		if tool := c.String("tool"); tool != "" && (r.Kind != approval.KindPermission || !strings.EqualFold(tool, r.ToolName)) {
+			continue
+		}
+		res, err := lead.AnswerRequest(c.Context, r, d)
+		if err != nil {
+			failed++
+			fmt.Fprintf(env.Stderr, "paneteam: %s: %v\n", approval.Visible(r.ID), err)
+			continue
+		}
+		done = append(done, res)
+	}
+	if len(done) == 0 && failed == 0 && !c.Bool("json") {
+		fmt.Fprintln(env.Stderr, "no waiting request matches")
+	}
+	if err := printAnswers(c, env, done, true); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d requests could not be answered (see above)", failed, failed+len(done))
+	}
+	return nil
+}
+
+func printAnswers(c *ucli.Context, env Env, rs []approval.Result, list bool) error {
+	if c.Bool("json") {
+		if list {
+			if rs == nil {
+				rs = []approval.Result{}
+			}
+			return printSafeJSON(env.Stdout, rs, true)
+		}
+		return printSafeJSON(env.Stdout, rs[0], true)
+	}
+	for _, r := range rs {
+		verb := "denied"
+		if r.Approved {
+			verb = "approved"
+		}
+		if r.Request.Kind == approval.KindPlan && !r.Approved {
+			verb = "rejected"
+		}
+		fmt.Fprintf(env.Stdout, "%s %s from %s: %s\n", verb, approval.Visible(r.Request.ID), approval.Visible(r.Request.From),
+			approval.Subject(r.Request))
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/approval"
+	"github.com/paneteam/paneteam/mailbox"
+)
+
+func requestsCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "requests",
+		Usage: "list the permission, sandbox and plan requests waiting for you, the lead",
+		Description: `A Claude Code teammate that needs permission for a tool call, for a network
+host, or that submits its plan in plan mode, writes a request into the
+lead's inbox and waits. This lists the ones waiting, oldest first, one per
+line: id, teammate, kind, age, and what is asked: the whole command for
+Bash, the path for edits, the whole input for other tools, a plan's title
+and size. Answer them with 'paneteam approve' or 'paneteam deny'; see one
+in full with 'paneteam show ID'.
+
+    paneteam requests --team review
+    paneteam requests --team review --watch            # and each new one
+    paneteam requests --team review --watch --json | jq -r .id
+
+Requests are found in the lead's inbox and in its archive (a watcher may
+have marked them read). One paneteam answered, or whose teammate has left,
+is not listed. What a teammate wrote is shown with control characters and
+escape sequences as visible escapes (\x1b, \r, \t), never interpreted, and
+never cut short. --json prints an array (with --watch: one object per
+line).`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			jsonFlag(),
+			&ucli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep running and print each new request as it arrives"},
+			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval with --watch when no file-system event comes", Value: mailbox.DefaultPoll},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("requests takes no arguments (got %q): see one request with 'paneteam show ID'", c.Args().First())
+			}
+			if c.Duration("poll") <= 0 {
+				return usagef("--poll must be positive, such as 1s")
+			}
+			lead, err := openLead(c, env)
+			if err != nil {
+				return err
+			}
+			if c.Bool("watch") {
+				return watchRequests(c, env, lead)
+			}
+			ls, err := lead.List()
+			if err != nil {
+				return err
+			}
+			rs := ls.Waiting()
+			if c.Bool("json") {
+				return printSafeJSON(env.Stdout, requestViews(rs, time.Now()), true)
+			}
+			if len(rs) == 0 {
+				fmt.Fprintf(env.Stderr, "no requests waiting for the lead of team %s\n", lead.Team.Name)
+			}
+			writeRequests(env.Stdout, rs, time.Now())
+			return nil
+		},
+	}
+}
+
+// openLead opens the lead side of the team named by --team.
+func openLead(c *ucli.Context, env Env) (*approval.Lead, error) {
+	t, _, err := openTeam(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return &approval.Lead{Team: t, Lock: lockOpts(c)}, nil
+}
+
+func watchRequests(c *ucli.Context, env Env, lead *approval.Lead) error {
+	var lastWarn string
+	warn := func(err error) {
+		if msg := err.Error(); msg != lastWarn {
+			lastWarn = msg
+			fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", msg)
+		}
+	}
+	err := lead.Watch(c.Context, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: warn}, func(rs []approval.Request) error {
+		now := time.Now()
+		if !c.Bool("json") {
+			writeRequests(env.Stdout, rs, now)
+			return nil
+		}
+		for _, v := range requestViews(rs, now) {
+			if err := printSafeJSON(env.Stdout, v, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, context.Canceled) {
+		return nil // interrupted: the normal way to stop watching
+	}
+	return err
+}
+
+// writeRequests prints one line per request. The subject goes last and
+// whole: a terminal wraps a long command, nothing cuts it.
+func writeRequests(w io.Writer, rs []approval.Request, now time.Time) {
+	for _, r := range rs {
+		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", approval.Visible(r.ID), approval.Visible(r.From), r.Kind,
+			relTime(r.Time, now), approval.Subject(r))
+	}
+}
+
+// requestView is a request for --json: the request as found, plus the
+// line a person would see and its age.
+type requestView struct {
+	approval.Request
+	Subject    string `json:"subject"`
+	AgeSeconds int64  `json:"age_seconds"`
+}
+
+func requestViews(rs []approval.Request, now time.Time) []requestView {
+	out := make([]requestView, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, requestView{Request: r, Subject: approval.Subject(r), AgeSeconds: int64(now.Sub(r.Time).Seconds())})
+	}
+	return out
+}
+
+// printSafeJSON prints v as JSON (indented, or one line) with the
+// characters a terminal could act on escaped (approval.SafeJSON).
+func printSafeJSON(w io.Writer, v any, indent bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(approval.SafeJSON(buf.Bytes()))
+	return err
+}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/approval"
+)
+
+// withRequestShow makes 'show ID' print a request in full, and leaves
+// 'show --name N' (bring a hidden pane back) as it was: the two never
+// clash, as a pane is named by a flag and a request by an argument.
+func withRequestShow(env Env, pane *ucli.Command) *ucli.Command {
+	paneAction := pane.Action
+	pane.Usage = "print a request in full (show ID), or bring a hidden teammate's pane back (show --name N)"
+	pane.ArgsUsage = "[REQUEST-ID]"
+	pane.Description = `With a request ID (any unique beginning of one, as listed by
+'paneteam requests'): prints the whole request, the full tool input, the
+whole plan, and whether it was answered. What the teammate wrote is shown
+with control characters and escape sequences as visible escapes; plan
+lines stay lines.
+
+    paneteam show perm-1767225600000-abc1234 --team review
+    paneteam show plan_approval-17672256 --team review --json | jq -r .plan_content
+
+Without an ID:
+` + pane.Description
+	pane.Flags = append(pane.Flags, jsonFlag(),
+		&ucli.StringFlag{Name: "from", Usage: "with a request ID: only requests from this teammate"})
+	pane.Action = func(c *ucli.Context) error {
+		if c.NArg() == 0 {
+			return paneAction(c)
+		}
+		if c.NArg() > 1 {
+			return usagef("show takes one request ID, got %d arguments", c.NArg())
+		}
+		if c.IsSet("name") {
+			return usagef("give a request ID or --name (a hidden pane), not both")
+		}
+		return showRequest(c, env, c.Args().First())
+	}
+	return pane
+}
+
+func showRequest(c *ucli.Context, env Env, id string) error {
+	lead, err := openLead(c, env)
+	if err != nil {
+		return err
+	}
+	ls, err := lead.List()
+	if err != nil {
+		return err
+	}
+	r, err := ls.Resolve(id, c.String("from"))
+	// An answered request, or one whose teammate left, can still be shown.
+	if err != nil && !errors.Is(err, approval.ErrAnswered) && !errors.Is(err, approval.ErrGone) {
+		return err
+	}
+	v := shownRequest{Request: r, State: ls.State(r), Subject: approval.Subject(r)}
+	if rec, ok := ls.Record(r); ok {
+		v.Answer = &rec
+	}
+	if c.Bool("json") {
+		return printSafeJSON(env.Stdout, v, true)
+	}
+	writeRequest(env.Stdout, v, time.Now())
+	return nil
+}
+
+type shownRequest struct {
+	approval.Request
+	State   approval.State   `json:"state"`
+	Subject string           `json:"subject"`
+	Answer  *approval.Record `json:"answer,omitempty"`
+}
+
+func writeRequest(w io.Writer, v shownRequest, now time.Time) {
+	r := v.Request
+	field := func(name, value string) { fmt.Fprintf(w, "%-13s %s\n", name+":", value) }
+	field("id", approval.Visible(r.ID))
+	field("teammate", approval.Visible(r.From))
+	field("kind", string(r.Kind))
+	state := string(v.State)
+	if a := v.Answer; a != nil {
+		verdict := "denied"
+		if a.Approved {
+			verdict = "approved"
+		}
+		state += " (" + verdict + " at " + a.At + ")"
+	}
+	field("state", state)
+	field("received", approval.Visible(r.Timestamp)+" ("+relTime(r.Time, now)+")")
+	switch r.Kind {
+	case approval.KindPermission:
+		field("tool", approval.Visible(r.ToolName))
+		field("tool_use_id", approval.Visible(r.ToolUseID))
+		field("description", approval.Visible(r.Description))
+		var in struct {
+			Command *string `json:"command"`
+		}
+		if r.ToolName == "Bash" && json.Unmarshal(r.Input, &in) == nil && in.Command != nil {
+			fmt.Fprintln(w, "command:")
+			block(w, approval.VisibleBlock(*in.Command))
+		}
+		fmt.Fprintln(w, "input:")
+		block(w, indentJSON(r.Input))
+		if len(r.Suggestions) > 0 && string(r.Suggestions) != "[]" {
+			fmt.Fprintln(w, "suggestions:")
+			block(w, indentJSON(r.Suggestions))
+		}
+	case approval.KindSandbox:
+		field("host", approval.Visible(r.Host))
+	case approval.KindPlan:
+		field("plan file", approval.Visible(r.PlanFilePath))
+		if r.PlanConflict {
+			field("warning", "two different plans came under this id; only denying is possible")
+		}
+		fmt.Fprintln(w, "plan:")
+		block(w, approval.VisibleBlock(r.PlanContent))
+	}
+}
+
+// indentJSON lays raw JSON out over lines; JSON strings hold no raw line
+// breaks, so VisibleBlock escapes everything else a teammate put there.
+func indentJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return approval.Visible(string(raw))
+	}
+	return approval.VisibleBlock(buf.String())
+}
+
+// block prints text indented, every line whole.
+func block(w io.Writer, text string) {
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		fmt.Fprintln(w, "    "+line)
+	}
+}
