@@ -28,7 +28,7 @@ const (
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // crew makes a team "crew" with teammates alice and bob under a fresh root.
-func crew(t *testing.T) *Lead {
+func crew(t testing.TB) *Lead {
 	t.Helper()
 	root := testutil.Root(t)
 	tm, _, err := team.Create(root, "crew", team.CreateOptions{Cwd: "/src", Now: t0})
