@@ -73,7 +73,7 @@ func (ls *Listing) Resolve(id, from string) (Request, error) {
 	if id == "" {
 		return Request{}, fmt.Errorf("%w: no request id given", ErrUnknown)
 	}
-	var exact, waiting, any []Request
+	var exact, waiting, prefixed []Request
 	for _, r := range ls.All {
 		if from != "" && !strings.EqualFold(r.From, from) {
 			continue
@@ -82,7 +82,7 @@ func (ls *Listing) Resolve(id, from string) (Request, error) {
 		case r.ID == id:
 			exact = append(exact, r)
 		case strings.HasPrefix(r.ID, id):
-			any = append(any, r)
+			prefixed = append(prefixed, r)
 			if ls.State(r) == StateWaiting {
 				waiting = append(waiting, r)
 			}
@@ -93,7 +93,7 @@ func (ls *Listing) Resolve(id, from string) (Request, error) {
 		cands = waiting
 	}
 	if len(cands) == 0 {
-		cands = any
+		cands = prefixed
 	}
 	switch len(cands) {
 	case 0:

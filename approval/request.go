@@ -73,7 +73,7 @@ type wire struct {
 	Input       json.RawMessage `json:"input"`
 	Suggestions json.RawMessage `json:"permission_suggestions"`
 	// sandbox_permission_request and plan_approval_request
-	RequestID2  *string `json:"requestId"`
+	CamelID     *string `json:"requestId"`
 	WorkerName  *string `json:"workerName"`
 	HostPattern *struct {
 		Host *string `json:"host"`
@@ -113,19 +113,19 @@ func parse(m mailbox.Message) (Request, bool) {
 		r.ToolName, r.ToolUseID, r.Description = *w.ToolName, str(w.ToolUseID), str(w.Description)
 		r.Input, r.Suggestions = w.Input, w.Suggestions
 	case mailbox.TypeSandboxPermissionReq:
-		if w.WorkerName == nil || *w.WorkerName != m.From || str(w.RequestID2) == "" ||
+		if w.WorkerName == nil || *w.WorkerName != m.From || str(w.CamelID) == "" ||
 			w.HostPattern == nil || w.HostPattern.Host == nil {
 			return Request{}, false
 		}
-		r.Kind, r.ID, r.Host = KindSandbox, *w.RequestID2, *w.HostPattern.Host
+		r.Kind, r.ID, r.Host = KindSandbox, *w.CamelID, *w.HostPattern.Host
 	case mailbox.TypePlanApprovalRequest:
 		// Claude Code's schema: from, timestamp, planFilePath, planContent
 		// and requestId are all strings; the frame's from is replaced by
 		// the entry's (§6).
-		if str(w.RequestID2) == "" || w.PlanContent == nil || w.PlanFilePath == nil {
+		if str(w.CamelID) == "" || w.PlanContent == nil || w.PlanFilePath == nil {
 			return Request{}, false
 		}
-		r.Kind, r.ID = KindPlan, *w.RequestID2
+		r.Kind, r.ID = KindPlan, *w.CamelID
 		r.PlanFilePath, r.PlanContent = *w.PlanFilePath, *w.PlanContent
 	default:
 		return Request{}, false

@@ -1,7 +1,8 @@
 package approval
 
-// Tests of the TEMPORARY digest (digest_temp.go); they go with it when
-// provenance lands.
+// These check whatever digest sits behind the seams (digest.go), the
+// temporary one now and provenance's after the merge, against the
+// protocol's examples and Claude Code 2.1.330's own code run by node.
 
 import (
 	"bytes"
@@ -51,5 +52,34 @@ func TestInputDigestMatchesClaudeCodesCode(t *testing.T) {
 		if err != nil || got != want[i] {
 			t.Errorf("digest of %s = %s %v, want %s", in, got, err, want[i])
 		}
+	}
+}
+
+// TestMCPSkillDigestMatchesClaudeCodesCode checks requestDigest's MCP-skill
+// wire (W0n in Claude Code 2.1.330's bundle) with node.
+func TestMCPSkillDigestMatchesClaudeCodesCode(t *testing.T) {
+	testutil.RequireTool(t, "node")
+	frame := `{"type":"permission_request","request_id":"perm-1-aaaaaaa","agent_id":"alice","tool_name":"Skill","tool_use_id":"t1",` +
+		`"description":"run skill","input":{"skill":"deploy","args":{"b":2,"a":1}},"tool_kind":"mcp_skill",` +
+		`"mcp_server":{"name":"srv","source":"project"},"mcp_skill":{"name":"deploy","version":"1.0","uri":"skill://deploy"}}`
+	js := `const c=require("crypto");const b=32;function l(e,r=0){if(r>b)return e;if(Array.isArray(e))return e.map((n)=>l(n,r+1));` +
+		`if(typeof e==="object"&&e!==null)return Object.fromEntries(Object.entries(e).sort(([n],[s])=>n<s?-1:n>s?1:0).map(([n,s])=>[n,l(s,r+1)]));return e}` +
+		`function kae(e,r){return c.createHash("sha256").update(e).update("\x00").update(JSON.stringify(l(r))).digest("hex")}` +
+		`function W0n(e,r,n={}){let s=n.tool_kind==="mcp_skill"||n.mcp_skill!==void 0?{name:e+"#mcp_skill",wire:{input:r,mcp_server:n.mcp_server,` +
+		`mcp_skill:n.mcp_skill,description:n.description,permission_suggestions:n.permission_suggestions}}:void 0,o=JSON.parse(JSON.stringify(s?.wire??r));return kae(s?.name??e,o)}` +
+		`const f=JSON.parse(require("fs").readFileSync(0,"utf8"));process.stdout.write(W0n(f.tool_name,f.input,f))`
+	cmd := exec.Command("node", "-e", js)
+	cmd.Stdin = strings.NewReader(frame)
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	r, ok := parse(entry("alice", frame, t0))
+	if !ok {
+		t.Fatal("frame not parsed")
+	}
+	got, err := requestDigest(r)
+	if err != nil || got != string(want) {
+		t.Fatalf("MCP-skill digest %s %v, want %s", got, err, want)
 	}
 }
