@@ -112,11 +112,14 @@ func (l *Listing) Record(r Request) (Record, bool) {
 	return a, ok
 }
 
-// Waiting returns the requests still waiting for the lead, oldest first.
+// Waiting returns the requests still waiting for the lead, oldest first,
+// each From spelled as the member's name in config.json (Claude Code
+// compares names without case).
 func (l *Listing) Waiting() []Request {
 	var out []Request
 	for _, r := range l.All {
 		if l.State(r) == StateWaiting {
+			r.From = l.Config.Member(r.From).Name
 			out = append(out, r)
 		}
 	}
@@ -138,8 +141,8 @@ func Pending(root, teamName string) ([]Request, error) {
 	return l.Waiting(), nil
 }
 
-// PerTeammate counts requests by teammate name, as written in each
-// request's entry.
+// PerTeammate counts requests by teammate: with Pending, what a status
+// line shows as "needs you" per member, keyed by member name.
 func PerTeammate(reqs []Request) map[string]int {
 	n := map[string]int{}
 	for _, r := range reqs {
