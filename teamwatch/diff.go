@@ -62,8 +62,12 @@ func (e Event) What() string {
 		return "joined the team"
 	case KindLeft:
 		return "left the team"
-	case KindIdle, KindActive, KindNeedsYou, KindGone:
+	case KindIdle, KindActive:
 		return "is " + string(e.State) + oneOf(e.Summary != "", ": "+e.Summary)
+	case KindNeedsYou:
+		return "needs you: a request waits for the lead"
+	case KindGone:
+		return "is gone: its pane is dead"
 	case KindMessage:
 		return "to " + e.To + " [" + e.MessageKind + "]" + oneOf(e.Summary != "", " "+e.Summary)
 	case KindTaskCreated:
@@ -102,8 +106,9 @@ func oneOf(cond bool, s string) string {
 	return ""
 }
 
-// Diff lists what changed from old to cur, in a stable order: members,
-// requests, messages (oldest first), tasks, locks. Messages already in old
+// Diff lists what changed from old to cur, in a stable order: messages
+// (oldest first, so the message that caused a change comes before it),
+// members and their requests, tasks, locks. Messages already in old
 // are not reported, wherever they moved (inbox or archive); messages that
 // vanished (delivered and deleted by Claude Code 2.1.330) are not events.
 func Diff(old, cur *Snapshot, lockAge time.Duration) []Event {
@@ -111,8 +116,8 @@ func Diff(old, cur *Snapshot, lockAge time.Duration) []Event {
 		lockAge = DefaultLockAge
 	}
 	d := differ{old: old, cur: cur}
-	d.members()
 	d.messages()
+	d.members()
 	d.tasks()
 	d.locks(lockAge)
 	return d.out

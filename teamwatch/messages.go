@@ -82,6 +82,9 @@ func messageOf(to string, m mailbox.Message, archived bool) Message {
 // 2.1.330, PROTOCOL-2.1.330.md §6).
 func frameSummary(p mailbox.Protocol) string {
 	var f struct {
+		RequestID  string `json:"requestId"`
+		ReqID      string `json:"request_id"`
+		Subtype    string `json:"subtype"`
 		Summary    string `json:"summary"`
 		Reason     string `json:"reason"`
 		IdleReason string `json:"idleReason"`
@@ -96,7 +99,7 @@ func frameSummary(p mailbox.Protocol) string {
 	}
 	_ = json.Unmarshal(p.Raw, &f)
 	var parts []string
-	for _, s := range []string{f.IdleReason, f.ToolName, f.Host.Host, f.Plan, f.TaskID, f.Subject, f.Desc, f.Summary, f.Reason} {
+	for _, s := range []string{f.RequestID, f.ReqID, f.Subtype, f.IdleReason, f.ToolName, f.Host.Host, f.Plan, f.TaskID, f.Subject, f.Desc, f.Summary, f.Reason} {
 		if s != "" {
 			parts = append(parts, s)
 		}

@@ -27,6 +27,8 @@ func commands(env Env) []*ucli.Command {
 		iterm2Command(env),
 		demoCommand(env),
 		hostCommand(env),
+		monitorCommand(env),
+		waitCommand(env),
 	}
 }
 
