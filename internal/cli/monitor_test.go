@@ -373,3 +373,23 @@ func TestMonitorPaneGone(t *testing.T) {
 		return jsonEvent(p.out.String(), map[string]any{"kind": teamwatch.KindGone, "who": "alice", "state": "gone"}) != nil
 	})
 }
+
+// TestMonitorWarnsAboutAnUnreadableInbox: a broken inbox is said once on
+// stderr, and the other events keep coming.
+func TestMonitorWarnsAboutAnUnreadableInbox(t *testing.T) {
+	w := newWatchTeam(t, "alice", "bob")
+	p := w.startMonitor()
+	if err := os.WriteFile(w.tm.InboxPath("alice"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "a warning naming alice's inbox in:\n"+p.errb.String(), func() bool {
+		return strings.Contains(p.errb.String(), "warning:") && strings.Contains(p.errb.String(), "alice.json")
+	})
+	w.send("alice", "bob", "still here", "")
+	testutil.Eventually(t, 10*time.Second, "the next message in:\n"+p.out.String(), func() bool {
+		return strings.Contains(p.out.String(), "to bob [message] still here")
+	})
+	if n := strings.Count(p.errb.String(), "warning:"); n != 1 {
+		t.Errorf("%d warnings, want the broken inbox said once:\n%s", n, p.errb)
+	}
+}
