@@ -99,6 +99,7 @@ func (w *Watcher) Next(ctx context.Context) (*Snapshot, []Event, error) {
 		}
 		prev := w.last
 		w.last = s
+		w.reportProblems(prev, s)
 		if prev == nil {
 			return s, nil, nil
 		}
@@ -231,5 +232,21 @@ func (w *Watcher) lose() {
 func (w *Watcher) report(err error) {
 	if w.opts.OnError != nil {
 		w.opts.OnError(err)
+	}
+}
+
+// reportProblems passes on what a snapshot could not read, when it is new
+// since the previous snapshot, so a watch says it once, not every second.
+func (w *Watcher) reportProblems(prev, cur *Snapshot) {
+	old := map[string]bool{}
+	if prev != nil {
+		for _, p := range prev.Problems {
+			old[p] = true
+		}
+	}
+	for _, p := range cur.Problems {
+		if !old[p] {
+			w.report(errors.New(p))
+		}
 	}
 }
