@@ -154,3 +154,33 @@ func TestDiffLockReportedOnce(t *testing.T) {
 		t.Errorf("at 9s: %+v, want nothing new", ev)
 	}
 }
+
+// TestWatcherReportsAProblemOnce: an inbox that stays broken is reported
+// once, not on every snapshot, while other events keep coming.
+func TestWatcherReportsAProblemOnce(t *testing.T) {
+	root := testutil.Root(t)
+	tm, _, err := team.Create(root, "crew", team.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	w := NewWatcher(tm, WatchOptions{Poll: 20 * time.Millisecond, OnError: func(err error) { problems = append(problems, err.Error()) }})
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := w.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tm.InboxPath("alice"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		appendMsg(t, tm, "bob", mailbox.Message{From: "carl", Text: "hello"})
+		if _, ev, err := w.Next(ctx); err != nil || len(ev) == 0 || ev[0].Kind != KindMessage {
+			t.Fatalf("round %d: %+v %v, want the message", i, ev, err)
+		}
+	}
+	if len(problems) != 1 {
+		t.Errorf("problems reported %d times, want once: %q", len(problems), problems)
+	}
+}
