@@ -46,7 +46,7 @@ type Listing struct {
 func Find(t team.Team, cfg *team.Config) (*Listing, error) {
 	path := t.InboxPath(team.LeadName)
 	var msgs []mailbox.Message
-	archived, err := readArchive(mailbox.ArchivePath(path))
+	archived, err := readArchive(mailbox.ArchivePath(path), []byte("_request"))
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,35 @@ func Find(t team.Team, cfg *team.Config) (*Listing, error) {
 		l.answered[key{a.ID, lower(a.From)}] = a
 	}
 	l.All = distinct(msgs)
+	if err := l.addReplies(); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// addReplies counts as answered the waiting requests that a reply still in
+// the teammate's inbox or archive answers (replied.go). Only teammates
+// with a request otherwise waiting are read, so status stays cheap.
+func (l *Listing) addReplies() error {
+	read := map[string]map[string]bool{}
+	for _, r := range l.All {
+		if l.State(r) != StateWaiting {
+			continue
+		}
+		name := lower(r.From)
+		ids, ok := read[name]
+		if !ok {
+			var err error
+			if ids, err = repliedIDs(l.Team, l.Config.Member(r.From).Name); err != nil {
+				return fmt.Errorf("read %s's inbox for replies: %w", r.From, err)
+			}
+			read[name] = ids
+		}
+		if ids[r.ID] {
+			l.answered[r.key()] = Record{ID: r.ID, From: r.From, Kind: r.Kind}
+		}
+	}
+	return nil
 }
 
 // distinct parses the request entries, keeps the first copy of each (the
@@ -152,16 +180,16 @@ func PerTeammate(reqs []Request) map[string]int {
 }
 
 // readArchive reads the entries of an inbox archive (one compact JSON
-// message per line, mailbox/archive.go) that may hold a request. Lines
-// without "_request" are skipped unparsed, so that status stays cheap on a
+// message per line, mailbox/archive.go) that may hold a frame whose type
+// contains kind ("_request", "_response"). Other lines are skipped unparsed, so that status stays cheap on a
 // long history; a line that does not parse is skipped as mailbox does.
-func readArchive(path string) ([]mailbox.Message, error) {
+func readArchive(path string, kind []byte) ([]mailbox.Message, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the lead's archive: %w", err)
+		return nil, fmt.Errorf("read archive %s: %w", path, err)
 	}
 	defer f.Close()
 	var out []mailbox.Message
@@ -174,7 +202,7 @@ func readArchive(path string) ([]mailbox.Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read archive %s: %w", path, err)
 		}
-		if !bytes.Contains(line, []byte("_request")) {
+		if !bytes.Contains(line, kind) {
 			continue
 		}
 		var m mailbox.Message

@@ -2,10 +2,13 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -100,5 +103,36 @@ func TestPendingCountsPerTeammate(t *testing.T) {
 	n := PerTeammate(rs)
 	if n["alice"] != 2 || n["bob"] != 1 || len(n) != 2 {
 		t.Fatalf("per teammate %v, want alice 2, bob 1", n)
+	}
+}
+
+// TestARepliedRequestIsNotListed: a reply from the lead written by other
+// means than 'paneteam approve' answers the request while it is on disk,
+// in the teammate's inbox or in its archive.
+func TestARepliedRequestIsNotListed(t *testing.T) {
+	l := crew(t)
+	writeInbox(t, l,
+		entry("alice", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		entry("bob", sandboxFrame("sandbox-2-bbbbbbb", "bob", "example.com"), t0.Add(time.Second)),
+	)
+	reply := func(name, text string) {
+		t.Helper()
+		err := mailbox.New(l.Team.InboxPath(name), lockfile.Options{}).Append(context.Background(), entry(team.LeadName, text, t0.Add(2*time.Second)))
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply("alice", `{"type":"permission_response","request_id":"perm-1-aaaaaaa","subtype":"error","error":"no"}`)
+	if got := ids(waiting(t, l)); got != "sandbox-2-bbbbbbb" {
+		t.Fatalf("waiting %q, want alice's request answered by the reply in her inbox", got)
+	}
+	archived := entry(team.LeadName, `{"type":"sandbox_permission_response","requestId":"sandbox-2-bbbbbbb","host":"example.com","allow":true,"timestamp":"x"}`, t0)
+	archived.Read = true
+	line, _ := json.Marshal(archived)
+	if err := os.WriteFile(mailbox.ArchivePath(l.Team.InboxPath("bob")), append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := waiting(t, l); len(got) != 0 {
+		t.Fatalf("waiting %q, want bob's request answered by the reply in his archive", ids(got))
 	}
 }

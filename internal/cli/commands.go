@@ -30,6 +30,8 @@ func commands(env Env) []*ucli.Command {
 		requestsCommand(env),
 		approveCommand(env),
 		denyCommand(env),
+		monitorCommand(env),
+		waitCommand(env),
 	}
 }
 

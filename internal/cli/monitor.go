@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/teamwatch"
+)
+
+func monitorCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "monitor",
+		Usage: "print one line per event in a team as it happens",
+		Description: `Follows a team and prints one line per event, until interrupted: members
+joining, leaving, going idle or active, needing you (a permission, sandbox
+or plan request waits for the lead) or gone (pane dead); every message sent
+(sender, recipient, protocol type or "message", summary); tasks created,
+claimed, completed, unblocked (all their blockers completed) or deleted;
+requests waiting and answered; a lock held longer than --lock-age. What
+happened before it started is not printed. It follows file-system events on
+the team, inbox and task folders, and re-reads every --poll as a safety net.
+When the team is deleted it says so and exits 0.
+
+    paneteam monitor --team review
+    paneteam monitor --team review --json | jq -c 'select(.kind=="member-idle")'
+
+Lines read: TIME  KIND  WHO  WHAT. Text that teammates control (names,
+summaries) is shown with control characters made visible (\e, \x07, \u202e),
+never sent raw to the terminal. --json prints one object per line with
+kind, time, team, who and the fields of that kind (to, type, summary, task,
+subject, owner, state, pending, lock, heldForSeconds).`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			jsonFlag(),
+			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval (also how soon a dead pane or an old lock is noticed)", Value: teamwatch.DefaultPoll},
+			&ucli.DurationFlag{Name: "lock-age", Usage: "report a lock held longer than this", Value: teamwatch.DefaultLockAge},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("monitor takes no arguments (got %q): name the team with --team", c.Args().First())
+			}
+			if c.Duration("poll") <= 0 || c.Duration("lock-age") <= 0 {
+				return usagef("--poll and --lock-age must be positive, such as 1s")
+			}
+			t, _, err := openTeam(c, env)
+			if err != nil {
+				return err
+			}
+			w := newTeamWatcher(c, env, t)
+			defer w.Close()
+			if _, _, err := w.Next(c.Context); err != nil {
+				return stopped(err)
+			}
+			fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", teamwatch.Visible(t.Name))
+			for {
+				_, events, err := w.Next(c.Context)
+				if errors.Is(err, teamwatch.ErrTeamGone) {
+					events = []teamwatch.Event{{Time: time.Now(), Kind: teamwatch.KindTeamDeleted, Team: t.Name}}
+				} else if err != nil {
+					return stopped(err)
+				}
+				for _, e := range events {
+					if err := writeEvent(env.Stdout, c.Bool("json"), e); err != nil {
+						return err
+					}
+				}
+				if err != nil {
+					return nil
+				}
+			}
+		},
+	}
+}
+
+// newTeamWatcher follows the team named by --team with the command's
+// --poll and --lock-age (when it has them), checking pane liveness as
+// status does, and reporting problems it survives once each.
+func newTeamWatcher(c *ucli.Context, env Env, t team.Team) *teamwatch.Watcher {
+	bend := statusBackendEnv(env)
+	var last string
+	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
+		Options: teamwatch.Options{
+			Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
+				return liveness(ctx, bend, cfg, m)
+			},
+			LockAge: c.Duration("lock-age"),
+		},
+		Poll: c.Duration("poll"),
+		OnError: func(err error) {
+			if msg := err.Error(); msg != last {
+				last = msg
+				fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", teamwatch.Visible(msg))
+			}
+		},
+	})
+}
+
+// stopped turns an interrupt (SIGINT, SIGTERM) into a clean exit.
+func stopped(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// writeEvent prints one event: a JSON line, or TIME KIND WHO WHAT with
+// teammate text made visible.
+func writeEvent(w io.Writer, asJSON bool, e teamwatch.Event) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(e)
+	}
+	who := e.Who
+	if who == "" {
+		who = "-"
+	}
+	_, err := fmt.Fprintf(w, "%s  %-16s  %-12s  %s\n", e.Time.Local().Format("15:04:05"), e.Kind,
+		teamwatch.Visible(who), teamwatch.Visible(e.What()))
+	return err
+}
