@@ -57,7 +57,7 @@ func SocketDir(getenv func(string) string) string {
 func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) bool, why string, dryRun bool) *Server {
 	s := &Server{Socket: socket}
 	srv := tmux.Server{Socket: socket}
-	out, err := srv.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}\t#{session_name}\t#{"+tmux.AgentOption+"}")
+	panes, err := srv.AllPanes(ctx)
 	if errors.Is(err, tmux.ErrNoServer) {
 		// It exited with its last session; its socket file stays behind.
 		s.Stopped, s.Why = true, "no longer running"
@@ -73,14 +73,9 @@ func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) boo
 		return s
 	}
 	var foreign []string
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.SplitN(line, "\t", 3)
-		if len(f) != 3 {
-			continue
-		}
-		id, session, agent := f[0], f[1], f[2]
-		if !ours(agent) && !(agent == "" && session == hiddenSession) {
-			foreign = append(foreign, id)
+	for _, p := range panes {
+		if !ours(p.Agent) && !(p.Agent == "" && p.Session == hiddenSession) {
+			foreign = append(foreign, p.ID)
 		}
 	}
 	if len(foreign) > 0 {

@@ -139,7 +139,9 @@ func (s Server) run(ctx context.Context, shown, argv []string) (string, error) {
 	if s.Socket == "" && s.Name == "" {
 		return "", fmt.Errorf("tmux %s: refusing to talk to the default tmux server; no socket was chosen", strings.Join(shown, " "))
 	}
-	cmd := exec.CommandContext(ctx, s.bin(), append(s.Args(), argv...)...)
+	// -u: what tmux prints must not depend on the caller's locale (see
+	// fieldSep); the bytes of titles and names come back as they are.
+	cmd := exec.CommandContext(ctx, s.bin(), append(append([]string{"-u"}, s.Args()...), argv...)...)
 	if s.TmpDir != "" {
 		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+s.TmpDir)
 	}
