@@ -148,7 +148,12 @@ func (s Server) run(ctx context.Context, shown, argv []string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", &Error{Args: shown, Stderr: strings.TrimSpace(stderr.String()), Err: classify(err, stderr.String())}
+		if ctx.Err() != nil {
+			err = ctx.Err() // tmux was killed because the caller gave up
+		} else {
+			err = classify(err, stderr.String())
+		}
+		return "", &Error{Args: shown, Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -166,7 +171,9 @@ func (e *Error) Error() string {
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("tmux %s: %s", strings.Join(e.Args, " "), msg)
+	// Formats hold newlines (encodeField); keep the message one line.
+	args := strings.ReplaceAll(strings.Join(e.Args, " "), "\n", `\n`)
+	return fmt.Sprintf("tmux %s: %s", args, msg)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -185,7 +192,9 @@ func classify(err error, stderr string) error {
 	case strings.Contains(stderr, "can't find pane"),
 		strings.Contains(stderr, "can't find window"):
 		return ErrPaneNotFound
-	case strings.Contains(stderr, "can't find session"):
+	case strings.Contains(stderr, "can't find session"),
+		// A server whose last session has just closed, on its way out.
+		strings.Contains(stderr, "no current target"):
 		return ErrNoSession
 	}
 	return err

@@ -283,7 +283,14 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 		return nil
 	})
 	if err != nil {
-		return spawnResult{}, err
+		// Not recorded, so nothing could ever reach it: take it back.
+		if derr := backend.Discard(ctx, b, before, m, pane); derr != nil {
+			err = fmt.Errorf("%w (and ending its %s pane %s failed: %v)", err, pane.Backend, pane.ID, derr)
+		}
+		if prompt != nil {
+			takeBackPrompt(context.WithoutCancel(ctx), t, lock, m, *prompt)
+		}
+		return spawnResult{}, undo(err)
 	}
 	return spawnResult{AgentID: m.AgentID, Name: m.Name, PaneID: pane.ID, Backend: pane.Backend}, nil
 }
