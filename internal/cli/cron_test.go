@@ -211,3 +211,32 @@ func TestNoHomeNeedsARoot(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestBackendIsNotStickyAfterInProcess: one teammate asked for in-process
+// does not send the next one (no --backend) there.
+func TestBackendIsNotStickyAfterInProcess(t *testing.T) {
+	w := newCronWorld(t)
+	lead := leadProcess(t)
+	srv := w.server(t, lead.Process.Pid)
+	crew := w.must(t, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid))
+	t.Cleanup(func() { w.run(t, "cleanup", "--team", crew, "--force") })
+	spawn := func(name string, flags ...string) spawnResult {
+		args := append([]string{"spawn-pane", "--team", crew, "--name", name, "--json"}, flags...)
+		out := w.must(t, append(append(args, "--"), pidScript(filepath.Join(t.TempDir(), "pid"))...)...)
+		var res spawnResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("spawn-pane --json printed %q: %v", out, err)
+		}
+		return res
+	}
+	if got := spawn("alice", "--backend", "in-process").Backend; got != team.BackendInProcess {
+		t.Fatalf("alice went to %s, want in-process as asked", got)
+	}
+	bob := spawn("bob")
+	if bob.Backend != team.BackendTmux {
+		t.Fatalf("bob (no --backend, tmux installed, outside tmux) went to %s, want tmux", bob.Backend)
+	}
+	if _, err := srv.PaneByID(context.Background(), bob.PaneID); err != nil {
+		t.Fatalf("bob's pane on the private server: %v", err)
+	}
+}
