@@ -30,12 +30,25 @@ func encodeField(v string) string {
 // decoder undoes encodeField: every "~" it finds starts a two-byte escape.
 var decoder = strings.NewReplacer("~t", "~", "~p", "|", "~n", "\n")
 
+// plainVars are format variables whose values are ids or numbers, which
+// hold no "|", "~" or newline: printed as they are, they spare tmux a
+// regular expression each (list-panes is polled while a pane starts).
+var plainVars = map[string]bool{
+	"pane_id": true, "window_id": true, "pane_index": true, "pane_left": true,
+	"pane_top": true, "pane_width": true, "pane_height": true, "pane_active": true,
+	"pane_dead": true, "pane_dead_status": true, "pane_pid": true, "pid": true,
+}
+
 // Format is the -F format that prints the format variables vars (such as
 // "pane_id" or "@paneteam-agent") on one line, for ParseLines.
 func Format(vars ...string) string {
 	enc := make([]string, len(vars))
 	for i, v := range vars {
-		enc[i] = encodeField(v)
+		if plainVars[v] {
+			enc[i] = "#{" + v + "}"
+		} else {
+			enc[i] = encodeField(v)
+		}
 	}
 	return strings.Join(enc, fieldSep)
 }
