@@ -54,6 +54,25 @@ type Backend interface {
 	Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error)
 }
 
+// Discarder is a backend that can take back what its last Spawn started
+// when the spawn then fails (the member could not be recorded), leaving
+// nothing of it running: a private tmux server it started included.
+type Discarder interface {
+	Discard(ctx context.Context, p Pane, m team.Member) error
+}
+
+// Discard ends the teammate a Spawn started as p for m, after the spawn
+// failed: with the backend's Discard when it has one, else its Kill.
+// It runs even when ctx has ended (an interrupted spawn).
+func Discard(ctx context.Context, b Backend, cfg *team.Config, m team.Member, p Pane) error {
+	ctx = context.WithoutCancel(ctx)
+	if d, ok := b.(Discarder); ok {
+		return d.Discard(ctx, p, m)
+	}
+	m.TmuxPaneID, m.BackendType, m.Paneteam = p.ID, p.Backend, p.Meta
+	return b.Kill(ctx, cfg, &m)
+}
+
 // Env is what backends may learn about the world, captured at start.
 type Env struct {
 	Getenv func(string) string

@@ -35,8 +35,7 @@ type Decision struct {
 // Choose returns the backend to start new teammates with. requested is
 // "auto" (or empty: then PANETEAM_BACKEND) or a backend name; an explicit
 // name never falls back. Every fallback is announced through env.Warn.
-// After spawning, record the choice with Record so a team that fell back
-// to in-process stays there.
+// After spawning, record where the teammate went with Record.
 func Choose(env Env, cfg *team.Config, requested string) (Backend, error) {
 	d, err := Decide(env, cfg, requested)
 	if err != nil {
@@ -60,10 +59,11 @@ func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 	if requested != "" && requested != Auto {
 		return decideExplicit(env, requested)
 	}
-	if cfg != nil && cfg.Paneteam != nil && cfg.Paneteam.Backend == team.BackendInProcess {
-		return Decision{Backend: team.BackendInProcess, Reason: "the team runs in-process since an earlier fallback",
-			Notes: []string{fmt.Sprintf("team %s runs in-process since an earlier fallback; pass --backend tmux or --backend iterm2 to move new teammates into panes", cfg.Name)}}, nil
-	}
+	// What earlier spawns of the team used (cfg.Paneteam.Backend) plays no
+	// part: a --backend given for one teammate, or a fallback forced by
+	// the environment of one call, would otherwise decide every later
+	// teammate's place without anyone asking. A default the user wants
+	// kept is PANETEAM_BACKEND, read above on every call.
 	if env.Getenv("TMUX") != "" {
 		return Decision{Backend: team.BackendTmux, Reason: "inside tmux ($TMUX is set)"}, nil
 	}
@@ -136,11 +136,11 @@ func ProbeITerm2(env Env) error {
 	return fmt.Errorf("%w (check that iTerm2 is running and allows it2 to connect: %s)", err, iterm2.FixAPI)
 }
 
-// Record notes on cfg the backend a team settled on, for later
-// invocations: a team that fell back to in-process stays there, an iTerm2
-// team keeps splitting from its lead's session, a tmux team keeps its
-// server. Call it after a Spawn, inside the config update that adds the
-// member.
+// Record notes on cfg the backend of the team's latest teammate, for
+// 'status', and what later spawns there reuse: an iTerm2 team keeps
+// splitting from its lead's session, a tmux team keeps its server. It
+// does not choose later teammates' backend (Decide). Call it after a
+// Spawn, inside the config update that adds the member.
 func Record(cfg *team.Config, b Backend) {
 	if cfg.Paneteam == nil {
 		cfg.Paneteam = &team.TeamMeta{}

@@ -120,10 +120,11 @@ func TestDecideMatrix(t *testing.T) {
 			wantErr: []string{"pipx install it2"}},
 		{name: "explicit tmux inside iTerm2", w: world{vars: inITerm, tmux: true, it2: it2Works}, requested: "tmux", want: team.BackendTmux},
 		{name: "flag beats variable", w: world{vars: with(inITerm, backend.EnvBackend, "iterm2"), tmux: true, it2: it2APIOff}, requested: "tmux", want: team.BackendTmux},
-		{name: "a team that fell back stays in-process", w: world{vars: inITerm, tmux: true, it2: it2Works}, teamOn: team.BackendInProcess,
-			want: team.BackendInProcess, wantNotes: []string{"in-process since an earlier fallback", "--backend"}},
-		{name: "unless told otherwise", w: world{vars: inITerm, tmux: true, it2: it2Works}, teamOn: team.BackendInProcess,
-			requested: "iterm2", want: team.BackendITerm2, probes: true},
+		{name: "a team with an in-process teammate does not send the next one there", w: world{vars: inITerm, tmux: true, it2: it2Works}, teamOn: team.BackendInProcess,
+			want: team.BackendITerm2, probes: true},
+		{name: "nor on a private tmux server", w: world{vars: plain, tmux: true}, teamOn: team.BackendInProcess, want: team.BackendTmux},
+		{name: "a default the user set is kept", w: world{vars: with(plain, backend.EnvBackend, "in-process"), tmux: true}, teamOn: team.BackendTmux,
+			want: team.BackendInProcess},
 		{name: "unknown backend", w: world{vars: plain, tmux: true}, requested: "screen", wantErr: []string{`unknown backend "screen"`}},
 	}
 	for _, c := range cases {

@@ -103,8 +103,19 @@ func (b *Tmux) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	}
 	b.last = pl
 	info, err := watch(ctx, pl.srv, pane, s.StartupCheck)
-	if err != nil {
+	var exited *ExitedError
+	switch {
+	case errors.As(err, &exited):
+		// The dead pane stays to show why, where someone can see it;
+		// a private server holding nothing else is stopped instead (the
+		// error carries the pane's last lines).
+		exited.Stopped = b.discard(ctx, pl, pane, s.Member.AgentID, true)
 		return Pane{ID: pane, Backend: team.BackendTmux}, err
+	case err != nil:
+		// The command runs, but the spawn failed (interrupted, or tmux
+		// could not be read): nothing of it may stay.
+		b.discard(ctx, pl, pane, s.Member.AgentID, false)
+		return Pane{}, err
 	}
 	if info.ID == "" {
 		b.env.warn("the command of %s has already exited (status 0) and its pane %s closed", s.Member.Name, pane)
@@ -119,12 +130,24 @@ func (b *Tmux) Spawn(ctx context.Context, s Spec) (Pane, error) {
 
 // create makes the pane and starts the command, holding the server's pane
 // lock so that concurrent spawns each see the others' panes.
-func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (string, error) {
+func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err error) {
 	unlock, err := pl.srv.Lock(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer unlock()
+	stopped := false
+	defer func() {
+		unlock()
+		if stopped {
+			pl.srv.RemoveLock()
+		}
+	}()
+	defer func() {
+		if err != nil {
+			// A private server this spawn started goes with its pane.
+			stopped = b.stopIfAlone(context.WithoutCancel(ctx), pl, "")
+		}
+	}()
 	win, err := b.window(ctx, pl, s.Config)
 	if err != nil {
 		return "", err
@@ -154,6 +177,70 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (string, error)
 		return "", explain(pl, err)
 	}
 	return pane, nil
+}
+
+// discardTimeout bounds the clean-up after a failed spawn, which runs even
+// when the spawn's own context has ended (an interrupt).
+const discardTimeout = 10 * time.Second
+
+// discard takes back what a failed Spawn started: the pane it made for
+// agent (unless keepDead: a dead pane kept to show why), then, on a
+// private server, the server itself when nothing else is on it (no pane
+// of anyone's but the hidden session's placeholder), with its socket and
+// lock. So a spawn that fails leaves nothing running. It reports whether
+// the server was stopped; failures to clean up are not the error the
+// user needs to see, and are left for 'cleanup --orphans'.
+func (b *Tmux) discard(ctx context.Context, pl placement, pane, agent string, keepDead bool) (stopped bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), discardTimeout)
+	defer cancel()
+	unlock, err := pl.srv.Lock(ctx)
+	if err != nil {
+		return false
+	}
+	defer func() {
+		unlock()
+		if stopped {
+			pl.srv.RemoveLock() // only once released: RemoveLock takes it
+		}
+	}()
+	if pane != "" && !keepDead {
+		if _, err := pl.srv.OwnedPane(ctx, pane, agent); err == nil {
+			pl.srv.KillPane(ctx, pane)
+		}
+	}
+	return b.stopIfAlone(ctx, pl, pane)
+}
+
+// Discard kills the pane the last Spawn made for m, and stops its
+// private server when nothing else is on it.
+func (b *Tmux) Discard(ctx context.Context, p Pane, m team.Member) error {
+	if b.last.socket == "" || p.ID == "" {
+		return fmt.Errorf("discard %s: no pane of this spawn to take back", m.Name)
+	}
+	b.discard(ctx, b.last, p.ID, m.AgentID, false)
+	if _, err := b.last.srv.OwnedPane(ctx, p.ID, m.AgentID); err == nil {
+		return fmt.Errorf("discard %s: pane %s is still there", m.Name, p.ID)
+	}
+	return nil
+}
+
+// stopIfAlone stops a private server (with its socket; the caller holds
+// its lock, and removes that once released) when no pane but pane and
+// the hidden session's placeholder is on it, or it has already exited.
+func (b *Tmux) stopIfAlone(ctx context.Context, pl placement, pane string) bool {
+	if !pl.private {
+		return false
+	}
+	panes, err := pl.srv.AllPanes(ctx)
+	if err != nil && !errors.Is(err, tmux.ErrNoServer) && !errors.Is(err, tmux.ErrNoSession) {
+		return false
+	}
+	for _, p := range panes {
+		if p.ID != pane && !(p.Agent == "" && p.Session == tmux.HiddenSession) {
+			return false // someone else's: the server stays
+		}
+	}
+	return pl.srv.Stop(ctx) == nil
 }
 
 // window is the window the new pane joins, with each pane's role.
@@ -237,6 +324,9 @@ type ExitedError struct {
 	// statusGrace of the pane dying.
 	StatusKnown bool
 	Output      string // the last lines the pane shows
+	// Stopped: the pane was alone on a private server, which was stopped
+	// rather than kept running to show it.
+	Stopped bool
 }
 
 func (e *ExitedError) Error() string {
@@ -246,6 +336,9 @@ func (e *ExitedError) Error() string {
 	}
 	if e.Output != "" {
 		msg += ":\n" + e.Output
+	}
+	if e.Stopped {
+		return msg + "\n(its private tmux server was stopped: nothing is left running)"
 	}
 	return msg + "\n(the pane stays open to show this; close it with: tmux -S " + tmux.ShellQuote(e.Socket) + " kill-pane -t " + e.Pane + ")"
 }

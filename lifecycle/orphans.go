@@ -38,6 +38,9 @@ type ReapResult struct {
 	Servers []*Server `json:"servers"`
 	// Skipped are teams left alone, with the reason.
 	Skipped []Skipped `json:"skipped"`
+	// StaleLocks are paneteam's pane locks whose server is gone
+	// (sweepLocks).
+	StaleLocks []string `json:"staleLocks"`
 }
 
 // Orphan is a team whose lead process is gone.
@@ -99,6 +102,9 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 			// process that is gone, is the proof.
 			res.Servers = append(res.Servers, killServer(ctx, s, s.Why, ro.DryRun))
 		}
+	}
+	if err := sweepLocks(ro, res); err != nil {
+		errs = append(errs, err)
 	}
 	for _, o := range res.Orphans {
 		if o.Error != "" {

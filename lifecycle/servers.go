@@ -57,7 +57,7 @@ func SocketDir(getenv func(string) string) string {
 func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) bool, why string, dryRun bool) *Server {
 	s := &Server{Socket: socket}
 	srv := tmux.Server{Socket: socket}
-	out, err := srv.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}\t#{session_name}\t#{"+tmux.AgentOption+"}")
+	panes, err := srv.AllPanes(ctx)
 	if errors.Is(err, tmux.ErrNoServer) {
 		// It exited with its last session; its socket file stays behind.
 		s.Stopped, s.Why = true, "no longer running"
@@ -73,14 +73,9 @@ func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) boo
 		return s
 	}
 	var foreign []string
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.SplitN(line, "\t", 3)
-		if len(f) != 3 {
-			continue
-		}
-		id, session, agent := f[0], f[1], f[2]
-		if !ours(agent) && !(agent == "" && session == hiddenSession) {
-			foreign = append(foreign, id)
+	for _, p := range panes {
+		if !ours(p.Agent) && !(p.Agent == "" && p.Session == hiddenSession) {
+			foreign = append(foreign, p.ID)
 		}
 	}
 	if len(foreign) > 0 {
@@ -94,20 +89,15 @@ func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) boo
 // lead, every team is that lead's, and gone too.
 func anyAgent(agent string) bool { return agent != "" }
 
-// killServer stops the server at s.Socket and removes its socket.
+// killServer stops the server at s.Socket and removes its socket and
+// pane lock.
 func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server {
 	s.Why = why
 	if dryRun {
 		s.Stopped = true
 		return s
 	}
-	// tmux (3.3) leaves its socket file behind when killed; a later scan
-	// would find it again, so it goes too.
-	_, err := tmux.Server{Socket: s.Socket}.Run(ctx, "kill-server")
-	if err == nil || errors.Is(err, tmux.ErrNoServer) {
-		err = removeLeftovers(s.Socket)
-	}
-	if err != nil {
+	if err := (tmux.Server{Socket: s.Socket}).Stop(ctx); err != nil {
 		s.Why = fmt.Sprintf("could not stop tmux server %s: %v", s.Socket, err)
 		return s
 	}
@@ -118,24 +108,7 @@ func killServer(ctx context.Context, s *Server, why string, dryRun bool) *Server
 // removeLeftovers removes what a stopped server leaves: its socket file
 // (tmux 3.3 does not remove it) and paneteam's pane lock beside it.
 func removeLeftovers(socket string) error {
-	if err := removeStaleSocket(socket); err != nil {
-		return err
-	}
-	return tmux.Server{Socket: socket}.RemoveLock()
-}
-
-func removeStaleSocket(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&fs.ModeSocket == 0 {
-		return fmt.Errorf("%s is not a socket; left alone", path)
-	}
-	return os.Remove(path)
+	return tmux.Server{Socket: socket}.RemoveLeftovers()
 }
 
 // scanServers finds the private servers in dir whose lead process is gone:
@@ -206,4 +179,13 @@ func startedAfter(a, b int) bool {
 func ownedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
+}
+
+// sweepLocks removes paneteam's pane locks left beside tmux sockets whose
+// server is gone (killed from outside paneteam, which would have removed
+// them): tmux.StaleLocks, after the servers Reap stopped have gone.
+func sweepLocks(ro ReapOptions, res *ReapResult) error {
+	locks, err := tmux.StaleLocks(ro.SocketDir, ro.DryRun)
+	res.StaleLocks = append([]string{}, locks...)
+	return err
 }

@@ -63,8 +63,9 @@ type TeamMeta struct {
 	// leader is gone (or whose pid now names another process) is an orphan.
 	LeaderPID   int    `json:"leaderPid,omitempty"`
 	LeaderStart string `json:"leaderStart,omitempty"`
-	// Backend is the backend the team settled on (a team that fell back to
-	// in-process stays there unless told otherwise).
+	// Backend is the backend of the latest teammate spawned. It is a
+	// record, not a choice: each spawn decides its own (--backend,
+	// PANETEAM_BACKEND, else the environment).
 	Backend string `json:"backend,omitempty"`
 	// TmuxSocket is the socket path of the tmux server the panes live on;
 	// TmuxPrivate says the server is paneteam's own, to stop on cleanup.

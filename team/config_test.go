@@ -83,8 +83,8 @@ func TestUpdateKeepsClaudeFieldsAndBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	added := cfg.Members[2]
-	if added.Name != "Researcher-2" || added.AgentID != "Researcher-2@alpha" || added.Color != "blue" {
-		t.Fatalf("added member %+v: want name Researcher-2 (case-insensitive de-dup) and the next colour", added)
+	if added.Name != "Researcher-2" || added.AgentID != "Researcher-2@alpha" || added.Color != "red" {
+		t.Fatalf("added member %+v: want name Researcher-2 (case-insensitive de-dup) and red, the first colour no member wears (Claude's teammate has blue)", added)
 	}
 	got, _ := os.ReadFile(tm.ConfigPath())
 	var raw map[string]any

@@ -6,7 +6,9 @@ import (
 	"strings"
 )
 
-// Colors are assigned to teammates round-robin, stored by these names.
+// Colors are given to teammates in this order (Claude Code's palette),
+// each to one member before any is given twice (NextColor); stored by
+// these names.
 var Colors = []string{"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"}
 
 // TmuxColor maps a team colour to the tmux colour drawn for it.
@@ -46,16 +48,24 @@ func (c *Config) UniqueName(name string) string {
 	}
 }
 
-// NextColor is the next colour round-robin: the count of teammates (lead
-// excluded) so far picks it.
+// NextColor is the colour for a new member: the first in Colors (Claude
+// Code's palette order, PROTOCOL.md "Colours") that no member has yet,
+// counting every row of config.json (Claude Code's own teammates too, so
+// a paneteam member never wears the colour Claude gave one of its own).
+// When every colour is taken, the palette goes round again: the first of
+// those fewest members have.
 func (c *Config) NextColor() string {
-	n := 0
+	uses := map[string]int{}
 	for _, m := range c.Members {
-		if m.Name != LeadName {
-			n++
+		uses[strings.ToLower(strings.TrimSpace(m.Color))]++
+	}
+	next := Colors[0]
+	for _, k := range Colors {
+		if uses[k] < uses[next] {
+			next = k
 		}
 	}
-	return Colors[n%len(Colors)]
+	return next
 }
 
 // AddMember appends m after making its name unique and giving it a colour

@@ -4,20 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/gofrs/flock"
 	"github.com/paneteam/paneteam/internal/flockwait"
 )
 
+// LockSuffix ends the name of paneteam's pane lock beside a tmux socket.
+const LockSuffix = ".paneteam-lock"
+
 // Lock serialises pane creation on this server across processes: between
 // reading the panes, splitting and re-laying out, no other paneteam may
 // split the same window, or two spawns would pick the same target and
 // layouts would interleave. The lock is a flock on a file beside the
-// socket (socket folders are private to their user), created 0600 and
-// never deleted (deleting a flock file lets two holders in at once).
+// socket (socket folders are private to their user), created 0600.
 // It returns the release function; waiting ends with ctx.
+//
+// The file may be deleted (RemoveLock, once its server is gone), which
+// with a bare flock would let two holders in at once: one waiting on the
+// deleted file, one on its replacement. So a holder checks, once it has
+// the lock, that the path still names the file it locked, and starts
+// again when it does not (the scheme of lockfile-create and of Git's
+// ref locks): whoever holds a lock file that is still in place holds the
+// only lock.
 func (s Server) Lock(ctx context.Context) (unlock func(), err error) {
 	sock, err := s.SocketPath()
 	if err != nil {
@@ -28,38 +42,134 @@ func (s Server) Lock(ctx context.Context) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", s, err)
 	}
-	path := sock + ".paneteam-lock"
-	fl := flock.New(path, flock.SetPermissions(0o600))
-	if err := flockwait.Lock(ctx, fl); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("another paneteam held it too long: %w", err)
+	path := sock + LockSuffix
+	for {
+		fl := flock.New(path, flock.SetPermissions(0o600))
+		if err := flockwait.Lock(ctx, fl); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("another paneteam held it too long: %w", err)
+			}
+			return nil, fmt.Errorf("wait for the pane lock %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("wait for the pane lock %s: %w", path, err)
+		if inPlace(fl) {
+			return func() { fl.Unlock() }, nil
+		}
+		fl.Unlock() // removed while we waited: lock its successor
 	}
-	return func() { fl.Unlock() }, nil
+}
+
+// inPlace reports whether the file fl holds is still the one at its path.
+func inPlace(fl *flock.Flock) bool {
+	held, err := fl.Stat()
+	if err != nil {
+		return false
+	}
+	cur, err := os.Stat(fl.Path())
+	return err == nil && os.SameFile(held, cur)
 }
 
 // RemoveLock deletes the pane lock file of a server that has been stopped,
 // so a private server leaves nothing behind. It deletes the file only
-// while holding the lock itself, and leaves it when another paneteam
-// holds it (a spawn in progress).
+// while holding the lock itself (safe: see Lock), and leaves it when
+// another paneteam holds it (a spawn in progress).
 func (s Server) RemoveLock() error {
 	sock, err := s.SocketPath()
 	if err != nil {
 		return err
 	}
-	path := sock + ".paneteam-lock"
-	fl := flock.New(path, flock.SetPermissions(0o600))
+	_, err = removeLockIf(sock+LockSuffix, func() bool { return true }, false)
+	return err
+}
+
+// removeLockIf deletes the lock file at path when nobody holds it and
+// gone, asked while holding it, says so. It reports whether it did (with
+// dryRun: would).
+func removeLockIf(path string, gone func() bool, dryRun bool) (bool, error) {
+	fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_RDWR))
 	ok, err := fl.TryLock()
 	if errors.Is(err, os.ErrNotExist) || err == nil && !ok {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("remove pane lock %s: %w", path, err)
+		return false, fmt.Errorf("remove pane lock %s: %w", path, err)
 	}
 	defer fl.Unlock()
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove pane lock %s: %w", path, err)
+	if !inPlace(fl) || !gone() {
+		return false, nil
 	}
-	return nil
+	if dryRun {
+		return true, nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("remove pane lock %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// StaleLocks lists (and unless dryRun removes) paneteam's pane locks in
+// the socket folder dir whose tmux server is provably gone: its socket
+// is missing, or is a socket nobody listens on (connect refused). Servers
+// killed from outside paneteam leave their locks behind this way. A lock
+// someone holds, a file that is not the user's own, and a lock beside a
+// server that may be running are left alone.
+func StaleLocks(dir string, dryRun bool) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read tmux socket folder %s: %w", dir, err)
+	}
+	var out []string
+	var errs []error
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), LockSuffix) || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if !ownFile(path) {
+			continue
+		}
+		sock := strings.TrimSuffix(path, LockSuffix)
+		if !serverGone(sock) {
+			continue
+		}
+		removed, err := removeLockIf(path, func() bool { return serverGone(sock) }, dryRun)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if removed {
+			out = append(out, path)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// serverGone reports whether no tmux server can be listening at sock:
+// nothing is there, or it is a socket whose connect is refused (its
+// server died; tmux 3.3 leaves the file). Anything else (a live server,
+// a path that is not a socket, an error) may be someone's: not gone.
+func serverGone(sock string) bool {
+	fi, err := os.Lstat(sock)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || fi.Mode()&fs.ModeSocket == 0 {
+		return false
+	}
+	c, err := net.Dial("unix", sock)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+func ownFile(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // AgentOption is the pane user option paneteam sets on every pane it
@@ -37,31 +36,24 @@ type Pane struct {
 // Area is the pane's size in cells.
 func (p Pane) Area() int { return p.Width * p.Height }
 
-// fieldSep separates fields in -F output: a control character that tmux
-// does not allow in pane titles or our own values.
-const fieldSep = "\x1f"
-
-var paneFields = []string{
-	"#{pane_id}", "#{window_id}", "#{session_name}", "#{pane_index}",
-	"#{pane_left}", "#{pane_top}", "#{pane_width}", "#{pane_height}",
-	"#{pane_active}", "#{pane_dead}", "#{pane_dead_status}", "#{pane_pid}",
-	"#{" + AgentOption + "}", "#{pane_title}",
+// paneVars are the format variables of a Pane, in parsePane's order.
+var paneVars = []string{
+	"pane_id", "window_id", "session_name", "pane_index",
+	"pane_left", "pane_top", "pane_width", "pane_height",
+	"pane_active", "pane_dead", "pane_dead_status", "pane_pid",
+	AgentOption, "pane_title",
 }
 
-var paneFormat = strings.Join(paneFields, fieldSep)
+var paneFormat = Format(paneVars...)
 
-func parsePane(line string) (Pane, error) {
-	f := strings.Split(line, fieldSep)
-	if len(f) != len(paneFields) {
-		return Pane{}, fmt.Errorf("tmux pane line %q has %d fields, want %d", line, len(f), len(paneFields))
-	}
+func parsePane(f []string) (Pane, error) {
 	var p Pane
 	p.ID, p.WindowID, p.Session = f[0], f[1], f[2]
 	ints := []*int{&p.Index, &p.Left, &p.Top, &p.Width, &p.Height}
 	for i, dst := range ints {
 		n, err := strconv.Atoi(f[3+i])
 		if err != nil {
-			return Pane{}, fmt.Errorf("tmux pane line %q: field %s: %w", line, paneFields[3+i], err)
+			return Pane{}, fmt.Errorf("tmux pane %s: %s: %w", p.ID, paneVars[3+i], err)
 		}
 		*dst = n
 	}
@@ -77,12 +69,13 @@ func parsePane(line string) (Pane, error) {
 }
 
 func parsePanes(out string) ([]Pane, error) {
-	var panes []Pane
-	for _, line := range strings.Split(out, "\n") {
-		if line == "" {
-			continue
-		}
-		p, err := parsePane(line)
+	recs, err := ParseLines(out, len(paneVars))
+	if err != nil {
+		return nil, err
+	}
+	panes := make([]Pane, 0, len(recs))
+	for _, f := range recs {
+		p, err := parsePane(f)
 		if err != nil {
 			return nil, err
 		}

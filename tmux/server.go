@@ -139,14 +139,21 @@ func (s Server) run(ctx context.Context, shown, argv []string) (string, error) {
 	if s.Socket == "" && s.Name == "" {
 		return "", fmt.Errorf("tmux %s: refusing to talk to the default tmux server; no socket was chosen", strings.Join(shown, " "))
 	}
-	cmd := exec.CommandContext(ctx, s.bin(), append(s.Args(), argv...)...)
+	// -u: what tmux prints must not depend on the caller's locale (see
+	// fieldSep); the bytes of titles and names come back as they are.
+	cmd := exec.CommandContext(ctx, s.bin(), append(append([]string{"-u"}, s.Args()...), argv...)...)
 	if s.TmpDir != "" {
 		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+s.TmpDir)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", &Error{Args: shown, Stderr: strings.TrimSpace(stderr.String()), Err: classify(err, stderr.String())}
+		if ctx.Err() != nil {
+			err = ctx.Err() // tmux was killed because the caller gave up
+		} else {
+			err = classify(err, stderr.String())
+		}
+		return "", &Error{Args: shown, Stderr: strings.TrimSpace(stderr.String()), Err: err}
 	}
 	return strings.TrimRight(stdout.String(), "\n"), nil
 }
@@ -164,7 +171,9 @@ func (e *Error) Error() string {
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return fmt.Sprintf("tmux %s: %s", strings.Join(e.Args, " "), msg)
+	// Formats hold newlines (encodeField); keep the message one line.
+	args := strings.ReplaceAll(strings.Join(e.Args, " "), "\n", `\n`)
+	return fmt.Sprintf("tmux %s: %s", args, msg)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -183,7 +192,9 @@ func classify(err error, stderr string) error {
 	case strings.Contains(stderr, "can't find pane"),
 		strings.Contains(stderr, "can't find window"):
 		return ErrPaneNotFound
-	case strings.Contains(stderr, "can't find session"):
+	case strings.Contains(stderr, "can't find session"),
+		// A server whose last session has just closed, on its way out.
+		strings.Contains(stderr, "no current target"):
 		return ErrNoSession
 	}
 	return err

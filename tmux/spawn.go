@@ -133,11 +133,11 @@ func (s Server) Start(ctx context.Context, pane string, look Look, gate string, 
 		{"set-option", "-w", "-t", pane, "pane-border-status", "top"},
 	}
 	if look.Color != "" {
-		styles, err := s.Run(ctx, "display-message", "-p", "-t", pane, "#{pane-border-style}"+fieldSep+"#{pane-active-border-style}")
+		styles, err := s.Display(ctx, pane, "pane-border-style", "pane-active-border-style")
 		if err != nil {
 			return fmt.Errorf("start pane %s: %w", pane, err)
 		}
-		border, active, _ := strings.Cut(styles, fieldSep)
+		border, active := styles[0], styles[1]
 		seq = append(seq,
 			[]string{"set-option", "-p", "-t", pane, ColorOption, look.Color},
 			[]string{"set-option", "-w", "-t", pane, "pane-border-style", borderStyle(border)},

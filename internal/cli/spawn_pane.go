@@ -30,7 +30,7 @@ func spawnPaneCommand(env Env) *ucli.Command {
 		Usage:     "add a teammate to a team and start its command in a new pane",
 		ArgsUsage: "-- COMMAND [ARGS...]",
 		Description: `Adds a member to the team's config.json (its name made unique, a colour
-given round-robin) and starts COMMAND for it in a pane of its own, with
+no member has yet) and starts COMMAND for it in a pane of its own, with
 PANETEAM_TEAM, PANETEAM_AGENT (and PANETEAM_ROOT when --root was given) in
 its environment. Prints the new agent id (name@team).
 
@@ -55,7 +55,7 @@ COMMAND) with the flags and environment Claude Code gives its own.`,
 			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "teammate name (made unique: alice, alice-2, ...)"},
 			&ucli.StringFlag{Name: "backend", Usage: "where the pane goes: auto, tmux, iterm2 or in-process", Value: backend.Auto},
 			&ucli.StringFlag{Name: "cwd", Usage: "the command's working directory (default: the current one)"},
-			&ucli.StringFlag{Name: "color", Usage: "the teammate's colour: " + strings.Join(team.Colors, ", ") + " (default: the next in turn)"},
+			&ucli.StringFlag{Name: "color", Usage: "the teammate's colour: " + strings.Join(team.Colors, ", ") + " (default: the first no member has yet)"},
 			&ucli.StringFlag{Name: "agent-type", Usage: "agent type recorded for the member (Claude Code: its subagent type)"},
 			&ucli.StringFlag{Name: "model", Usage: "model recorded for the member and passed to claude with --claude"},
 			&ucli.StringFlag{Name: "prompt", Usage: "first message for the teammate, delivered to its inbox from team-lead"},
@@ -283,7 +283,14 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 		return nil
 	})
 	if err != nil {
-		return spawnResult{}, err
+		// Not recorded, so nothing could ever reach it: take it back.
+		if derr := backend.Discard(ctx, b, before, m, pane); derr != nil {
+			err = fmt.Errorf("%w (and ending its %s pane %s failed: %v)", err, pane.Backend, pane.ID, derr)
+		}
+		if prompt != nil {
+			takeBackPrompt(context.WithoutCancel(ctx), t, lock, m, *prompt)
+		}
+		return spawnResult{}, undo(err)
 	}
 	return spawnResult{AgentID: m.AgentID, Name: m.Name, PaneID: pane.ID, Backend: pane.Backend}, nil
 }

@@ -1,0 +1,49 @@
+package team
+
+import "testing"
+
+func TestNextColorSkipsTakenColours(t *testing.T) {
+	rows := func(colors ...string) *Config {
+		c := &Config{Name: "t", Members: []Member{{Name: LeadName}}}
+		for i, k := range colors {
+			c.Members = append(c.Members, Member{Name: string(rune('a' + i)), Color: k})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name   string
+		colors []string
+		want   string
+	}{
+		{"first teammate", nil, "red"},
+		{"in palette order", []string{"red", "blue"}, "green"},
+		// Claude Code gave its own teammates red and green; one left.
+		{"a colour Claude's teammate has is skipped", []string{"red", "green"}, "blue"},
+		{"a freed colour is given again", []string{"blue", "green", "yellow"}, "red"},
+		{"stored in another case", []string{"Red", " blue"}, "green"},
+		{"colours outside the palette take none", []string{"#ff0000", "magenta", ""}, "red"},
+		{"all taken: round again", []string{"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"}, "red"},
+		{"second round skips the twice-used", []string{"red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan", "red", "green"}, "blue"},
+	} {
+		if got := rows(tc.colors...).NextColor(); got != tc.want {
+			t.Errorf("%s: members %q: NextColor = %s, want %s", tc.name, tc.colors, got, tc.want)
+		}
+	}
+}
+
+// TestAddMemberColours: members added one after another get the palette
+// in order, and an added member never takes a colour already worn.
+func TestAddMemberColours(t *testing.T) {
+	c := &Config{Name: "t", Members: []Member{{Name: LeadName}, {Name: "claudes-own", Color: "blue"}}}
+	var got []string
+	for _, n := range []string{"a", "b", "c"} {
+		m, err := c.AddMember(Member{Name: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Color)
+	}
+	if got[0] != "red" || got[1] != "green" || got[2] != "yellow" {
+		t.Fatalf("colours %q, want red green yellow (blue is worn)", got)
+	}
+}
