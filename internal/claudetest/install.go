@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gofrs/flock"
@@ -92,6 +93,7 @@ func Install(t testing.TB, version string) string {
 		return bin // another test process installed it while we waited
 	}
 	t.Logf("installing Claude Code %s with npm into %s (about 380 MB for native releases)", version, dir)
+	npmInstalls.Add(1)
 	cmd := exec.Command("npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
 		"--prefix", dir, "@anthropic-ai/claude-code@"+version)
 	cmd.Env = append(os.Environ(), "DISABLE_AUTOUPDATER=1")
@@ -104,6 +106,9 @@ func Install(t testing.TB, version string) string {
 	}
 	return bin
 }
+
+// npmInstalls counts npm runs in this process, for the install test.
+var npmInstalls atomic.Int32
 
 // findInstalled returns a claude under dir that reports version.
 func findInstalled(dir, version string) (string, error) {
