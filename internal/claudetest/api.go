@@ -59,7 +59,10 @@ type messagesRequest struct {
 		Name        string          `json:"name"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
-	Stream bool `json:"stream"`
+	Stream   bool `json:"stream"`
+	Metadata struct {
+		UserID string `json:"user_id"`
+	} `json:"metadata"`
 }
 
 // Reply is what the fake model answers to one turn: content blocks, and a
@@ -140,6 +143,15 @@ func (a *API) On(trigger string, replies ...Reply) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.chains = append(a.chains, &chain{trigger: trigger, replies: replies})
+}
+
+// Script sets a function consulted first for every main-loop turn; when it
+// returns ok=false the exchanges set with On answer. Use it for replies
+// that depend on what Claude delivered (a request id to answer, say).
+func (a *API) Script(f func(req *Request) (Reply, bool)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.script = f
 }
 
 type chain struct {
@@ -241,6 +253,27 @@ func (a *API) describe() string {
 		fmt.Fprintf(&b, "  #%d %s model=%s tools=%d newest user turn: %q\n", r.Seq, kind, r.Model, len(r.parsed.Tools), last)
 	}
 	return b.String()
+}
+
+// SessionID is the Claude Code session that sent the request (observed in
+// 2.1.330: metadata.user_id is a JSON text with device_id, account_uuid
+// and session_id). The lead and its in-process teammates share the lead's
+// session id (config.json leadSessionId); a pane teammate has its own.
+func (r *Request) SessionID() string {
+	var u struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(r.parsed.Metadata.UserID), &u)
+	return u.SessionID
+}
+
+// InProcessTeammate reports whether the request comes from an in-process
+// teammate's loop: observed in 2.1.330, their system prompt starts "You
+// are a Claude agent, built on Anthropic's Claude Agent SDK." where the
+// lead's (and a pane teammate's) starts "You are Claude Code, Anthropic's
+// official CLI for Claude."
+func (r *Request) InProcessTeammate() bool {
+	return strings.Contains(r.SystemText(), "built on Anthropic's Claude Agent SDK")
 }
 
 // ToolNames lists the tools offered in the request.

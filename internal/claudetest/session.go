@@ -49,6 +49,7 @@ type Session struct {
 	Started   time.Time
 
 	t      testing.TB
+	vars   []string
 	closed bool
 }
 
@@ -88,6 +89,19 @@ func Start(t testing.TB, opts Options) *Session {
 		args = []string{"--dangerously-skip-permissions", "--teammate-mode", "in-process"}
 	}
 	env := s.env(opts)
+	s.vars = env
+	// The server's global environment is Claude's too, as when a user
+	// starts claude in their own tmux: panes split from it later (a Claude
+	// teammate paneteam spawns beside the lead) get the same HOME, API
+	// routing and proxies.
+	var sets [][]string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		sets = append(sets, []string{"set-environment", "-g", k, v})
+	}
+	if _, err := srv.RunSeq(context.Background(), sets...); err != nil {
+		t.Fatalf("set Claude's environment in the test tmux server: %v", err)
+	}
 	// The pane runs a tiny sh that replaces itself with `env -i … claude`:
 	// Claude sees exactly the environment above (plus TMUX and TMUX_PANE,
 	// which only the pane knows), and the pane's pid is Claude's pid.
@@ -174,6 +188,19 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// Env is the environment Claude was started with (KEY=VALUE, without
+// TMUX and TMUX_PANE): HOME, CLAUDE_CONFIG_DIR, the fake API's URL and
+// key, the refusing proxies. Give it to a paneteam that spawns Claude
+// teammates, so they reach the same fake model.
+func (s *Session) Env() []string { return append([]string(nil), s.vars...) }
+
+// TmuxEnv is TMUX and TMUX_PANE as Claude's own pane has them: a command
+// run with them acts as if typed in Claude's pane (a keybinding, a popup).
+func (s *Session) TmuxEnv(t testing.TB) []string {
+	t.Helper()
+	return testutil.TmuxEnv(t, s.Tmux, s.Pane)
 }
 
 // TeamName is the session's team: Options.Team, else the one session-*
