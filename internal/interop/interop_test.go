@@ -6,6 +6,7 @@ package interop
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -166,30 +167,51 @@ func readInbox(t *testing.T, s *claudetest.Session, name string) []inboxEntry {
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // spawnMember adds a paneteam member running `sleep 600` in paneteam's
-// in-process host, and ends it (kill-pane, then its host by pid) when the
-// test ends.
+// in-process host; endMember ends it when the test ends.
 func spawnMember(t *testing.T, s *claudetest.Session, name string) {
 	t.Helper()
+	endMember(t, s, name)
 	ptOK(t, s, "spawn-pane", "--team", s.TeamName(), "--name", name, "--backend", "in-process", "--", "sleep", "600")
-	var cfg struct {
-		Members []struct {
-			Name     string `json:"name"`
-			Paneteam struct {
-				PID int `json:"pid"`
-			} `json:"paneteam"`
-		} `json:"members"`
-	}
-	readJSON(t, filepath.Join(s.TeamDir(), "config.json"), &cfg)
-	host := 0
-	for _, m := range cfg.Members {
-		if m.Name == name {
-			host = m.Paneteam.PID
-		}
-	}
+}
+
+// endMember registers, before the spawn that may fail half-way, the end
+// of a member paneteam starts: kill-pane, then by pid whatever still
+// runs (paneteam's in-process host, or the process in its tmux pane).
+func endMember(t *testing.T, s *claudetest.Session, name string) {
 	t.Cleanup(func() {
+		var pids []int
+		if c, err := s.Config(); err == nil {
+			var raw struct {
+				Members []struct {
+					Name       string `json:"name"`
+					TmuxPaneID string `json:"tmuxPaneId"`
+					Paneteam   struct {
+						PID int `json:"pid"`
+					} `json:"paneteam"`
+				} `json:"members"`
+			}
+			json.Unmarshal(c.Raw, &raw)
+			for _, m := range raw.Members {
+				if m.Name != name {
+					continue
+				}
+				if m.Paneteam.PID > 0 {
+					pids = append(pids, m.Paneteam.PID)
+				}
+				if strings.HasPrefix(m.TmuxPaneID, "%") {
+					if out, err := s.Tmux.Run(context.Background(), "display-message", "-p", "-t", m.TmuxPaneID, "#{pane_pid}"); err == nil {
+						if pid, err := strconv.Atoi(strings.TrimSpace(out)); err == nil {
+							pids = append(pids, pid)
+						}
+					}
+				}
+			}
+		}
 		pt(t, s, "kill-pane", "--team", s.TeamName(), "--name", name)
-		if host > 0 && syscall.Kill(host, 0) == nil {
-			syscall.Kill(host, syscall.SIGKILL)
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil && !isZombie(pid) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	})
 }
@@ -315,6 +337,7 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 		defer api.Script(nil)
 
 		after := api.LastSeq()
+		endMember(t, s, "carol")
 		// As if run from a keybinding in Claude's own pane. --backend tmux
 		// is explicit only because ptw's in-process spawn still makes later
 		// spawns in-process (issue 13, "The backend stays what the user
@@ -331,11 +354,6 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 			t.Fatalf("config.json records carol's pane as %q, want a tmux pane id", pane)
 		}
 		panePID := panePID(t, s, pane)
-		t.Cleanup(func() {
-			if panePID > 0 && syscall.Kill(panePID, 0) == nil {
-				syscall.Kill(panePID, syscall.SIGKILL)
-			}
-		})
 		window, err := s.Tmux.Run(t.Context(), "list-panes", "-t", s.Pane, "-F", "#{pane_id}")
 		if err != nil || !contains(strings.Fields(window), pane) {
 			t.Errorf("carol's pane %s is not in Claude's window (panes %q, %v)", pane, window, err)
