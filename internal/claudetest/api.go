@@ -544,9 +544,16 @@ func (a *API) noteToolIDs(req *Request) {
 }
 
 // IsMainLoop tells a main-loop turn of Claude Code 2.1.330 from a side
-// request. Observed: main-loop turns (the lead's and in-process
-// teammates') offer tools (Bash, Agent, ToolSearch, …) and stream; side
-// requests (session title, quota probe, topic detection) offer no tools.
+// request by its tools: observed, every main-loop turn offers tools (the
+// lead's 13, Agent, Bash, ToolSearch, …, more once ToolSearch loaded
+// some; an in-process teammate's 9; a pane teammate's like the lead's),
+// and a side request offers none. The side request seen is the session
+// title (model claude-haiku-5-5, "tools":[], output_config.format a JSON
+// schema {title}, the prompt quoted inside <session>…</session>); it comes
+// only with nonessential traffic on: with
+// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, as Start sets it, no side
+// request was seen at all. Lead and teammates: Request.SessionID and
+// Request.InProcessTeammate.
 func IsMainLoop(r *Request) bool {
 	return len(r.parsed.Tools) > 0
 }

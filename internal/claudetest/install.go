@@ -6,11 +6,16 @@
 // Claude Code, driven by a scripted model"). Nothing leaves the machine.
 //
 //	api := claudetest.NewAPI(t)
-//	api.Push(claudetest.Calls(claudetest.Tool("Bash", map[string]any{"command": "true"})))
-//	s := claudetest.Start(t, claudetest.Options{API: api, Team: "interop"})
-//	s.WaitTeam(t, time.Minute)
-//	s.Type(t, "go")
-//	api.WaitMessages(t, time.Minute, 0, "<teammate-message")
+//	s := claudetest.Start(t, claudetest.Options{API: api, Team: "demo"})
+//	s.WaitTeam(t, 90*time.Second) // config.json with leadProcess
+//	api.On("tell ptw hi", // the prompt typed below starts this exchange
+//		claudetest.Calls(claudetest.Tool("ToolSearch", map[string]any{"query": "select:SendMessage", "max_results": 5})),
+//		claudetest.Calls(claudetest.Tool("SendMessage", map[string]any{"to": "ptw", "message": "hi", "summary": "hi"})),
+//		claudetest.Text("Sent."))
+//	s.Submit(t, 90*time.Second, "tell ptw hi")
+//	res := api.WaitMessages(t, 90*time.Second, 0, "Message sent to ptw") // the tool result Claude sent back
+//
+// Set PANETEAM_CLAUDETEST_DUMP=<dir> to keep every request body as a file.
 package claudetest
 
 import (
