@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/testutil"
 )
 
 func TestRealClaudeRunsScriptedTools(t *testing.T) {
@@ -31,4 +33,26 @@ func TestRealClaudeRunsScriptedTools(t *testing.T) {
 		t.Logf("#%d main=%v model=%s tools=%v path=%s ua=%s", r.Seq, r.MainLoop, r.Model, r.ToolNames(), r.Path, r.Header.Get("User-Agent"))
 	}
 	t.Logf("refused: %v", api.Refused())
+}
+
+// An older release (2.1.88, a Node bundle) runs in the same harness, for
+// tests that compare versions. It also sends a side request first (a
+// claude-haiku model, no tools) that must not take the scripted reply.
+func TestOlderReleaseRunsInTheHarness(t *testing.T) {
+	testutil.RequireTool(t, "node")
+	api := NewAPI(t)
+	s := Start(t, Options{API: api, Bin: Install(t, "2.1.88")})
+	api.On("run the old marker", Calls(Tool("Bash", map[string]any{"command": "echo old-$((6*7))", "description": "print a marker"})))
+	req := s.Submit(t, 90*time.Second, "run the old marker")
+	if ua := req.Header.Get("User-Agent"); !strings.Contains(ua, "claude-cli/2.1.88") {
+		t.Errorf("User-Agent = %q, want claude-cli/2.1.88", ua)
+	}
+	id := req.Reply.Blocks[0].ID
+	next := api.WaitRequest(t, 60*time.Second, req.Seq, "with the Bash result", func(r *Request) bool {
+		_, ok := r.ToolResult(id)
+		return r.MainLoop && ok
+	})
+	if out, _ := next.ToolResult(id); !strings.Contains(out, "old-42") {
+		t.Errorf("Bash result Claude 2.1.88 sent back = %q, want old-42", out)
+	}
 }
