@@ -338,11 +338,9 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 
 		after := api.LastSeq()
 		endMember(t, s, "carol")
-		// As if run from a keybinding in Claude's own pane. --backend tmux
-		// is explicit only because ptw's in-process spawn still makes later
-		// spawns in-process (issue 13, "The backend stays what the user
-		// asked for"); drop it once that is fixed.
-		ptWith(t, s, s.TmuxEnv(t), "spawn-pane", "--team", team, "--name", "carol", "--claude", "--backend", "tmux",
+		// As if run from a keybinding in Claude's own pane, with no
+		// --backend: ptw's in-process spawn must not send carol there.
+		ptWith(t, s, s.TmuxEnv(t), "spawn-pane", "--team", team, "--name", "carol", "--claude",
 			"--permission-mode", "bypassPermissions", "--prompt", prompt, "--", s.Bin)
 		var pane string
 		for _, m := range mustConfig(t, s).Members {
