@@ -1,7 +1,7 @@
 // Package teamfind decides which team a command means when it was not
 // told: the team of the Claude Code session it runs under (in that
 // session's process tree, or in its tmux pane, as a keybinding pressed in
-// Claude's pane is), else the only team there is.
+// Claude's pane is). It also finds Claude Code's panes.
 package teamfind
 
 import (
@@ -26,9 +26,9 @@ type AmbiguousError struct {
 
 func (e *AmbiguousError) Error() string {
 	if len(e.Teams) == 0 {
-		return "no team given and no team under " + e.Root + ": create one with 'paneteam team-create NAME', or pass --root"
+		return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
 	}
-	return fmt.Sprintf("no team given and more than one under %s: pass --team NAME or set PANETEAM_TEAM (teams: %s)",
+	return fmt.Sprintf("no team given, and this is not inside a Claude Code session: pass --team NAME or set PANETEAM_TEAM (teams under %s: %s)",
 		e.Root, strings.Join(e.Teams, ", "))
 }
 
@@ -51,10 +51,11 @@ type claudeTeam struct {
 //     pid namespace) is the caller or one of its ancestors;
 //  2. inside tmux, the Claude Code session whose lead runs in the
 //     caller's pane ($TMUX_PANE): the pane's process is the lead or one
-//     of its ancestors;
-//  3. the only team under root.
+//     of its ancestors.
 //
-// Otherwise an *AmbiguousError lists the teams.
+// Otherwise an *AmbiguousError lists the teams. Even a lone team is not
+// guessed: a message or a shutdown sent to a team the user did not mean
+// is worse than a question.
 func Infer(ctx context.Context, root string, c Caller) (string, error) {
 	names, err := team.List(root)
 	if err != nil {
@@ -66,9 +67,6 @@ func Infer(ctx context.Context, root string, c Caller) (string, error) {
 	}
 	if t := byPane(ctx, leads, c.Getenv); t != "" {
 		return t, nil
-	}
-	if len(names) == 1 {
-		return names[0], nil
 	}
 	return "", &AmbiguousError{Root: root, Teams: names}
 }

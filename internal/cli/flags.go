@@ -32,7 +32,7 @@ func teamFlag() ucli.Flag {
 	return &ucli.StringFlag{
 		Name:    "team",
 		Aliases: []string{"t"},
-		Usage:   "team name (as given to team-create; case and punctuation are forgiven); may be left out inside a Claude Code session or its tmux pane, or when there is only one team",
+		Usage:   "team name (as given to team-create; case and punctuation are forgiven); may be left out inside a Claude Code session or its tmux pane",
 		EnvVars: []string{"PANETEAM_TEAM"},
 	}
 }
@@ -53,8 +53,7 @@ func lockOpts(c *ucli.Context) lockfile.Options {
 }
 
 // openTeam opens the team named by --team (or PANETEAM_TEAM), else the
-// one the caller's place makes unambiguous (teamfind.Infer: the Claude
-// Code session it runs under, or the only team).
+// Claude Code session's team the caller runs in (teamfind.Infer).
 func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
 	root, err := rootOf(c, env)
 	if err != nil {

@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/proc"
-	"github.com/paneteam/paneteam/team"
 )
+
+// Member is a config.json member row (testutil cannot import package
+// team, whose own tests use testutil).
+type Member = map[string]any
 
 // ClaudeLead is a leadProcess as Claude Code 2.1.330 writes it
 // (PROTOCOL-2.1.330.md §2). A nil ProcStart leaves the field out.
@@ -61,11 +64,12 @@ func DeadClaudeLead(t testing.TB) ClaudeLead {
 
 // ClaudeTeam writes a team the way Claude Code 2.1.330 makes its session
 // team (config.json with leadProcess and the lead row, inboxes and tasks
-// folders) under root, with members after the lead.
-func ClaudeTeam(t testing.TB, root, name string, lead ClaudeLead, members ...team.Member) team.Team {
+// folders) under root, with members after the lead, and returns the
+// config's path. name must be plain ([a-z0-9-]).
+func ClaudeTeam(t testing.TB, root, name string, lead ClaudeLead, members ...Member) string {
 	t.Helper()
-	tm := team.Team{Root: root, Name: name}
-	for _, d := range []string{tm.InboxDir(), tm.TasksDir()} {
+	dir := filepath.Join(root, "teams", name)
+	for _, d := range []string{filepath.Join(dir, "inboxes"), filepath.Join(root, "tasks", name)} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -74,14 +78,15 @@ func ClaudeTeam(t testing.TB, root, name string, lead ClaudeLead, members ...tea
 	if lead.ProcStart != nil {
 		lp["procStart"] = *lead.ProcStart
 	}
-	id := team.AgentID(team.LeadName, name)
-	rows := []any{map[string]any{"agentId": id, "name": team.LeadName, "agentType": team.LeadName, "joinedAt": lead.ClaimedAt,
+	id := "team-lead@" + name
+	rows := []any{map[string]any{"agentId": id, "name": "team-lead", "agentType": "team-lead", "joinedAt": lead.ClaimedAt,
 		"tmuxPaneId": "leader", "cwd": "/", "subscriptions": []any{}, "backendType": "in-process"}}
 	for _, m := range members {
-		if m.AgentID == "" {
-			m.AgentID = team.AgentID(m.Name, name)
+		row := map[string]any{"agentId": m["name"].(string) + "@" + name, "joinedAt": time.Now().UnixMilli(), "cwd": "/", "subscriptions": []any{}}
+		for k, v := range m {
+			row[k] = v
 		}
-		rows = append(rows, m)
+		rows = append(rows, row)
 	}
 	cfg := map[string]any{"name": name, "createdAt": lead.ClaimedAt, "leadAgentId": id,
 		"leadSessionId": "0b8c1d2e-0000-4000-8000-000000000000", "leadProcess": lp, "members": rows}
@@ -89,24 +94,23 @@ func ClaudeTeam(t testing.TB, root, name string, lead ClaudeLead, members ...tea
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(tm.ConfigPath(), b, 0o600); err != nil {
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return tm
+	return path
 }
 
 // ClaudeInProcessTeammate is a member row as Claude Code writes it for a
 // teammate its lead runs in its own process.
-func ClaudeInProcessTeammate(name string) team.Member {
-	return team.Member{Name: name, Color: "blue", JoinedAt: time.Now().UnixMilli(), TmuxPaneID: team.InProcessPaneID,
-		Cwd: "/", BackendType: team.BackendInProcess}
+func ClaudeInProcessTeammate(name string) Member {
+	return Member{"name": name, "color": "blue", "tmuxPaneId": "in-process", "backendType": "in-process"}
 }
 
 // ClaudePaneTeammate is a member row as Claude Code writes it for a
 // teammate in a tmux pane of its own (no paneteam record).
-func ClaudePaneTeammate(name, pane string) team.Member {
-	return team.Member{Name: name, Color: "green", JoinedAt: time.Now().UnixMilli(), TmuxPaneID: pane,
-		Cwd: "/", BackendType: team.BackendTmux}
+func ClaudePaneTeammate(name, pane string) Member {
+	return Member{"name": name, "color": "green", "tmuxPaneId": pane, "backendType": "tmux"}
 }
 
 // ChildPID waits for pid's first child and returns it.
