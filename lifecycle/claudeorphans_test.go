@@ -52,7 +52,6 @@ func hasPaneOn(srv tmux.Server, pane string) bool {
 	return err == nil
 }
 
-
 func TestReapClaudeTeamsByClaudesOwnTest(t *testing.T) {
 	srv := testutil.TmuxServer(t)
 	root := testutil.Root(t)
@@ -233,4 +232,3 @@ func TestReapPanesOfTeamsThatEnded(t *testing.T) {
 		}
 	}
 }
-
