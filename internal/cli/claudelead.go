@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
+
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/team"
@@ -45,12 +48,13 @@ func spawnBackendEnv(ctx context.Context, env Env, cfg *team.Config) backend.Env
 // lead may write as team-lead: there it is the spawner's own name
 // (team.ChooseSender without --from).
 func promptSender(env Env, cfg *team.Config) (string, error) {
-	ch, err := team.ChooseSender(cfg, team.LeadOf(cfg), "", env.Getenv("PANETEAM_AGENT"), env.Getenv("PANETEAM_USER"))
+	lead := team.LeadOf(cfg)
+	if !lead.ClaudeLed() {
+		return team.LeadName, nil
+	}
+	ch, err := team.ChooseSender(cfg, lead, "", env.Getenv("PANETEAM_AGENT"), env.Getenv("PANETEAM_USER"))
 	if err != nil {
 		return "", usageError{err}
-	}
-	if !team.LeadOf(cfg).ClaudeLed() {
-		return team.LeadName, nil
 	}
 	return ch.From, nil
 }
@@ -66,4 +70,28 @@ func withRoot(env []string, root string) []string {
 		}
 	}
 	return append(env, "PANETEAM_ROOT="+root)
+}
+
+// defaultSender is who a message written by a command with a --from flag
+// (default team-lead, or $PANETEAM_AGENT) is from: in a team a live Claude
+// Code process leads, team.ChooseSender decides, so that paneteam never
+// writes as Claude's lead unless --from says so.
+func defaultSender(c *ucli.Context, env Env, cfg *team.Config, from string) (string, error) {
+	lead := team.LeadOf(cfg)
+	if !lead.ClaudeLed() {
+		return from, nil
+	}
+	agent := env.Getenv("PANETEAM_AGENT")
+	explicit := ""
+	if c.IsSet("from") && from != agent {
+		explicit = from
+	}
+	ch, err := team.ChooseSender(cfg, lead, explicit, agent, env.Getenv("PANETEAM_USER"))
+	if err != nil {
+		return "", usageError{err}
+	}
+	if ch.Warning != "" {
+		fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", ch.Warning)
+	}
+	return ch.From, nil
 }

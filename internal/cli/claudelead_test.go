@@ -262,3 +262,15 @@ func TestSpawnIntoClaudesTeam(t *testing.T) {
 		t.Fatal("w still a member")
 	}
 }
+
+// A task given an owner tells the owner with a task_assignment message:
+// in Claude's session team it is from the person, not from team-lead.
+func TestTaskAssignmentNeverImpersonatesAClaudeLead(t *testing.T) {
+	_, vars, tm := claudeLedTeam(t, nil, testutil.ClaudeInProcessTeammate("bob"))
+	if _, errs, code := ptRun(t, vars, "", "task", "create", "--team", tm.Name, "--subject", "fix it", "--owner", "bob"); code != 0 {
+		t.Fatal(errs)
+	}
+	if msgs := inboxOf(t, tm, "bob"); len(msgs) != 1 || msgs[0].From != team.DefaultUser {
+		t.Fatalf("task_assignment: %+v", msgs)
+	}
+}
