@@ -274,3 +274,38 @@ func TestTaskAssignmentNeverImpersonatesAClaudeLead(t *testing.T) {
 		t.Fatalf("task_assignment: %+v", msgs)
 	}
 }
+
+func TestCleanupOrphansReapsCrashedClaudeSessionsAfterGrace(t *testing.T) {
+	root, vars := ptRootVars(t)
+	vars["TMUX_TMPDIR"] = testutil.ShortTempDir(t)
+	testutil.ClaudeTeam(t, root, "session-dead0001", testutil.DeadClaudeLead(t))
+	_, live := testutil.LiveClaudeLead(t)
+	testutil.ClaudeTeam(t, root, "session-live0002", live)
+
+	out := ptRunTTY(t, vars, false, "cleanup", "--orphans", "--dry-run")
+	if !strings.Contains(out, "left alone: team session-dead0001") || !strings.Contains(out, "claude --resume") ||
+		!strings.Contains(out, "left alone: team session-live0002") {
+		t.Fatalf("dry run within the grace period:\n%s", out)
+	}
+	out = ptRunTTY(t, vars, false, "cleanup", "--orphans", "--older-than", "0", "--dry-run")
+	if !strings.Contains(out, "orphan team session-dead0001") || !strings.Contains(out, "would be deleted") {
+		t.Fatalf("dry run without grace:\n%s", out)
+	}
+	if !exists(t, root+"/teams/session-dead0001/config.json") {
+		t.Fatal("dry run deleted the team")
+	}
+	ptRunTTY(t, vars, false, "cleanup", "--orphans", "--older-than", "0")
+	if exists(t, root+"/teams/session-dead0001") || !exists(t, root+"/teams/session-live0002/config.json") {
+		t.Fatal("cleanup --orphans: the dead session should go and the live one stay")
+	}
+	_, errs, code := ptRun(t, vars, "", "cleanup", "--team", "session-live0002")
+	if code != ExitFailure || !strings.Contains(errs, "Claude Code deletes it itself") || !exists(t, root+"/teams/session-live0002/config.json") {
+		t.Fatalf("cleanup --team of a live session: exit %d %q", code, errs)
+	}
+}
+
+func exists(t *testing.T, p string) bool {
+	t.Helper()
+	_, err := os.Stat(p)
+	return err == nil
+}
