@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,10 +20,12 @@ func noEnv(string) string { return "" }
 func startTree(t *testing.T) (lead, child int) {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", "sleep 600 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// The whole group: killing sh alone would leave its sleep running.
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	return cmd.Process.Pid, testutil.ChildPID(t, cmd.Process.Pid)
 }
 
