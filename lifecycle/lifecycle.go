@@ -126,6 +126,10 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			out[i].Error = "the team lead cannot leave its team: delete the team with 'paneteam cleanup'"
 			continue
 		}
+		if err := RefuseClaudeTeammate(cfg, m); err != nil {
+			out[i].Error = err.Error()
+			continue
+		}
 		if err := o.closePane(ctx, cfg, m); err != nil {
 			out[i].Error = err.Error()
 			continue

@@ -48,7 +48,9 @@ PANETEAM_TMUX_CONFIG names the tmux config a private server starts with
 (default: tmux's own, ~/.tmux.conf).
 
 --prompt is written to the teammate's inbox as its first message, from
-team-lead. --claude starts a Claude Code teammate (the 'claude' binary, or
+team-lead (in a team a live Claude Code process leads, from your own name:
+$PANETEAM_AGENT, else $PANETEAM_USER, else "human"; Claude's own pane is
+where new panes split, inside tmux). --claude starts a Claude Code teammate (the 'claude' binary, or
 COMMAND) with the flags and environment Claude Code gives its own.`,
 		Flags: append([]ucli.Flag{
 			teamFlag(),
@@ -79,7 +81,10 @@ func spawnPane(c *ucli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	b, err := backend.Choose(backendEnv(env), cfg, c.String("backend"))
+	if req.promptFrom, err = promptSender(env, cfg); err != nil {
+		return err
+	}
+	b, err := backend.Choose(spawnBackendEnv(c.Context, env, cfg), cfg, c.String("backend"))
 	if err != nil {
 		return err
 	}
@@ -120,6 +125,8 @@ type spawnRequest struct {
 	startup    time.Duration
 	// worktree: give the member its own git worktree (giveWorktree).
 	worktree bool
+	// promptFrom is the sender of --prompt (promptSender).
+	promptFrom string
 }
 
 func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
@@ -254,12 +261,13 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 		forget := undo
 		undo = func(cause error) error { drop(); return forget(cause) }
 	}
-	prompt, err := deliverPrompt(ctx, t, lock, m)
+	prompt, err := deliverPrompt(ctx, t, lock, m, r.promptFrom)
 	if err != nil {
 		return spawnResult{}, undo(err)
 	}
 	spec := backend.Spec{Team: t, Config: before, Member: m, Layout: r.policy, StartupCheck: r.startup}
 	spec.Argv, spec.Env = r.argv(t, before, m, b.Name())
+	spec.Env = withRoot(spec.Env, t.Root)
 	pane, err := b.Spawn(ctx, spec)
 	if err != nil {
 		if prompt != nil {
@@ -273,8 +281,9 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 			return fmt.Errorf("%s left the team while its pane started (pane %s is running)", m.Name, pane.ID)
 		}
 		row.TmuxPaneID, row.BackendType = pane.ID, pane.Backend
-		if pane.Meta != nil {
-			row.Paneteam = pane.Meta
+		row.Paneteam = pane.Meta
+		if row.Paneteam == nil {
+			row.Paneteam = &team.MemberMeta{} // marks the member paneteam's (team.Config.RunBy)
 		}
 		backend.Record(cur, b)
 		if r.keepLayout {
@@ -319,13 +328,17 @@ func forgetMember(ctx context.Context, t team.Team, lock lockfile.Options, m tea
 	return err
 }
 
-// deliverPrompt writes --prompt as the first inbox message from team-lead
-// (PROTOCOL.md "Spawning a Claude Code teammate").
-func deliverPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member) (*mailbox.Message, error) {
+// deliverPrompt writes --prompt as the first inbox message, from team-lead
+// (PROTOCOL.md "Spawning a Claude Code teammate") or, in a team a live
+// Claude Code leads, from the spawner (promptSender).
+func deliverPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member, from string) (*mailbox.Message, error) {
 	if m.Prompt == "" {
 		return nil, nil
 	}
-	msg := mailbox.Message{From: team.LeadName, Text: m.Prompt, Timestamp: mailbox.Timestamp(time.Now())}
+	if from == "" {
+		from = team.LeadName
+	}
+	msg := mailbox.Message{From: from, Text: m.Prompt, Timestamp: mailbox.Timestamp(time.Now())}
 	if err := mailbox.New(t.InboxPath(m.Name), lock).Append(ctx, msg); err != nil {
 		return nil, fmt.Errorf("deliver the prompt to %s: %w", m.Name, err)
 	}

@@ -66,6 +66,10 @@ func (s *taskSession) readAll() ([]*team.Task, map[string]*team.Task, error) {
 // Claude Code does when a task gets an owner (PROTOCOL.md, "Protocol
 // messages"). The task is already assigned; a failure here says so.
 func (s *taskSession) notifyAssignment(c *ucli.Context, t *team.Task, from string) error {
+	from, err := defaultSender(c, s.env, s.cfg, from)
+	if err != nil {
+		return err
+	}
 	now := time.Now()
 	text, err := mailbox.Text(mailbox.TaskAssignment{
 		Type:        mailbox.TypeTaskAssignment,
