@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -20,34 +19,21 @@ var ErrNoKey = errors.New("this teammate only accepts signed answers, and panete
 
 // Seams for facts other packages are adding; swap on merge.
 var (
-	// claudeLeads tells whether a live Claude Code process leads the team.
-	// Until package team detects it (config.json leadProcess, checked for
-	// a live process as §2 describes), any non-empty leadProcess counts.
-	claudeLeads = leadProcessRecorded
+	// claudeLeads tells whether a live Claude Code process leads the team
+	// (config.json leadProcess, judged by Claude Code's own take-over
+	// test: team.LeadOf).
+	claudeLeads = func(cfg *team.Config) bool { return team.LeadOf(cfg).ClaudeLed() }
 	// keyMissing tells whether m was started with --lead-verify-key under a
 	// key paneteam does not hold. Until signing lands, paneteam starts its
 	// Claude teammates without a key and records none for others: false.
 	keyMissing = func(team.Team, *team.Config, *team.Member) bool { return false }
 )
 
-func leadProcessRecorded(cfg *team.Config) bool {
-	v, ok := cfg.Fields.Get("leadProcess")
-	if !ok {
-		return false
-	}
-	v = bytes.TrimSpace(v)
-	switch string(v) {
-	case "", "null", "{}", `""`, "false":
-		return false
-	}
-	return true
-}
-
 // mayAnswer refuses where paneteam does not lead, or where the teammate
 // would not believe its answer.
 func mayAnswer(t team.Team, cfg *team.Config, r Request) error {
 	if claudeLeads(cfg) {
-		return fmt.Errorf("team %s: %w (config.json records its leadProcess): answer %s in that Claude Code session",
+		return fmt.Errorf("team %s: %w (config.json leadProcess names a live process): answer %s in that Claude Code session",
 			t.Name, ErrClaudeLeads, r.ID)
 	}
 	m := cfg.Member(r.From)
