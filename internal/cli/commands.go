@@ -27,6 +27,7 @@ func commands(env Env) []*ucli.Command {
 		iterm2Command(env),
 		demoCommand(env),
 		hostCommand(env),
+		promptCommand(env),
 	}
 }
 

@@ -51,11 +51,15 @@ func lockOpts(c *ucli.Context) lockfile.Options {
 	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
 }
 
-// openTeam opens the team named by --team.
+// openTeam opens the team named by --team, else (inside tmux) by the
+// session's @paneteam-team option (tmux_team.go).
 func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
 	name := c.String("team")
 	if name == "" {
-		return team.Team{}, nil, usagef("no team given: pass --team NAME or set PANETEAM_TEAM")
+		name = tmuxTeam(c, env)
+	}
+	if name == "" {
+		return team.Team{}, nil, usagef("no team given: pass --team NAME or set PANETEAM_TEAM%s", tmuxTeamHint(env))
 	}
 	root, err := rootOf(c, env)
 	if err != nil {
