@@ -194,3 +194,19 @@ const (
 	bracketedPasteOn  = "\x1b[?2004h"
 	bracketedPasteOff = "\x1b[?2004l"
 )
+
+// LineUntil asks with Line until check accepts the answer, showing
+// check's error (made Visible) before asking again.
+func (t *Terminal) LineUntil(prompt string, check func(string) error) (string, error) {
+	for {
+		s, err := t.Line(prompt)
+		if err != nil {
+			return "", err
+		}
+		if err := check(s); err != nil {
+			fmt.Fprintf(t.Out, "%s\r\n", Visible(err.Error()))
+			continue
+		}
+		return s, nil
+	}
+}

@@ -129,6 +129,32 @@ func TestBindingFailureIsShown(t *testing.T) {
 	})
 	h.keys("q")
 	h.waitGone("press any key")
+	h.checkMarkers()
+
+	// prefix + A with no pane to attach to: the reason stays up.
+	h.inner("set-option", "-t", "lead", tmux.TeamOption, "demo")
+	h.press("A")
+	h.waitScreen("attach's error in the popup", func(s string) bool { return strings.Contains(s, "has no tmux panes") })
+	h.keys("Escape")
+	h.waitGone("has no tmux panes")
+}
+
+// prefix + I shows the lead's inbox in a popup, a teammate's message as
+// text; closing it marks what was shown read.
+func TestInboxPopup(t *testing.T) {
+	h := start(t)
+	h.spawnAlice()
+	text := "look: $(touch x1) #(touch x3) #{pane_id} `touch x2`"
+	run(t, h.work, testutil.Env("PANETEAM_ROOT="+h.root), testutil.Binary(t), "send", "--team", "demo", "--to", "team-lead", "--from", "alice", text)
+	h.press("I")
+	h.waitScreen("the message in the popup", func(s string) bool { return strings.Contains(s, text) })
+	h.keys("C-c")
+	h.waitGone(text)
+	unread, err := mailbox.New(filepath.Join(h.root, "teams", "demo", "inboxes", "team-lead.json"), lockfile.Options{}).Unread()
+	if err != nil || len(unread) != 0 {
+		t.Errorf("after the popup: %d unread, %v", len(unread), err)
+	}
+	h.checkMarkers()
 }
 
 // The status line shows team names as text: a name holding #(...) or
