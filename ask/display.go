@@ -1,41 +1,10 @@
 package ask
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// Visible returns s as it may be written to a terminal: control
-// characters and escape sequences are shown as \x1b, \n and so on instead
-// of being sent, so text someone else wrote (a member name in config.json,
-// a message) cannot move the cursor, retitle the pane or set the
-// clipboard. Printable text, including any UTF-8, is unchanged.
-func Visible(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += n
-	}
-	return b.String()
-}
 
 // shown is how the editor draws the text being typed: the characters it
 // keeps that a terminal would act on are drawn as symbols.

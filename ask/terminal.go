@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/paneteam/paneteam/termtext"
 )
 
 // ErrCanceled is returned when the person cancels (Esc, Ctrl-C, Ctrl-D).
@@ -204,7 +206,7 @@ func (t *Terminal) LineUntil(prompt string, check func(string) error) (string, e
 			return "", err
 		}
 		if err := check(s); err != nil {
-			fmt.Fprintf(t.Out, "%s\r\n", Visible(err.Error()))
+			fmt.Fprintf(t.Out, "%s\r\n", termtext.Visible(err.Error()))
 			continue
 		}
 		return s, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paneteam/paneteam/ask"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/termtext"
 	"github.com/paneteam/paneteam/tmux"
 )
 
@@ -172,7 +173,7 @@ func (p *prompter) names(teammatesOnly bool) []string {
 		if teammatesOnly && m.Name == team.LeadName {
 			continue
 		}
-		out = append(out, ask.Visible(m.Name))
+		out = append(out, termtext.Visible(m.Name))
 	}
 	return out
 }
@@ -266,7 +267,7 @@ func promptOnce(c *ucli.Context, env Env, term *ask.Terminal, questions askFunc)
 		return 0, err
 	}
 	p.team, p.cfg = t.Name, cfg
-	fmt.Fprintf(term.Out, "team %s\r\n", ask.Visible(t.Name))
+	fmt.Fprintf(term.Out, "team %s\r\n", termtext.Visible(t.Name))
 	args, stdin, err := questions(p)
 	if err != nil {
 		return 0, err
