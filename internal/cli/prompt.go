@@ -127,7 +127,11 @@ folder. COMMAND (after --) is what the teammate runs, as spawn-pane takes it.
 						args = append(args, "--prompt="+first)
 					}
 				}
-				if cmd := c.Args().Slice(); len(cmd) > 0 {
+				cmd := c.Args().Slice()
+				if len(cmd) > 0 && cmd[0] == "--" {
+					cmd = cmd[1:]
+				}
+				if len(cmd) > 0 {
 					args = append(append(args, "--"), cmd...)
 				}
 				return args, "", nil
