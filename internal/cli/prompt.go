@@ -202,7 +202,7 @@ func (p *prompter) checkMember(allowAll bool) func(string) error {
 			return nil
 		}
 		if p.cfg.Member(p.resolve(s)) == nil {
-			return fmt.Errorf("team %s has no member %q (members: %s)", p.team, s, strings.Join(p.cfg.MemberNames(), ", "))
+			return fmt.Errorf("team %s has no member %q (members: %s)", p.cfg.Name, s, strings.Join(p.cfg.MemberNames(), ", "))
 		}
 		return nil
 	}
@@ -231,7 +231,7 @@ func runPrompt(c *ucli.Context, env Env, questions askFunc) error {
 	case errors.Is(err, ask.ErrCanceled):
 		return exitError{ExitFailure, err}
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "paneteam: %v\r\n", err)
+		fmt.Fprintf(env.Stderr, "paneteam: %s\r\n", termtext.Visible(err.Error()))
 		code = ExitFailure
 		var u usageError
 		if errors.As(err, &u) {
@@ -270,7 +270,9 @@ func promptOnce(c *ucli.Context, env Env, term *ask.Terminal, questions askFunc)
 	if err != nil {
 		return 0, err
 	}
-	p.team, p.cfg = t.Name, cfg
+	// p.team stays as given: the commands run next open the team by it
+	// (config.json's name, shown here, need not lead back to the folder).
+	p.cfg = cfg
 	fmt.Fprintf(term.Out, "team %s\r\n", termtext.Visible(t.Name))
 	args, stdin, err := questions(p)
 	if err != nil {
