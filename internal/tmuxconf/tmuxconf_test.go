@@ -69,6 +69,15 @@ func TestBindingsDeliverExactlyWhatWasTyped(t *testing.T) {
 		h.checkMarkers()
 	}
 
+	// A multi-line text between bracketed-paste marks is one message.
+	// (Whether a terminal sends the marks to a popup is up to tmux and
+	// the terminal; paneteam asks for them with ESC [ ? 2004 h.)
+	h.press("M")
+	h.answer("to:", "alice")
+	h.answer("message:", "\x1b[200~first line $(touch x1)\rsecond line\r\nthird\x1b[201~")
+	h.waitInbox("alice", "first line $(touch x1)\nsecond line\nthird")
+	h.waitGone("message:")
+
 	// prefix + C-t: a shell teammate, named with shell syntax; M finds it
 	// by the name typed at spawn.
 	shellName := "it's $(touch x8) shell"
