@@ -52,7 +52,8 @@ func lockOpts(c *ucli.Context) lockfile.Options {
 	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
 }
 
-// openTeam opens the team named by --team (or PANETEAM_TEAM), else the
+// openTeam opens the team named by --team (or PANETEAM_TEAM), else (inside
+// tmux) by the session's @paneteam-team option (tmux_team.go), else the
 // Claude Code session's team the caller runs in (teamfind.Infer).
 func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
 	root, err := rootOf(c, env)
@@ -61,9 +62,12 @@ func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
 	}
 	name := c.String("team")
 	if name == "" {
+		name = tmuxTeam(c, env)
+	}
+	if name == "" {
 		if name, err = teamfind.Infer(c.Context, root, teamfind.Self(env.Getenv)); err != nil {
 			if teamfind.IsAmbiguous(err) {
-				return team.Team{}, nil, usageError{err}
+				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
 			}
 			return team.Team{}, nil, err
 		}
