@@ -209,3 +209,20 @@ func writeFile(p string, b []byte) error {
 	}
 	return err
 }
+
+// Lead signs as the team's lead with the keys in Store: the signer
+// (mailbox.Signer) a command acting as the lead gives the inboxes it
+// writes to.
+type Lead struct {
+	Store Store
+}
+
+// LeadSig signs e for the teammate whose inbox is inbox, or returns ""
+// when paneteam holds no key for it.
+func (l Lead) LeadSig(inbox string, e Entry) (string, error) {
+	k, err := l.Store.Load(inbox)
+	if err != nil || k == nil {
+		return "", err
+	}
+	return k.Sign(e)
+}
