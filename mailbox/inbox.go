@@ -154,6 +154,16 @@ func (in *Inbox) Clear(ctx context.Context) error {
 	return err
 }
 
+// Reset makes the inbox exist and hold nothing ("[]"), as Claude Code's
+// lead leaves a teammate's inbox before writing its first prompt
+// (PROTOCOL-2.1.330.md §11).
+func (in *Inbox) Reset(ctx context.Context) error {
+	if err := in.ensure(); err != nil {
+		return err
+	}
+	return in.transform(ctx, func([]Message) ([]Message, error) { return []Message{}, nil })
+}
+
 // Update applies fn to the messages under the lock; fn returning nil
 // messages writes nothing.
 func (in *Inbox) Update(ctx context.Context, fn func([]Message) ([]Message, error)) error {

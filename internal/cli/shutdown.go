@@ -76,7 +76,7 @@ Exits 1 and names them when a teammate refuses or does not answer within
 // lifecycleOptions is what the lifecycle commands need from the command
 // line and the environment captured at start.
 func lifecycleOptions(c *ucli.Context, env Env) lifecycle.Options {
-	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env)}
+	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env), Signer: leadSigner(env)}
 }
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
