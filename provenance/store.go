@@ -35,30 +35,39 @@ const (
 	filePerm = 0o600
 )
 
-// DefaultStore is the key folder: $PANETEAM_STATE_DIR/keys when set (tests
-// point it at a temporary folder), else $XDG_STATE_HOME/paneteam/keys,
-// else ~/.local/state/paneteam/keys.
-func DefaultStore(getenv func(string) string) (Store, error) {
+// StateDir is paneteam's own state folder, outside the Claude config
+// folder: $PANETEAM_STATE_DIR when set (tests point it at a temporary
+// folder), else $XDG_STATE_HOME/paneteam, else ~/.local/state/paneteam.
+func StateDir(getenv func(string) string) (string, error) {
 	if d := getenv("PANETEAM_STATE_DIR"); d != "" {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			return Store{}, fmt.Errorf("PANETEAM_STATE_DIR %q: %w", d, err)
+			return "", fmt.Errorf("PANETEAM_STATE_DIR %q: %w", d, err)
 		}
-		return Store{Dir: filepath.Join(abs, "keys")}, nil
+		return abs, nil
 	}
 	// The XDG spec says to ignore a relative XDG_STATE_HOME.
 	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return Store{Dir: filepath.Join(d, "paneteam", "keys")}, nil
+		return filepath.Join(d, "paneteam"), nil
 	}
 	home := getenv("HOME")
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return Store{}, fmt.Errorf("find a folder for signing keys: %w (set PANETEAM_STATE_DIR)", err)
+			return "", fmt.Errorf("find paneteam's state folder: %w (set PANETEAM_STATE_DIR)", err)
 		}
 		home = h
 	}
-	return Store{Dir: filepath.Join(home, ".local", "state", "paneteam", "keys")}, nil
+	return filepath.Join(home, ".local", "state", "paneteam"), nil
+}
+
+// DefaultStore is the key folder, "keys" in StateDir.
+func DefaultStore(getenv func(string) string) (Store, error) {
+	d, err := StateDir(getenv)
+	if err != nil {
+		return Store{}, err
+	}
+	return Store{Dir: filepath.Join(d, "keys")}, nil
 }
 
 // keyFile is the stored form of a Key.
