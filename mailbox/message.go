@@ -5,6 +5,7 @@
 package mailbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,8 +50,12 @@ const EntryType = "message"
 func (m *Message) UnmarshalJSON(b []byte) error {
 	type plain Message
 	err := jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+	if err == nil {
+		keepEmpty(b, m)
+		return nil
+	}
 	var te *json.UnmarshalTypeError
-	if err == nil || !errors.As(err, &te) {
+	if !errors.As(err, &te) {
 		return err
 	}
 	// A field Claude Code does not check (msgV, msg_id, lead_sig) or one
@@ -75,6 +80,27 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 func (m Message) MarshalJSON() ([]byte, error) {
 	type plain Message
 	return jsonx.MarshalWith(plain(m), m.Fields)
+}
+
+// signedOptional are the optional members a lead signature covers.
+var signedOptional = []string{"summary", "color", "from_plugin"}
+
+// keepEmpty keeps an empty summary, color or from_plugin that was read: a
+// lead signature covers "" and an absent member differently (null), so a
+// rewrite that dropped it would turn a signed entry into a forged one.
+func keepEmpty(b []byte, m *Message) {
+	if (m.Summary != "" && m.Color != "" && m.FromPlugin != "") || !bytes.Contains(b, []byte(`""`)) {
+		return
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(b, &raw) != nil {
+		return
+	}
+	for _, k := range signedOptional {
+		if v, ok := raw[k]; ok && string(v) == `""` {
+			m.Fields.Set(k, v)
+		}
+	}
 }
 
 // TimeLayout is Claude Code's timestamp: ISO-8601, UTC, milliseconds, Z

@@ -211,3 +211,55 @@ func TestOddUncheckedFieldsSurvive(t *testing.T) {
 		t.Error("an unknown member was dropped")
 	}
 }
+
+// TestRewriteKeepsClaudeSignatures: an entry Claude Code's lead signed,
+// with an empty summary and color (signed as "", not null), still
+// verifies after paneteam rewrites the inbox around it.
+func TestRewriteKeepsClaudeSignatures(t *testing.T) {
+	in := newInbox(t)
+	os.MkdirAll(filepath.Dir(in.Path), 0o700)
+	k, err := provenance.NewKey(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := ""
+	e := provenance.Entry{MsgID: NewMsgID(), From: "team-lead", Timestamp: Timestamp(time.Now()), Text: "signed by Claude \u2028 <x>", Summary: &empty, Color: &empty}
+	sig, err := k.Sign(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := `[
+  {
+    "from": "team-lead",
+    "text": ` + jsjson.Quote(e.Text) + `,
+    "timestamp": "` + e.Timestamp + `",
+    "summary": "",
+    "color": "",
+    "msgV": 1,
+    "msg_id": "` + e.MsgID + `",
+    "type": "message",
+    "read": false,
+    "lead_sig": "` + sig + `"
+  }
+]`
+	os.WriteFile(in.Path, []byte(file), 0o600)
+	if err := in.Append(context.Background(), msg("alice", "next")); err != nil { // the decoding path
+		t.Fatal(err)
+	}
+	es := entries(t, in.Path)
+	var got provenance.Entry
+	got.MsgID, _ = str(es[0], "msg_id")
+	got.From, _ = str(es[0], "from")
+	got.Timestamp, _ = str(es[0], "timestamp")
+	got.Text, _ = str(es[0], "text")
+	for key, p := range map[string]**string{"summary": &got.Summary, "color": &got.Color, "from_plugin": &got.FromPlugin} {
+		if s, ok := str(es[0], key); ok {
+			*p = &s
+		}
+	}
+	s, _ := str(es[0], "lead_sig")
+	if err := provenance.Verify(k.Flag(), got, s); err != nil {
+		b, _ := os.ReadFile(in.Path)
+		t.Errorf("after a rewrite: %v\n%s", err, b)
+	}
+}
