@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paneteam/paneteam/claudeversion"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
@@ -165,5 +169,47 @@ func TestSpawnPaneUsageErrors(t *testing.T) {
 	_, cfg, err := team.Open(vars["PANETEAM_ROOT"], "u")
 	if err != nil || len(cfg.Members) != 1 {
 		t.Errorf("usage errors changed the team: %v %v", cfg.MemberNames(), err)
+	}
+}
+
+// TestKeyOnlyWherePaneteamLeads: a key is made only for a Claude Code
+// teammate that understands it, in a team no Claude Code process leads,
+// when signing was not turned off.
+func TestKeyOnlyWherePaneteamLeads(t *testing.T) {
+	root := t.TempDir()
+	tm := team.Team{Root: root, Name: "crew"}
+	keys := provenance.Store{Dir: filepath.Join(t.TempDir(), "keys")}
+	m := team.Member{Name: "alice", AgentID: "alice@crew"}
+	paneteamLed := &team.Config{Name: "crew"}
+	claudeLed := &team.Config{Name: "crew"}
+	claudeLed.Fields.Set("leadProcess", json.RawMessage(`{"pid":1,"pidSpace":"h#pid:[1]","claimedAt":1}`))
+	old := claudeversion.Version{Major: 2, Minor: 1, Patch: 322}
+	tests := []struct {
+		name    string
+		req     spawnRequest
+		cfg     *team.Config
+		wantKey bool
+	}{
+		{"paneteam leads", spawnRequest{claude: true, sign: true, keys: keys}, paneteamLed, true},
+		{"Claude Code leads", spawnRequest{claude: true, sign: true, keys: keys}, claudeLed, false},
+		{"--no-sign or inside a teammate", spawnRequest{claude: true, keys: keys}, paneteamLed, false},
+		{"a release before --lead-verify-key", spawnRequest{claude: true, sign: true, keys: keys, version: old}, paneteamLed, false},
+		{"not Claude Code", spawnRequest{sign: true, keys: keys}, paneteamLed, false},
+	}
+	for _, tc := range tests {
+		l, signer, undo, err := tc.req.prepareClaude(context.Background(), tm, tc.cfg, m, lockfile.Options{}, team.BackendTmux)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if (l.key != nil) != tc.wantKey || (signer != nil) != tc.wantKey {
+			t.Errorf("%s: key %v signer %v, want a key: %v", tc.name, l.key != nil, signer != nil, tc.wantKey)
+		}
+		if k, _ := keys.Load(tm.InboxPath("alice")); (k != nil) != tc.wantKey {
+			t.Errorf("%s: stored key %v", tc.name, k != nil)
+		}
+		undo()
+		if k, _ := keys.Load(tm.InboxPath("alice")); k != nil {
+			t.Errorf("%s: undo kept the key", tc.name)
+		}
 	}
 }
