@@ -9,6 +9,7 @@ require (
 	github.com/mattn/go-isatty v0.0.24
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/sys v0.47.0
+	golang.org/x/text v0.43.0
 )
 
 require (

@@ -114,6 +114,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 				continue
 			}
 			paneClosed = append(paneClosed, m.Name)
+			o.forgetKey(t, m.Name)
 		}
 		d.Worktree = o.worktreeStep(ctx, m.WorktreePath, dryRun)
 		if d.Worktree != nil && d.Worktree.Kept != "" {

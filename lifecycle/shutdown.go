@@ -226,7 +226,7 @@ func (o Options) ask(ctx context.Context, t team.Team, cfg *team.Config, m team.
 		Reason: so.Reason, Timestamp: mailbox.Timestamp(now),
 	})
 	if err == nil {
-		in := mailbox.New(t.InboxPath(m.Name), o.Lock)
+		in := mailbox.New(t.InboxPath(m.Name), o.Lock).SignedBy(o.Signer)
 		err = in.Append(ctx, mailbox.Message{From: team.LeadName, Text: text, Timestamp: mailbox.Timestamp(now)})
 	}
 	if err != nil {

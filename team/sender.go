@@ -2,45 +2,12 @@ package team
 
 import (
 	"fmt"
-	"strings"
-	"unicode"
 )
 
 // DefaultUser is the name a person writes under, in a team a live Claude
 // Code process leads, when neither PANETEAM_AGENT nor PANETEAM_USER says
 // otherwise.
 const DefaultUser = "human"
-
-// reservedSenders are the names Claude Code 2.1.330 treats as its lead for
-// provenance once normalised (PROTOCOL-2.1.330.md §5, §12).
-var reservedSenders = []string{LeadName, "user", "system"}
-
-// reservedSender reports whether a sender's name normalises (lower case,
-// Unicode format characters removed, spaces as '-') to team-lead, user
-// or system. (A private stand-in until names.go has the shared one.)
-func reservedSender(name string) bool {
-	n := normaliseSender(name)
-	for _, r := range reservedSenders {
-		if n == r {
-			return true
-		}
-	}
-	return false
-}
-
-func normaliseSender(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case unicode.Is(unicode.Cf, r):
-		case unicode.IsSpace(r):
-			b.WriteByte('-')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return strings.TrimSpace(b.String())
-}
 
 // SenderChoice is who a paneteam write is from, and what to tell the
 // person about it.
@@ -75,7 +42,7 @@ func ChooseSender(cfg *Config, lead Lead, explicit, agent, user string) (SenderC
 	}
 	if explicit != "" {
 		ch := SenderChoice{From: explicit}
-		if reservedSender(explicit) {
+		if IsLeadSender(explicit) {
 			ch.Warning = fmt.Sprintf("team %s is led by a live Claude Code process (pid %d): a message from %q "+
 				"that Claude Code did not write is shown to its agents as unverified (verified=\"false\") and its protocol actions are refused",
 				cfg.Name, lead.PID, explicit)
@@ -83,7 +50,7 @@ func ChooseSender(cfg *Config, lead Lead, explicit, agent, user string) (SenderC
 		return ch, nil
 	}
 	if agent != "" {
-		if reservedSender(agent) {
+		if IsLeadSender(agent) {
 			return SenderChoice{}, fmt.Errorf("PANETEAM_AGENT=%q is a name only Claude Code's lead may write as in team %s: "+
 				"unset it, or pass --from with your own name", agent, cfg.Name)
 		}
@@ -101,7 +68,7 @@ func PersonSender(cfg *Config, user string) (SenderChoice, error) {
 		name, how = user, "PANETEAM_USER"
 	}
 	switch {
-	case reservedSender(name) || normaliseSender(name) == "main":
+	case IsLeadSender(name) || NormalizeName(name) == "main":
 		return SenderChoice{}, fmt.Errorf("%s %q is reserved by Claude Code (team-lead, user, system, main): "+
 			"set PANETEAM_USER to your own name, e.g. PANETEAM_USER=alex", how, name)
 	case CheckName("sender", name) != nil:

@@ -10,7 +10,7 @@ func TestReservedSenderNormalises(t *testing.T) {
 		"team-lead": true, "Team Lead": true, "TEAM-LEAD": true, "team\u200b-lead": true, "user": true, "System": true,
 		"human": false, "alice": false, "team-leader": false, "lead": false,
 	} {
-		if got := reservedSender(name); got != want {
+		if got := IsLeadSender(name); got != want {
 			t.Errorf("%q reserved=%v, want %v", name, got, want)
 		}
 	}

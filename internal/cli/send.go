@@ -101,7 +101,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 					return err
 				}
 				d.Message.Color = color
-				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).Send(c.Context, d.Message); err != nil {
+				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env)).Send(c.Context, d.Message); err != nil {
 					if len(to) == 1 {
 						return fmt.Errorf("send to %s: %w", name, err)
 					}
@@ -448,7 +448,7 @@ func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox
 	}
 	inboxes := make([]*mailbox.Inbox, len(to))
 	for i, name := range to {
-		inboxes[i] = mailbox.New(t.InboxPath(name), lockOpts(c))
+		inboxes[i] = mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env))
 	}
 	jsonOut := json.NewEncoder(env.Stdout)
 	jsonOut.SetEscapeHTML(false)

@@ -83,7 +83,7 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 // lifecycleOptions is what the lifecycle commands need from the command
 // line and the environment captured at start.
 func lifecycleOptions(c *ucli.Context, env Env) lifecycle.Options {
-	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env)}
+	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env), Signer: leadSigner(env)}
 }
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {

@@ -86,7 +86,7 @@ func (s *taskSession) notifyAssignment(c *ucli.Context, t *team.Task, from strin
 	if m := s.cfg.Member(from); m != nil {
 		msg.Color = m.Color
 	}
-	in := mailbox.New(s.team.InboxPath(t.Owner), lockOpts(c))
+	in := mailbox.New(s.team.InboxPath(t.Owner), lockOpts(c)).SignedBy(leadSigner(s.env))
 	if err := in.Append(c.Context, msg); err != nil {
 		return fmt.Errorf("task %s is assigned to %s, but the task_assignment message was not delivered: %w", t.ID, t.Owner, err)
 	}
