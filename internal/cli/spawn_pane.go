@@ -305,6 +305,7 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 		if row.Paneteam == nil {
 			row.Paneteam = &team.MemberMeta{} // marks the member paneteam's (team.Config.RunBy)
 		}
+		row.Paneteam.Keyed = launch.key != nil
 		backend.Record(cur, b)
 		if r.keepLayout {
 			backend.KeepLayout(cur, r.policy)
