@@ -193,12 +193,15 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, p.Agent, p.Socket, p.Why)
 		}
 	}
+	for _, l := range res.StaleLocks {
+		fmt.Fprintf(w, "%s pane lock %s (its tmux server is gone)\n", would(dry, "removed", "would remove"), l)
+	}
 	if dry {
 		for _, s := range res.Skipped {
 			fmt.Fprintf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
 		}
 	}
-	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && (tty || dry) {
+	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && len(res.StaleLocks) == 0 && (tty || dry) {
 		fmt.Fprintln(w, "nothing to clean up")
 	}
 }
