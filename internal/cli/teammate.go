@@ -28,6 +28,10 @@ is answered with shutdown_approved; from anyone else it is answered with
 shutdown_rejected. Shutdown requests are handled first, then the lead's
 messages, then peers'. Only delivered messages are marked read.
 
+Messages are typed into COMMAND as if you typed them, so COMMAND should be
+an agent that reads them as text. Never make it a shell (bash, sh, zsh): a
+shell would run every message, from any teammate, as commands.
+
 Without COMMAND it is the reference teammate: it answers each message to
 its sender with a reply quoting it, idles, and approves shutdown.
 
