@@ -1,7 +1,6 @@
 package mailbox
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -49,62 +48,6 @@ func TestParseClaude2_1_330Frames(t *testing.T) {
 
 // The §7 example request, answered as Claude Code's lead answers it.
 const bashRequest = `{"type":"permission_request","request_id":"perm-1767225600000-k2j4h5g","agent_id":"worker1","tool_name":"Bash","tool_use_id":"toolu_01ABC","description":"Run tests","input":{"timeout":120000,"description":"Run tests","command":"npm test"},"permission_suggestions":[]}`
-
-func TestAnswerPermissionIsBound(t *testing.T) {
-	allow, err := AnswerPermission(json.RawMessage(bashRequest), true, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, _ := Text(allow)
-	want := `{"type":"permission_response","request_id":"perm-1767225600000-k2j4h5g","subtype":"success","tool_use_id":"toolu_01ABC",` +
-		`"approved_request":{"tool_use_id":"toolu_01ABC","tool_name":"Bash","input_digest":"e4ac10ba6550f9f50de70a5b32c709be470c91397479351792e6c34b666633b1"},` +
-		`"response":{"updated_input":{"timeout":120000,"description":"Run tests","command":"npm test"},"permission_updates":[]}}`
-	if text != want {
-		t.Errorf("allow\n got %s\nwant %s", text, want)
-	}
-	deny, err := AnswerPermission(json.RawMessage(bashRequest), false, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if deny.Subtype != "error" || deny.Error != "Permission denied" || deny.Response != nil || deny.ApprovedRequest == nil || deny.ApprovedRequest.InputDigest != allow.ApprovedRequest.InputDigest {
-		t.Errorf("deny: %+v", deny)
-	}
-	if _, err := AnswerPermission(json.RawMessage(`{"type":"plan_approval_request"}`), true, "", nil); err == nil {
-		t.Error("answered a plan request as a permission request")
-	}
-	// Through Compose, as send --type permission_response does.
-	yes := true
-	v, _, err := Compose(Draft{Type: TypePermissionResponse, From: "team-lead", Approve: &yes, Request: json.RawMessage(bashRequest)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := Text(v); got != want {
-		t.Errorf("Compose\n got %s\nwant %s", got, want)
-	}
-}
-
-func TestAnswerPlan(t *testing.T) {
-	req := PlanApprovalRequest{Type: TypePlanApprovalRequest, From: "alice", RequestID: "plan_approval-1767225600000@alice@t",
-		PlanContent: "# Plan\n\n1. Edit main.go\n2. Run tests\n"}
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ok, err := AnswerPlan(req, true, "", "", now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok.PlanDigest != "578210cd64f61e98325097f5ce65c2e87ddfc7726269c9a37a75ddff94bd5e83" || ok.PermissionMode != "default" || !ok.Approved {
-		t.Errorf("approval: %+v", ok)
-	}
-	no, err := AnswerPlan(req, false, "add tests", "", now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text, _ := Text(no); text != `{"type":"plan_approval_response","requestId":"plan_approval-1767225600000@alice@t","approved":false,"feedback":"add tests","timestamp":"2026-01-01T00:00:00.000Z"}` {
-		t.Errorf("rejection %s", text)
-	}
-	if _, err := AnswerPlan(req, true, "", "delegate", now); err == nil {
-		t.Error("a mode 2.1.330 does not know was accepted")
-	}
-}
 
 func TestRequestIDFormats(t *testing.T) {
 	now := time.UnixMilli(1767225600000)
