@@ -150,9 +150,9 @@ func (m *Model) reviewLines(w, h int) []string {
 		msg := "No requests are waiting for the lead of team " + v(m.opts.Team) + "."
 		return append([]string{m.header(w), ""}, append(wrap(msg, w), "", "Press any key to close.")...)
 	}
-	pos := fmt.Sprintf("request %d of %d", m.reqIndex()+1, len(m.reqs))
+	head := fmt.Sprintf("request %d of %d waiting | team %s", m.reqIndex()+1, len(m.reqs), v(m.opts.Team))
 	r, _ := m.selectedRequest()
-	return append([]string{m.header(w) + " | " + pos}, m.scrolled(m.requestDetail(r, w), h-1)...)
+	return append([]string{m.st.paint(m.st.title, cut(head, w))}, m.scrolled(m.requestDetail(r, w), h-1)...)
 }
 
 func v(s string) string { return approval.Visible(s) }

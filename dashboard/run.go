@@ -28,7 +28,11 @@ func Run(ctx context.Context, acts Actions, ro RunOptions) (string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := New(ctx, acts, ro.Options)
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
+	// Signals end ctx (the command's SIGINT/SIGTERM handling). Bubble
+	// Tea's own handler would race it: with both, a SIGTERM can leave its
+	// handler blocked sending a quit to a loop that already ended, and the
+	// program waiting for that handler forever.
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if ro.In != nil {
 		opts = append(opts, tea.WithInput(ro.In))
 	}

@@ -292,7 +292,7 @@ func (m *Model) footer(w int) []string {
 	case m.mode == modeDetail:
 		keys = "up/down scroll  a approve  A always  d deny  esc back  q quit"
 	default:
-		keys = "tab section  up/down select  enter details  a/A/d answer  m msg  h hide  s stop  g go  ? help  q quit"
+		keys = "tab move  enter show  a/A approve  d deny  m msg  h hide  s stop  g go  ?  q"
 	}
 	return []string{status, cut(keys, w)}
 }
