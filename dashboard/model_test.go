@@ -212,7 +212,12 @@ func TestLayoutFitsEverySize(t *testing.T) {
 				m := start(t, f, Options{Review: review, Color: true})
 				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 				press(m, keys...)
-				lines := strings.Split(m.View(), "\n")
+				view := m.View()
+				lines := strings.Split(view, "\n")
+				if !review && keys == nil && size[0] <= 81 && size[1] >= 24 && strings.Count(view, "more below") != 2 {
+					// Members and requests overflow: each says so on its last row.
+					t.Fatalf("%dx%d: a section's last row is lost:\n%s", size[0], size[1], view)
+				}
 				if len(lines) != size[1] {
 					t.Fatalf("%dx%d review=%v after %v: %d lines", size[0], size[1], review, keys, len(lines))
 				}

@@ -31,7 +31,7 @@ func newStyles(color bool) styles {
 	return styles{
 		color:   color,
 		title:   s.Bold(true),
-		heading: s.Bold(true).Underline(true),
+		heading: s.Bold(true),
 		focus:   s.Bold(true).Foreground(lipgloss.Color("6")),
 		cursor:  s.Reverse(true),
 		needs:   s.Bold(true).Foreground(lipgloss.Color("1")),
