@@ -52,7 +52,12 @@ func dashTeam(t *testing.T, reqs ...mailbox.Message) (string, map[string]string)
 // command line into it; extra are environment assignments for it.
 func startDash(t *testing.T, root string, w, h int, args string, extra ...string) *dash {
 	t.Helper()
-	srv := testutil.TmuxServer(t)
+	return startDashOn(t, testutil.TmuxServer(t), root, w, h, args, extra...)
+}
+
+// startDashOn is startDash in a new session "dash" on srv.
+func startDashOn(t *testing.T, srv tmux.Server, root string, w, h int, args string, extra ...string) *dash {
+	t.Helper()
 	ctx := context.Background()
 	pane, err := srv.Run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "dash", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
 		"env", "-i", "PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(), "TERM=screen", "PS1=$ ", "sh")
@@ -414,4 +419,76 @@ func startDashPopup(t *testing.T, root string, setup func(*dash)) *dash {
 	d.typeText("env PANETEAM_ROOT=" + root + " NO_COLOR=1 TMUX=" + tmuxVar + " " + testutil.Binary(t) + " dashboard --requests; echo DASH-EXIT $?")
 	d.keys("Enter")
 	return d
+}
+
+func TestDashboardHidesJumpsToAndStopsTeammates(t *testing.T) {
+	w := newLCWorld(t)
+	lead := testutil.FirstPane(t, w.srv)
+	w.must(t, "team-create", "crew")
+	alice := w.spawn(t, "crew", "alice", "reference")
+	bob := w.spawn(t, "crew", "bob", "reference")
+	var tmpdir string
+	for _, kv := range w.vars {
+		if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok {
+			tmpdir = v
+		}
+	}
+	d := startDashOn(t, w.srv, w.root, 80, 24, "--team crew --stop-timeout 20s", "NO_COLOR=1",
+		"PANETEAM_TMUX_CONFIG=/dev/null", "TMUX_TMPDIR="+tmpdir)
+	d.waitFor("MEMBERS (3)")
+	paneOf := func(id, f string) string {
+		out, err := w.srv.Run(context.Background(), "display-message", "-p", "-t", id, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out)
+	}
+	hidden := func() []string {
+		_, cfg, err := team.Open(w.root, "crew")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.HiddenPaneIDs
+	}
+
+	// h hides alice's pane and h again shows it, as paneteam hide/show do.
+	d.keys("Down", "h")
+	d.waitFor("alice's pane hidden")
+	if paneOf(alice, "#{session_name}") != tmux.HiddenSession || fmt.Sprint(hidden()) != "["+alice+"]" {
+		t.Fatalf("after h: alice in session %s, hiddenPaneIds %v", paneOf(alice, "#{session_name}"), hidden())
+	}
+	d.keys("h")
+	d.waitFor("alice's pane shown")
+	if paneOf(alice, "#{session_name}") == tmux.HiddenSession || len(hidden()) != 0 {
+		t.Fatalf("after h again: alice in session %s, hiddenPaneIds %v", paneOf(alice, "#{session_name}"), hidden())
+	}
+
+	// g selects alice's pane in its window...
+	if _, err := w.srv.Run(context.Background(), "select-pane", "-t", lead); err != nil {
+		t.Fatal(err)
+	}
+	d.keys("g")
+	d.waitFor("jumped to alice's pane")
+	if paneOf(alice, "#{pane_active}") != "1" {
+		t.Fatal("g did not select alice's pane")
+	}
+	// ...but not a pane that does not carry her @paneteam-agent.
+	if _, err := w.srv.Run(context.Background(), "set-option", "-p", "-t", alice, tmux.AgentOption, "someone@else"); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Run(context.Background(), "select-pane", "-t", lead)
+	d.keys("g")
+	d.waitFor("error: pane " + alice + " belongs to agent someone@else")
+	if paneOf(alice, "#{pane_active}") != "0" {
+		t.Fatal("g selected a pane paneteam did not make for alice")
+	}
+
+	// s asks first; y sends bob a shutdown request, and he leaves.
+	d.keys("Down", "s")
+	d.waitFor("stop bob?")
+	d.keys("y")
+	d.waitFor("bob stopped")
+	if hasPane(w.srv, bob) || strings.Contains(members(t, w.root, "crew"), "bob") {
+		t.Fatalf("bob after stop: panes %s, members %s", panes(w.srv), members(t, w.root, "crew"))
+	}
 }
