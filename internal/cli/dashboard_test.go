@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/creack/pty"
 
 	"github.com/paneteam/paneteam/approval"
 	"github.com/paneteam/paneteam/internal/testutil"
@@ -491,4 +495,78 @@ func TestDashboardHidesJumpsToAndStopsTeammates(t *testing.T) {
 	if hasPane(w.srv, bob) || strings.Contains(members(t, w.root, "crew"), "bob") {
 		t.Fatalf("bob after stop: panes %s, members %s", panes(w.srv), members(t, w.root, "crew"))
 	}
+}
+
+// TestPopupBindingReviewsRequests runs the prefix+P binding the README
+// gives, through a real tmux client on a terminal: the popup's command
+// line names no team and holds no format; paneteam finds the team from
+// the session's @paneteam-team, and the person answers with single keys.
+func TestPopupBindingReviewsRequests(t *testing.T) {
+	root, _ := dashTeam(t, permReq("perm-1767225600000-aaa1111", "alice", "npm test", time.Minute))
+	srv := testutil.TmuxServer(t)
+	ctx := context.Background()
+	bindir := filepath.Dir(testutil.Binary(t))
+	if filepath.Base(testutil.Binary(t)) != "paneteam" {
+		// Race builds are named paneteam-race; the binding says paneteam.
+		link := filepath.Join(t.TempDir(), "paneteam")
+		if err := os.Symlink(testutil.Binary(t), link); err != nil {
+			t.Fatal(err)
+		}
+		bindir = filepath.Dir(link)
+	}
+	for _, c := range [][]string{
+		{"new-session", "-d", "-s", "work", "-x", "100", "-y", "30"},
+		{"set-option", "-t", "work", "@paneteam-team", "crew"},
+		{"set-environment", "-g", "PATH", bindir + ":" + os.Getenv("PATH")},
+		{"set-environment", "-g", "PANETEAM_ROOT", root},
+		{"set-environment", "-g", "NO_COLOR", "1"},
+		// The line given for ~/.tmux.conf, as it is.
+		{"bind-key", "P", "display-popup", "-E", "-w", "90%", "-h", "80%", "paneteam dashboard --requests"},
+	} {
+		if _, err := srv.Run(ctx, c...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("tmux", "-S", srv.Socket, "attach-session", "-t", "work")
+	cmd.Env = testutil.Env("TERM=screen")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ptmx.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	var screen testutil.Buffer
+	go io.Copy(&screen, ptmx)
+	testutil.Eventually(t, 10*time.Second, "a client attached", func() bool {
+		out, _ := srv.Run(ctx, "list-clients", "-F", "#{client_name}")
+		return strings.TrimSpace(out) != ""
+	})
+	ptmx.Write([]byte("\x02P")) // prefix (C-b), P
+	testutil.Eventually(t, 10*time.Second, "the popup to show the request", func() bool {
+		return strings.Contains(screen.String(), "request 1 of 1 waiting")
+	})
+	ptmx.Write([]byte("a"))
+	testutil.Eventually(t, 10*time.Second, "alice to get the approval", func() bool {
+		msgs := teammateInbox(t, root, "alice")
+		return len(msgs) == 1 && strings.Contains(msgs[0].Text, `"subtype":"success"`)
+	})
+	testutil.Eventually(t, 10*time.Second, "the popup to say none is waiting", func() bool {
+		return strings.Contains(screen.String(), "Press any key to close")
+	})
+	// The popup's paneteam: the one with this test's root (other tests
+	// on the machine may run dashboards of their own).
+	running := func() bool {
+		out, _ := exec.Command("pgrep", "-f", "dashboard --requests").Output()
+		for _, pid := range strings.Fields(string(out)) {
+			env, _ := os.ReadFile("/proc/" + pid + "/environ")
+			if strings.Contains(string(env), "PANETEAM_ROOT="+root+"\x00") {
+				return true
+			}
+		}
+		return false
+	}
+	if !running() {
+		t.Fatal("the popup closed without waiting for a key")
+	}
+	ptmx.Write([]byte("x"))
+	testutil.Eventually(t, 10*time.Second, "the popup to close", func() bool { return !running() })
 }
