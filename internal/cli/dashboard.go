@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/dashboard"
@@ -62,20 +64,48 @@ teammate wrote is shown with control characters as visible escapes.`,
 				return usagef("dashboard draws on a terminal, and stdin or stdout is not one: " +
 					"run it in a terminal or a tmux popup (for scripts: paneteam status, requests or monitor)")
 			}
-			if c.String("team") == "" {
-				if name := tmuxSessionTeam(c.Context, env); name != "" {
-					if err := c.Set("team", name); err != nil {
-						return err
-					}
-				}
+			err := dashboardTeam(c, env)
+			if err != nil && env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "" {
+				// A popup closes when its command exits: say why first.
+				holdOnError(env, err)
 			}
-			t, _, err := openTeam(c, env)
-			if err != nil {
-				return err
-			}
-			return runDashboard(c, env, t)
+			return err
 		},
 	}
+}
+
+func dashboardTeam(c *ucli.Context, env Env) error {
+	if c.String("team") == "" {
+		name := tmuxSessionTeam(c.Context, env)
+		if name == "" && env.Getenv("TMUX") != "" {
+			return usagef("no team given: pass --team NAME, set PANETEAM_TEAM, or for this tmux session: tmux set-option @paneteam-team NAME")
+		}
+		if name != "" {
+			if err := c.Set("team", name); err != nil {
+				return err
+			}
+		}
+	}
+	t, _, err := openTeam(c, env)
+	if err != nil {
+		return err
+	}
+	return runDashboard(c, env, t)
+}
+
+// holdOnError shows err and waits for a key, so that a popup does not
+// vanish before the person has read why.
+func holdOnError(env Env, err error) {
+	f, ok := env.Stdin.(*os.File)
+	if !ok {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "paneteam: %v\r\npress any key to close\r\n", err)
+	if st, rerr := term.MakeRaw(f.Fd()); rerr == nil {
+		defer term.Restore(f.Fd(), st) //nolint:errcheck
+	}
+	var b [1]byte
+	f.Read(b[:]) //nolint:errcheck
 }
 
 func runDashboard(c *ucli.Context, env Env, t team.Team) error {

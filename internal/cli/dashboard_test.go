@@ -70,7 +70,7 @@ func startDashOn(t *testing.T, srv tmux.Server, root string, w, h int, args stri
 	}
 	d := &dash{t: t, srv: srv, pane: strings.TrimSpace(pane), root: root}
 	env := "env PANETEAM_ROOT=" + root + " " + strings.Join(extra, " ")
-	d.keys("-l", env+" "+testutil.Binary(t)+" dashboard "+args+"; echo DASH-EXIT $?")
+	d.keys("-l", env+" "+testutil.Binary(t)+" dashboard "+args+"; echo DASH\"\"-EXIT $?")
 	d.keys("Enter")
 	return d
 }
@@ -306,7 +306,7 @@ func TestDashboardQuitRestoresTheTerminal(t *testing.T) {
 			t.Fatalf("after %s: alternate screen %s, cursor %s", quit, d.format("#{alternate_on}"), d.format("#{cursor_flag}"))
 		}
 		// The shell's own screen is back: the command line typed, no dashboard.
-		if !strings.Contains(s, "dashboard --team crew; echo DASH-EXIT") || strings.Contains(s, "MEMBERS") {
+		if !strings.Contains(s, "dashboard --team crew; echo DASH\"\"-EXIT") || strings.Contains(s, "MEMBERS") {
 			t.Fatalf("after %s the screen is not the shell's:\n%s", quit, s)
 		}
 	}
@@ -320,7 +320,7 @@ func TestDashboardRestoresTheTerminalOnSIGTERMAndWhenTheTeamIsDeleted(t *testing
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	d.waitFor("DASH-EXIT")
+	d.waitFor("DASH-EXIT 0")
 	if d.format("#{alternate_on}") != "0" || d.format("#{cursor_flag}") != "1" {
 		t.Fatal("SIGTERM left the terminal in the alternate screen or the cursor hidden")
 	}
@@ -403,6 +403,22 @@ func TestReviewPopupAnswersWithSingleKeys(t *testing.T) {
 	d.waitFor("DASH-EXIT 0")
 }
 
+func TestReviewPopupWithoutATeamSaysSoAndWaits(t *testing.T) {
+	root, _ := dashTeam(t)
+	d := startDashPopup(t, root, func(*dash) {})
+	d.waitFor("press any key to close")
+	s := d.screen("-J")
+	if !strings.Contains(s, "tmux set-option @paneteam-team NAME") {
+		t.Fatalf("no hint how to name the team:\n%s", s)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(d.screen(), "DASH-EXIT") {
+		t.Fatalf("closed before a key was pressed:\n%s", d.screen())
+	}
+	d.keys("x")
+	d.waitFor("DASH-EXIT 2")
+}
+
 // startDashPopup runs 'paneteam dashboard --requests' the way tmux runs a
 // display-popup command: TMUX set to the server and session, no
 // TMUX_PANE, no team on the command line; the team is the session's
@@ -420,7 +436,7 @@ func startDashPopup(t *testing.T, root string, setup func(*dash)) *dash {
 	setup(d)
 	sess := strings.TrimPrefix(d.format("#{session_id}"), "$")
 	tmuxVar := srv.Socket + "," + d.format("#{pid}") + "," + sess
-	d.typeText("env PANETEAM_ROOT=" + root + " NO_COLOR=1 TMUX=" + tmuxVar + " " + testutil.Binary(t) + " dashboard --requests; echo DASH-EXIT $?")
+	d.typeText("env PANETEAM_ROOT=" + root + " NO_COLOR=1 TMUX=" + tmuxVar + " " + testutil.Binary(t) + " dashboard --requests; echo DASH\"\"-EXIT $?")
 	d.keys("Enter")
 	return d
 }
