@@ -57,6 +57,8 @@ type (
 		reqs []approval.Request
 		err  error
 	}
+	// tickMsg redraws, so that ages move on while nothing changes.
+	tickMsg struct{}
 	// doneMsg is the outcome of an action.
 	doneMsg struct {
 		status string
@@ -123,8 +125,16 @@ func New(ctx context.Context, acts Actions, opts Options) *Model {
 	return m
 }
 
+// ageTick is how often ages are redrawn when nothing else changes; it
+// reads nothing.
+const ageTick = 5 * time.Second
+
 // Init reads the team once; the watcher feeds the rest.
-func (m *Model) Init() tea.Cmd { return m.refresh() }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.refresh(), tick()) }
+
+func tick() tea.Cmd {
+	return tea.Tick(ageTick, func(time.Time) tea.Msg { return tickMsg{} })
+}
 
 func (m *Model) refresh() tea.Cmd {
 	return func() tea.Msg {
@@ -139,6 +149,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		return m, nil
+	case tickMsg:
+		return m, tick()
 	case dataMsg:
 		return m, m.data(msg)
 	case doneMsg:

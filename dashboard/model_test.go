@@ -72,7 +72,7 @@ func start(t *testing.T, f *fake, opts Options) *Model {
 	opts.Team = "crew"
 	opts.Now = func() time.Time { return now }
 	m := New(context.Background(), f, opts)
-	drive(m, m.Init())
+	drive(m, m.refresh())
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	return m
 }

@@ -291,6 +291,18 @@ func TestDashboardSendsAMessageToTheSelectedMember(t *testing.T) {
 	}
 }
 
+func TestDashboardFollowsTheTeamLive(t *testing.T) {
+	root, _ := dashTeam(t)
+	d := startDash(t, root, 80, 24, "--team crew --poll 1h", "NO_COLOR=1")
+	d.waitFor("REQUESTS WAITING FOR YOU (0)")
+	// A file event, not the poll (an hour), brings the request in.
+	leadInbox(t, root, permReq("perm-1767225600000-abc1234", "alice", "make lint", time.Second))
+	s := d.waitFor("Bash: make lint")
+	if !strings.Contains(s, "REQUESTS WAITING FOR YOU (1)") || !strings.Contains(s, "! NEEDS YOU") {
+		t.Fatalf("after a request arrived:\n%s", s)
+	}
+}
+
 func TestDashboardQuitRestoresTheTerminal(t *testing.T) {
 	root, _ := dashTeam(t)
 	for _, quit := range [][]string{{"q"}, {"C-c"}} {
