@@ -14,6 +14,7 @@ require (
 	github.com/muesli/termenv v0.16.0
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/sys v0.47.0
+	golang.org/x/text v0.43.0
 )
 
 require (
@@ -31,5 +32,4 @@ require (
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/text v0.3.8 // indirect
 )

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -44,6 +45,11 @@ func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
 type Lead struct {
 	Team team.Team
 	Lock lockfile.Options
+	// Keys holds the signing keys of the teammates paneteam started with
+	// --lead-verify-key; answers to them are signed, and refused when the
+	// key is missing (an unsigned answer counts as forged, PROTOCOL-2.1.330.md
+	// §5). The zero value holds no keys.
+	Keys provenance.Store
 }
 
 // Open returns the lead of the team named teamName under root.
@@ -163,7 +169,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	if err := mayAnswer(l.Team, cfg, r); err != nil {
+	if err := l.mayAnswer(cfg, r); err != nil {
 		return Result{}, err
 	}
 	m := cfg.Member(r.From)
@@ -190,7 +196,11 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 			return nil, answeredError(r, rec)
 		}
 		msg := mailbox.Message{From: team.LeadName, Text: text, Timestamp: mailbox.Timestamp(d.Now)}
-		if err := mailbox.New(l.Team.InboxPath(m.Name), l.Lock).Send(ctx, msg); err != nil {
+		in := mailbox.New(l.Team.InboxPath(m.Name), l.Lock)
+		if l.Keys.Dir != "" {
+			in = in.SignedBy(provenance.Lead{Store: l.Keys})
+		}
+		if err := in.Send(ctx, msg); err != nil {
 			return nil, fmt.Errorf("write the answer to %s into %s's inbox: %w", Visible(r.ID), m.Name, err)
 		}
 		sent = true

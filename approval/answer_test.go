@@ -3,12 +3,14 @@ package approval
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -210,12 +212,42 @@ func TestClaudeLedTeamIsRefused(t *testing.T) {
 	}
 }
 
-func TestKeyedTeammateWithoutKeyIsRefused(t *testing.T) {
-	defer func(f func(team.Team, *team.Config, *team.Member) bool) { keyMissing = f }(keyMissing)
-	keyMissing = func(_ team.Team, _ *team.Config, m *team.Member) bool { return m.Name == "alice" }
+// TestKeyedTeammateAnswersAreSigned: a teammate paneteam started with
+// --lead-verify-key gets its answer signed with the key paneteam holds for
+// it, and no answer at all when that key is gone (unsigned, it would count
+// as forged: a denial).
+func TestKeyedTeammateAnswersAreSigned(t *testing.T) {
 	l := crew(t)
+	ctx := context.Background()
+	if _, err := l.Team.Update(ctx, lockfile.Options{}, func(c *team.Config) error {
+		c.Member("alice").Paneteam = &team.MemberMeta{Keyed: true}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	writeInbox(t, l, entry("alice", permFrame(permID, "alice", "Bash", exampleInput), t0))
-	if _, err := l.Answer(context.Background(), permID, "", Decision{Approve: true}); !errors.Is(err, ErrNoKey) {
-		t.Fatalf("keyed teammate: %v", err)
+	l.Keys = provenance.Store{Dir: filepath.Join(t.TempDir(), "keys")}
+	if _, err := l.Answer(ctx, permID, "", Decision{Approve: true, Now: time.Now()}); !errors.Is(err, ErrNoKey) {
+		t.Fatalf("keyed teammate whose key is gone: %v, want ErrNoKey", err)
+	}
+	if len(inbox(t, l, "alice")) != 0 {
+		t.Fatal("an unsigned answer was written to a keyed teammate")
+	}
+
+	key, err := l.Keys.Create(l.Team.InboxPath("alice"), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Answer(ctx, permID, "", Decision{Approve: true, Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	got := inbox(t, l, "alice")
+	if len(got) != 1 || got[0].LeadSig == "" {
+		t.Fatalf("alice's inbox %+v, want one signed answer", got)
+	}
+	m := got[0]
+	e := provenance.Entry{MsgID: m.MsgID, From: m.From, Timestamp: m.Timestamp, Text: m.Text}
+	if err := provenance.Verify(key.Flag(), e, m.LeadSig); err != nil {
+		t.Fatalf("the answer's signature does not verify under alice's key: %v", err)
 	}
 }

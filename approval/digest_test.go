@@ -12,10 +12,11 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/provenance"
 )
 
 func TestDigestsMatchTheProtocolExamples(t *testing.T) {
-	if d, err := inputDigest("Bash", json.RawMessage(exampleInput)); err != nil || d != exampleDigest {
+	if d, err := provenance.InputDigest("Bash", json.RawMessage(exampleInput)); err != nil || d != exampleDigest {
 		t.Fatalf("input digest %s %v, want %s (PROTOCOL-2.1.330.md §7)", d, err, exampleDigest)
 	}
 	if d := planDigest(examplePlan); d != examplePlanD {
@@ -48,7 +49,7 @@ func TestInputDigestMatchesClaudeCodesCode(t *testing.T) {
 	}
 	want := strings.Fields(out.String())
 	for i, in := range inputs {
-		got, err := inputDigest("T", json.RawMessage(in))
+		got, err := provenance.InputDigest("T", json.RawMessage(in))
 		if err != nil || got != want[i] {
 			t.Errorf("digest of %s = %s %v, want %s", in, got, err, want[i])
 		}

@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -18,41 +17,36 @@ var ErrClaudeLeads = errors.New("a Claude Code process leads this team")
 // approval as a denial (§5).
 var ErrNoKey = errors.New("this teammate only accepts signed answers, and paneteam does not hold its key")
 
-// Seams for facts other packages are adding; swap on merge.
-var (
-	// claudeLeads tells whether a live Claude Code process leads the team.
-	// Until package team detects it (config.json leadProcess, checked for
-	// a live process as §2 describes), any non-empty leadProcess counts.
-	claudeLeads = leadProcessRecorded
-	// keyMissing tells whether m was started with --lead-verify-key under a
-	// key paneteam does not hold. Until signing lands, paneteam starts its
-	// Claude teammates without a key and records none for others: false.
-	keyMissing = func(team.Team, *team.Config, *team.Member) bool { return false }
-)
+// claudeLeads tells whether a live Claude Code process leads the team
+// (config.json leadProcess, judged by Claude Code's own take-over test:
+// team.LeadOf).
+func claudeLeads(cfg *team.Config) bool { return team.LeadOf(cfg).ClaudeLed() }
 
-func leadProcessRecorded(cfg *team.Config) bool {
-	v, ok := cfg.Fields.Get("leadProcess")
-	if !ok {
+// keyMissing tells whether m was started with --lead-verify-key (paneteam
+// records that in its member row) under a key l does not hold: the key was
+// removed, or this process looks in another state folder
+// (PANETEAM_STATE_DIR, XDG_STATE_HOME).
+func (l *Lead) keyMissing(m *team.Member) bool {
+	if m.Paneteam == nil || !m.Paneteam.Keyed {
 		return false
 	}
-	v = bytes.TrimSpace(v)
-	switch string(v) {
-	case "", "null", "{}", `""`, "false":
-		return false
+	if l.Keys.Dir == "" {
+		return true
 	}
-	return true
+	k, err := l.Keys.Load(l.Team.InboxPath(m.Name))
+	return err != nil || k == nil
 }
 
 // mayAnswer refuses where paneteam does not lead, or where the teammate
 // would not believe its answer.
-func mayAnswer(t team.Team, cfg *team.Config, r Request) error {
+func (l *Lead) mayAnswer(cfg *team.Config, r Request) error {
 	if claudeLeads(cfg) {
-		return fmt.Errorf("team %s: %w (config.json records its leadProcess): answer %s in that Claude Code session",
-			t.Name, ErrClaudeLeads, r.ID)
+		return fmt.Errorf("team %s: %w (config.json leadProcess names a live process): answer %s in that Claude Code session",
+			l.Team.Name, ErrClaudeLeads, r.ID)
 	}
 	m := cfg.Member(r.From)
-	if m != nil && keyMissing(t, cfg, m) {
-		return fmt.Errorf("%s: %w: answer %s in the Claude Code session that started it", m.Name, ErrNoKey, r.ID)
+	if m != nil && l.keyMissing(m) {
+		return fmt.Errorf("%s: %w: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)", m.Name, ErrNoKey, r.ID)
 	}
 	return nil
 }

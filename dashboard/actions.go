@@ -12,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/lifecycle"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/teamwatch"
 	"github.com/paneteam/paneteam/tmux"
@@ -43,15 +44,21 @@ type Live struct {
 	Lock lockfile.Options
 	// Backend finds members' backends (liveness, hide/show, shutdown).
 	Backend backend.Env
-	// From is who the dashboard's messages come from (team-lead).
-	From string
+	// Agent and User are $PANETEAM_AGENT and $PANETEAM_USER: who sends
+	// the dashboard's messages (team.ChooseSender, as 'paneteam send').
+	Agent, User string
+	// Signer signs what goes out as team-lead to keyed teammates, and Keys
+	// holds their keys for answers (PROTOCOL-2.1.330.md §5); nil and the
+	// zero value sign nothing.
+	Signer mailbox.Signer
+	Keys   provenance.Store
 	// Snapshot options: liveness of panes.
 	Watch teamwatch.Options
 	// ShutdownTimeout bounds the wait for a teammate's answer to Stop.
 	ShutdownTimeout time.Duration
 }
 
-func (l *Live) lead() *approval.Lead { return &approval.Lead{Team: l.Team, Lock: l.Lock} }
+func (l *Live) lead() *approval.Lead { return &approval.Lead{Team: l.Team, Lock: l.Lock, Keys: l.Keys} }
 
 // Refresh takes a snapshot and lists the waiting requests.
 func (l *Live) Refresh(ctx context.Context) (*teamwatch.Snapshot, []approval.Request, error) {
@@ -79,8 +86,9 @@ func (l *Live) Answer(ctx context.Context, r approval.Request, d approval.Decisi
 }
 
 // Send appends a plain message the way 'paneteam send --to NAME TEXT'
-// does: the mailbox package's locked, atomic append, from the lead,
-// wearing the sender's team colour.
+// does: the sender team.ChooseSender picks (team-lead, or in a team a
+// live Claude Code leads, the person's own name), wearing its team
+// colour, through the mailbox package's locked, atomic, signed append.
 func (l *Live) Send(ctx context.Context, to, text string) error {
 	cfg, err := team.Load(l.Team.ConfigPath())
 	if err != nil {
@@ -90,18 +98,18 @@ func (l *Live) Send(ctx context.Context, to, text string) error {
 	if m == nil {
 		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
 	}
-	from := l.From
-	if from == "" {
-		from = team.LeadName
+	ch, err := team.ChooseSender(cfg, team.LeadOf(cfg), "", l.Agent, l.User)
+	if err != nil {
+		return err
 	}
-	msg := mailbox.Message{From: from, Text: text, Timestamp: mailbox.Timestamp(time.Now())}
-	if s := cfg.Member(from); s != nil {
+	msg := mailbox.Message{From: ch.From, Text: text, Timestamp: mailbox.Timestamp(time.Now())}
+	if s := cfg.Member(ch.From); s != nil {
 		msg.Color = s.Color
 	}
 	if err := msg.Validate(); err != nil {
 		return err
 	}
-	if err := mailbox.New(l.Team.InboxPath(m.Name), l.Lock).Send(ctx, msg); err != nil {
+	if err := mailbox.New(l.Team.InboxPath(m.Name), l.Lock).SignedBy(l.Signer).Send(ctx, msg); err != nil {
 		return fmt.Errorf("send to %s: %w", m.Name, err)
 	}
 	return nil
@@ -118,6 +126,9 @@ func (l *Live) ToggleHidden(ctx context.Context, name string) (bool, error) {
 	if m == nil {
 		return false, fmt.Errorf("%q is not a member of team %s", name, l.Team.Name)
 	}
+	if err := lifecycle.RefuseClaudeTeammate(cfg, m); err != nil {
+		return false, err
+	}
 	hide := !backend.Hidden(cfg, m)
 	return hide, backend.SetHidden(ctx, l.Backend, l.Team, l.Lock, m.Name, hide)
 }
@@ -128,13 +139,16 @@ func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 	if strings.EqualFold(name, team.LeadName) {
 		return "", errors.New("the lead is not stopped from here: it is you")
 	}
-	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
+	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Signer}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
 		Names: []string{name}, Reason: "stopped from the paneteam dashboard", Timeout: l.ShutdownTimeout,
 	})
 	if err != nil {
 		return "", err
 	}
 	if res == nil || len(res.Members) == 0 {
+		if res != nil && len(res.LeftToClaude) > 0 {
+			return "", fmt.Errorf("%s was left alone: Claude Code started it, and only Claude's lead can stop it", name)
+		}
 		return "", fmt.Errorf("%s was not asked", name)
 	}
 	m := res.Members[0]

@@ -72,13 +72,20 @@ func CommandLine(dir string, env, argv []string, userVars map[string]string) (st
 }
 
 // Quote makes s one word for a POSIX shell, zsh or fish: single quotes,
-// where each quote inside s closes the quoted run, adds \' and reopens.
+// where each quote inside s closes the quoted run, adds \' and reopens,
+// and each backslash likewise becomes \\ outside the quotes. fish (3.x)
+// reads \\ and \' even inside single quotes, so a backslash left inside
+// would change the text, and one before the closing quote would let the
+// next argument be run as commands; outside quotes every one of these
+// shells reads \\ as one backslash.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, safeChars) == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "'" + quoteReplacer.Replace(s) + "'"
 }
+
+var quoteReplacer = strings.NewReplacer("'", `'\''`, `\`, `'\\'`)
 
 // safeChars never need quoting in any of those shells.
 const safeChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:+,"

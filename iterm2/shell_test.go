@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/iterm2"
 )
 
@@ -15,9 +16,15 @@ import (
 // must mean the same in each.
 func shells(t *testing.T) []string {
 	var out []string
-	for _, sh := range []string{"sh", "bash", "zsh", "dash"} {
-		if p, err := exec.LookPath(sh); err == nil {
+	for _, sh := range []string{"sh", "bash", "zsh", "dash", "fish"} {
+		p, err := exec.LookPath(sh)
+		switch {
+		case err == nil:
 			out = append(out, p)
+		case testutil.RequireAll() && (sh == "zsh" || sh == "fish"):
+			t.Fatalf("%s is required (PANETEAM_REQUIRE_ALL=1): install it", sh)
+		default:
+			t.Logf("SKIPPED for %s: not on PATH", sh)
 		}
 	}
 	if len(out) == 0 {
@@ -29,6 +36,9 @@ func shells(t *testing.T) []string {
 var nasty = []string{
 	"it's", `"double"`, "$HOME", "a b", "*", ";echo pwned", `\back\slash`,
 	"`id`", "$(id)", "", "é ü 日本", "-n", "~", "!!", "#hash", "'", "''",
+	// fish reads \\ and \' inside single quotes: a lone backslash before
+	// the closing quote would run the next argument's text.
+	`\`, " ; touch pwned ; ", `\`, `a\\b`, `end\`, `\'`,
 }
 
 // The line CommandLine builds, run by real shells, must cd to the folder,
@@ -93,6 +103,8 @@ func TestQuote(t *testing.T) {
 		"$HOME":         "'$HOME'",
 		"~":             "'~'",
 		"--flag=value,": "'--flag=value,'",
+		`a\b`:           `'a'\\'b'`,
+		`end\`:          `'end'\\''`,
 	} {
 		if got := iterm2.Quote(in); got != want {
 			t.Errorf("Quote(%q) = %s, want %s", in, got, want)

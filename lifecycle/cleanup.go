@@ -71,6 +71,10 @@ func (o Options) Cleanup(ctx context.Context, t team.Team, co CleanupOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	if lead := team.LeadOf(cfg); lead.By == team.LedByClaude && lead.State != team.LeadDead {
+		return nil, fmt.Errorf("team %s is the session team of a Claude Code process that may be alive (%s): "+
+			"Claude Code deletes it itself when it exits; close its teammates with 'paneteam shutdown' instead", t.Name, lead.Why)
+	}
 	if !co.Force {
 		var active []string
 		for _, m := range cfg.Members {
@@ -82,18 +86,23 @@ func (o Options) Cleanup(ctx context.Context, t team.Team, co CleanupOptions) (*
 			return nil, &ActiveError{Team: t.Name, Names: active}
 		}
 	}
-	return o.teardown(ctx, t, cfg, co.DryRun, cfg.Paneteam != nil && cfg.Paneteam.TmuxPrivate)
+	return o.teardown(ctx, t, cfg, co.DryRun, cfg.Paneteam != nil && cfg.Paneteam.TmuxPrivate, nil)
 }
 
 // teardown does the work of Cleanup and of reaping an orphan.
-// stopServer says whether the team's tmux server is paneteam's own.
-func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dryRun, stopServer bool) (*CleanupResult, error) {
+// stopServer says whether the team's tmux server is paneteam's own; del
+// deletes the folders (nil: t.Delete). Teammates Claude Code started are
+// not paneteam's to close: they are left to Claude Code.
+func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dryRun, stopServer bool, del func() error) (*CleanupResult, error) {
+	if del == nil {
+		del = t.Delete
+	}
 	res := &CleanupResult{Team: t.Name, DryRun: dryRun, Members: []Departure{}}
 	var problems []string
 	var paneClosed []string
 	for i := range cfg.Members {
 		m := &cfg.Members[i]
-		if m.Name == team.LeadName {
+		if m.Name == team.LeadName || RefuseClaudeTeammate(cfg, m) != nil {
 			continue
 		}
 		d := Departure{Name: m.Name}
@@ -105,6 +114,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 				continue
 			}
 			paneClosed = append(paneClosed, m.Name)
+			o.forgetKey(t, m.Name)
 		}
 		d.Worktree = o.worktreeStep(ctx, m.WorktreePath, dryRun)
 		if d.Worktree != nil && d.Worktree.Kept != "" {
@@ -126,9 +136,14 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 		return res, nil
 	}
 	if len(problems) > 0 {
+		if _, claudeLed := cfg.LeadProcess(); claudeLed {
+			// Under config.json.lock already: left as it is; closing panes
+			// again next time is harmless.
+			return res, &KeptError{Team: t.Name, Problems: problems}
+		}
 		return res, errors.Join(o.keepRest(ctx, t, res, paneClosed), &KeptError{Team: t.Name, Problems: problems})
 	}
-	if err := t.Delete(); err != nil {
+	if err := del(); err != nil {
 		return res, err
 	}
 	res.Deleted = true

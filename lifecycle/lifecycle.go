@@ -18,6 +18,8 @@ import (
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/worktree"
 )
@@ -28,6 +30,10 @@ type Options struct {
 	Lock lockfile.Options
 	// Backend lets backends be found for members (backend.ForMember).
 	Backend backend.Env
+	// Signer signs what is written as team-lead to teammates that hold
+	// paneteam's key (shutdown requests); nil when the caller does not act
+	// as the lead (Claude Code 2.1.330, PROTOCOL-2.1.330.md §5).
+	Signer mailbox.Signer
 }
 
 // Departure is what became of one member taken out of a team.
@@ -126,6 +132,10 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			out[i].Error = "the team lead cannot leave its team: delete the team with 'paneteam cleanup'"
 			continue
 		}
+		if err := RefuseClaudeTeammate(cfg, m); err != nil {
+			out[i].Error = err.Error()
+			continue
+		}
 		if err := o.closePane(ctx, cfg, m); err != nil {
 			out[i].Error = err.Error()
 			continue
@@ -151,6 +161,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			continue
 		}
 		out[i].Removed = true
+		o.forgetKey(t, name)
 		released, err := team.ReleaseTasks(ctx, t, o.Lock, name)
 		out[i].ReleasedTasks = released
 		if err != nil {
@@ -159,4 +170,15 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 		out[i].Worktree = removeWorktree(ctx, worktrees[name])
 	}
 	return out, errors.Join(errs...)
+}
+
+// forgetKey removes a departed teammate's signing key, if paneteam made
+// one: it signed for a process that is gone.
+func (o Options) forgetKey(t team.Team, name string) {
+	if o.Backend.Getenv == nil {
+		return
+	}
+	if st, err := provenance.DefaultStore(o.Backend.Getenv); err == nil {
+		st.Forget(t.InboxPath(name))
+	}
 }

@@ -24,6 +24,9 @@ type ReapOptions struct {
 	// OlderThan spares teams active (config or an inbox written) and
 	// servers started within this long.
 	OlderThan time.Duration
+	// ClaudeGrace spares a team whose Claude Code lead is gone for this
+	// long after its last change (0: DefaultClaudeGrace; negative: none).
+	ClaudeGrace time.Duration
 	// SocketDir is tmux's socket folder to scan (default SocketDir).
 	SocketDir string
 	Now       func() time.Time
@@ -41,6 +44,8 @@ type ReapResult struct {
 	// StaleLocks are paneteam's pane locks whose server is gone
 	// (sweepLocks).
 	StaleLocks []string `json:"staleLocks"`
+	// Panes are panes paneteam made for teams whose folder is gone.
+	Panes []*LeftPane `json:"panes"`
 }
 
 // Orphan is a team whose lead process is gone.
@@ -67,8 +72,11 @@ const LockName = ".paneteam-cleanup.flock"
 // stopped, clean worktrees removed, folders deleted; a worktree with work
 // keeps it and its team), then the private tmux servers of gone leads are
 // stopped: Claude Code's claude-swarm-<pid>, and paneteam-<pid> when every
-// pane on it is paneteam's. Teams with a live lead, or no recorded lead
-// (Claude Code's own teams), are never touched. Reap is idempotent and safe to run from cron.
+// pane on it is paneteam's. A team led by Claude Code (by its
+// leadProcess) is reaped only when its lead is provably dead by Claude
+// Code's own test and its grace period has passed (reapClaudeTeam).
+// Teams with a live lead, a lead in another pid namespace, or no recorded
+// lead are never touched. Reap is idempotent and safe to run from cron.
 func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapResult, error) {
 	if ro.Now == nil {
 		ro.Now = time.Now
@@ -76,7 +84,7 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	if ro.SocketDir == "" {
 		ro.SocketDir = SocketDir(o.getenv)
 	}
-	res := &ReapResult{DryRun: ro.DryRun, Orphans: []Orphan{}, Servers: []*Server{}, Skipped: []Skipped{}}
+	res := &ReapResult{DryRun: ro.DryRun, Orphans: []Orphan{}, Servers: []*Server{}, Skipped: []Skipped{}, Panes: []*LeftPane{}}
 	unlock, err := o.lockRoot(ctx, root)
 	if err != nil {
 		return nil, err
@@ -84,6 +92,9 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	defer unlock()
 	var errs []error
 	if err := o.reapTeams(ctx, root, ro, res); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.reapLeftPanes(ctx, root, ro, res); err != nil {
 		errs = append(errs, err)
 	}
 	servers, err := scanServers(ctx, ro.SocketDir, ro.OlderThan, ro.Now())
@@ -151,6 +162,10 @@ func (o Options) reapTeams(ctx context.Context, root string, ro ReapOptions, res
 			res.Skipped = append(res.Skipped, Skipped{Team: name, Why: "its config names another team (" + cfg.Name + ")"})
 			continue
 		}
+		if lead := team.LeadOf(cfg); lead.By == team.LedByClaude {
+			o.reapClaudeTeam(ctx, t, cfg, lead, ro, res)
+			continue
+		}
 		why, orphan := orphaned(cfg)
 		if orphan && ro.OlderThan > 0 {
 			if last := lastActivity(t); ro.Now().Sub(last) < ro.OlderThan {
@@ -162,7 +177,7 @@ func (o Options) reapTeams(ctx context.Context, root string, ro ReapOptions, res
 			continue
 		}
 		stop := cfg.Paneteam.TmuxPrivate
-		cr, err := o.teardown(ctx, t, cfg, ro.DryRun, stop)
+		cr, err := o.teardown(ctx, t, cfg, ro.DryRun, stop, nil)
 		if cr == nil {
 			cr = &CleanupResult{Team: t.Name}
 		}

@@ -16,7 +16,38 @@ const (
 	AnswerRejected = "rejected"
 	AnswerNone     = "none" // no answer before the timeout
 	AnswerGone     = "gone" // its pane had already closed: nobody to ask
+	// AnswerExited: asked, it ended (its pane or process is gone) without
+	// an answer paneteam saw. That counts as approval: in a team Claude
+	// Code leads, Claude's own poller may take the teammate's
+	// shutdown_approved from the lead's inbox before paneteam reads it.
+	AnswerExited = "exited"
 )
+
+// ClaudeTeammateError refuses to stop a teammate Claude Code started: in
+// Claude Code 2.1.330 only its lead can (a shutdown_request from anyone
+// else is refused as forged, and paneteam cannot prove the pane its own).
+type ClaudeTeammateError struct {
+	Team, Name string
+	InProcess  bool
+}
+
+func (e *ClaudeTeammateError) Error() string {
+	where := "in a pane of its own"
+	if e.InProcess {
+		where = "inside its own process"
+	}
+	return fmt.Sprintf("%s was started by Claude Code (%s), and only Claude Code's lead can stop it: "+
+		"Claude Code refuses a shutdown request written by anyone else. Ask Claude's lead, in that Claude Code session, to shut %s down", e.Name, where, e.Name)
+}
+
+// RefuseClaudeTeammate returns a *ClaudeTeammateError when m, in a team
+// Claude Code leads (by leadProcess), is a teammate Claude Code started.
+func RefuseClaudeTeammate(cfg *team.Config, m *team.Member) error {
+	if _, claudeLed := cfg.LeadProcess(); !claudeLed || !cfg.StartedByClaude(m) {
+		return nil
+	}
+	return &ClaudeTeammateError{Team: cfg.Name, Name: m.Name, InProcess: cfg.RunBy(m) == team.RunByClaudeInProcess}
+}
 
 // DefaultShutdownTimeout is how long Shutdown waits for answers unless
 // told otherwise.
@@ -70,6 +101,9 @@ type ShutdownMember struct {
 type ShutdownResult struct {
 	Team    string           `json:"team"`
 	Members []ShutdownMember `json:"members"`
+	// LeftToClaude are the teammates Claude Code started, which All
+	// leaves to Claude's lead (see ClaudeTeammateError).
+	LeftToClaude []string `json:"leftToClaude,omitempty"`
 }
 
 // Remaining lists the members still in the team (refused, silent, or
@@ -97,11 +131,11 @@ func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) 
 	if err != nil {
 		return nil, err
 	}
-	targets, err := shutdownTargets(cfg, so)
+	targets, left, err := shutdownTargets(cfg, so)
 	if err != nil {
 		return nil, err
 	}
-	res := &ShutdownResult{Team: t.Name}
+	res := &ShutdownResult{Team: t.Name, LeftToClaude: left}
 	for _, m := range targets {
 		res.Members = append(res.Members, o.ask(ctx, t, cfg, m, so))
 	}
@@ -113,7 +147,7 @@ func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) 
 	for i, m := range res.Members {
 		switch {
 		case m.Error != "":
-		case m.Answer == AnswerApproved || m.Answer == AnswerGone:
+		case m.Answer == AnswerApproved || m.Answer == AnswerGone || m.Answer == AnswerExited:
 			leaving = append(leaving, m.Name)
 		case so.Force && waitErr == nil:
 			res.Members[i].Forced = true
@@ -137,37 +171,44 @@ func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) 
 	return res, err
 }
 
-// shutdownTargets resolves the members to ask; unknown names are refused
-// before anything is sent.
-func shutdownTargets(cfg *team.Config, so ShutdownOptions) ([]team.Member, error) {
+// shutdownTargets resolves the members to ask; unknown names, and
+// teammates Claude Code started, are refused before anything is sent.
+// All asks every member paneteam may stop and lists the others in left.
+func shutdownTargets(cfg *team.Config, so ShutdownOptions) (out []team.Member, left []string, err error) {
 	if so.All {
-		var out []team.Member
-		for _, m := range cfg.Members {
-			if m.Name != team.LeadName {
-				out = append(out, m)
+		for i := range cfg.Members {
+			m := &cfg.Members[i]
+			switch {
+			case m.Name == team.LeadName:
+			case RefuseClaudeTeammate(cfg, m) != nil:
+				left = append(left, m.Name)
+			default:
+				out = append(out, *m)
 			}
 		}
-		return out, nil
+		return out, left, nil
 	}
 	if len(so.Names) == 0 {
-		return nil, fmt.Errorf("no member named: give member names or ask every member")
+		return nil, nil, fmt.Errorf("no member named: give member names or ask every member")
 	}
-	var out []team.Member
 	seen := map[string]bool{}
 	for _, n := range so.Names {
 		m := cfg.Member(n)
 		if m == nil {
-			return nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, cfg.Name, strings.Join(cfg.MemberNames(), ", "))
+			return nil, nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, cfg.Name, strings.Join(cfg.MemberNames(), ", "))
 		}
 		if m.Name == team.LeadName {
-			return nil, fmt.Errorf("the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone")
+			return nil, nil, fmt.Errorf("the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone")
+		}
+		if err := RefuseClaudeTeammate(cfg, m); err != nil {
+			return nil, nil, err
 		}
 		if !seen[m.Name] {
 			seen[m.Name] = true
 			out = append(out, *m)
 		}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // ask sends one member its shutdown_request, unless its pane is already
@@ -185,7 +226,7 @@ func (o Options) ask(ctx context.Context, t team.Team, cfg *team.Config, m team.
 		Reason: so.Reason, Timestamp: mailbox.Timestamp(now),
 	})
 	if err == nil {
-		in := mailbox.New(t.InboxPath(m.Name), o.Lock)
+		in := mailbox.New(t.InboxPath(m.Name), o.Lock).SignedBy(o.Signer)
 		err = in.Append(ctx, mailbox.Message{From: team.LeadName, Text: text, Timestamp: mailbox.Timestamp(now)})
 	}
 	if err != nil {
@@ -214,14 +255,16 @@ func (o Options) awaitAnswers(ctx context.Context, t team.Team, cfg *team.Config
 		if len(pending) == 0 || !time.Now().Before(deadline) {
 			return nil
 		}
-		// A pane that closed without answering (the teammate crashed or
-		// was closed by hand) will never answer: stop waiting for it.
+		// A teammate whose pane closed after it was asked has ended: its
+		// answer may have gone to Claude Code's own poller (a Claude-led
+		// team), or it crashed or was closed by hand. Either way it will
+		// not answer, and it is gone: that is the shutdown asked for.
 		if time.Since(lastLiveness) >= time.Second {
 			lastLiveness = time.Now()
 			for id, i := range pending {
 				m := cfg.Member(res.Members[i].Name)
 				if alive, known := o.alive(ctx, cfg, m); known && !alive {
-					res.Members[i].Answer = AnswerGone
+					res.Members[i].Answer = AnswerExited
 					delete(pending, id)
 				}
 			}

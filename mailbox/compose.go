@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paneteam/paneteam/provenance"
 )
 
 // Draft holds what a person gives to compose a protocol message; Compose
@@ -25,6 +27,12 @@ type Draft struct {
 	Approve *bool
 	// Input is permission_response's updated_input (the tool input to run).
 	Input json.RawMessage
+	// Request is the frame answered (a permission_request or a
+	// plan_approval_request, as read): with it the answer is bound to the
+	// request as Claude Code 2.1.330 checks (tool_use_id, approved_request
+	// with the input digest; planDigest). Without it the answer is unbound,
+	// which 2.1.330 accepts only from a keyless teammate's point of view.
+	Request json.RawMessage
 
 	IdleReason, TaskID, CompletedStatus string
 	Summary                             string // idle_notification's own summary
@@ -77,8 +85,16 @@ func Compose(d Draft) (v any, requestID string, err error) {
 		if err := checkMode(d.Mode, true); err != nil {
 			return nil, "", err
 		}
-		return PlanApprovalResponse{Type: d.Type, RequestID: d.RequestID, Approved: *d.Approve, Feedback: d.Feedback,
-			Timestamp: ts, PermissionMode: d.Mode}, "", needID()
+		r := PlanApprovalResponse{Type: d.Type, RequestID: d.RequestID, Approved: *d.Approve, Feedback: d.Feedback,
+			Timestamp: ts, PermissionMode: d.Mode}
+		if len(d.Request) > 0 && *d.Approve {
+			var req PlanApprovalRequest
+			if err := json.Unmarshal(d.Request, &req); err != nil || req.Type != TypePlanApprovalRequest {
+				return nil, "", fmt.Errorf("the request answered is not a plan_approval_request (%v)", err)
+			}
+			r.PlanDigest = provenance.PlanDigest(req.PlanContent)
+		}
+		return r, "", needID()
 	case TypePermissionResponse:
 		return composePermission(d, needID)
 	case TypeModeSetRequest:
@@ -108,6 +124,22 @@ func Compose(d Draft) (v any, requestID string, err error) {
 func composePermission(d Draft, needID func() error) (any, string, error) {
 	if d.Approve == nil {
 		return nil, "", errors.New("permission_response needs a decision: allow or deny")
+	}
+	if len(d.Request) > 0 {
+		r, err := AnswerPermission(d.Request, *d.Approve, d.Reason, nil)
+		if err != nil {
+			return nil, "", err
+		}
+		if d.RequestID != "" && d.RequestID != r.RequestID {
+			return nil, "", fmt.Errorf("request id %s is not the id of the request answered (%s)", d.RequestID, r.RequestID)
+		}
+		if len(d.Input) > 0 && r.Response != nil {
+			if !json.Valid(d.Input) {
+				return nil, "", errors.New("the tool input to run is not JSON")
+			}
+			r.Response.UpdatedInput = d.Input
+		}
+		return r, "", nil
 	}
 	r := PermissionResponse{Type: d.Type, RequestID: d.RequestID}
 	if !*d.Approve {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/jsonx"
@@ -19,6 +20,9 @@ import (
 type Inbox struct {
 	Path string
 	Lock lockfile.Options
+	// Signer, when set, signs the entries written as the lead (see
+	// SignedBy).
+	Signer Signer
 }
 
 // New returns the inbox at path.
@@ -87,8 +91,12 @@ func (in *Inbox) Unread() ([]Message, error) {
 // Append adds messages as unread and returns only once they are durably
 // on disk. The inbox is created if missing.
 func (in *Inbox) Append(ctx context.Context, msgs ...Message) error {
-	for _, m := range msgs {
-		if err := m.Validate(); err != nil {
+	msgs = append([]Message(nil), msgs...)
+	for i := range msgs {
+		if err := msgs[i].Validate(); err != nil {
+			return err
+		}
+		if err := in.prepare(&msgs[i]); err != nil {
 			return err
 		}
 	}
@@ -99,10 +107,7 @@ func (in *Inbox) Append(ctx context.Context, msgs ...Message) error {
 			return err
 		}
 		err := in.transform(ctx, func(cur []Message) ([]Message, error) {
-			for _, m := range msgs {
-				m.Read = false
-				cur = append(cur, m)
-			}
+			cur = append(cur, msgs...)
 			return cur, nil
 		})
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
@@ -147,6 +152,16 @@ func (in *Inbox) Clear(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// Reset makes the inbox exist and hold nothing ("[]"), as Claude Code's
+// lead leaves a teammate's inbox before writing its first prompt
+// (PROTOCOL-2.1.330.md §11).
+func (in *Inbox) Reset(ctx context.Context) error {
+	if err := in.ensure(); err != nil {
+		return err
+	}
+	return in.transform(ctx, func([]Message) ([]Message, error) { return []Message{}, nil })
 }
 
 // Update applies fn to the messages under the lock; fn returning nil
@@ -293,4 +308,12 @@ func Encode(msgs []Message) ([]byte, error) {
 		msgs = []Message{}
 	}
 	return jsonx.MarshalIndent(msgs)
+}
+
+// IsTempFile reports whether a file name in an inboxes folder is a
+// writer's temporary file, not an inbox: Claude Code 2.1.330's
+// "<agent>.json.tmp.<8 hex>" (PROTOCOL-2.1.330.md §3), paneteam's own
+// hidden temp and queue files. Anything listing inboxes skips these.
+func IsTempFile(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.Contains(name, ".tmp.") || strings.HasSuffix(name, ".tmp")
 }

@@ -25,7 +25,8 @@ func msg(from, text string) Message {
 
 func TestAppendWritesClaudeLayout(t *testing.T) {
 	in := newInbox(t)
-	m := Message{From: "team-lead", Text: "review <a> & <b>", Summary: "review", Timestamp: "2026-02-18T18:39:39.925Z", Color: "blue"}
+	m := Message{From: "team-lead", Text: "review <a> & <b>", Summary: "review", Timestamp: "2026-02-18T18:39:39.925Z", Color: "blue",
+		MsgID: "6f9c1d2e-8a7b-4c3d-9e0f-112233445566"}
 	if err := in.Append(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +38,9 @@ func TestAppendWritesClaudeLayout(t *testing.T) {
     "summary": "review",
     "timestamp": "2026-02-18T18:39:39.925Z",
     "color": "blue",
+    "msgV": 1,
+    "msg_id": "6f9c1d2e-8a7b-4c3d-9e0f-112233445566",
+    "type": "message",
     "read": false
   }
 ]`

@@ -5,6 +5,9 @@
 package mailbox
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -14,25 +17,90 @@ import (
 
 // Message is one inbox entry. Protocol messages carry a JSON object in Text
 // (see Parse).
+//
+// Claude Code 2.1.330 (PROTOCOL-2.1.330.md §3, §4) adds msgV, msg_id and
+// type to every entry it writes, and lead_sig to signed ones; paneteam
+// writes them too (see prepare). Its schema checks from, text and
+// timestamp (strings), read (boolean), color, summary, from_plugin and
+// type (strings when present); msgV, msg_id and lead_sig are not checked,
+// so an entry holding an odd value there still decodes (see UnmarshalJSON).
 type Message struct {
-	From      string `json:"from"`
-	Text      string `json:"text"`
-	Summary   string `json:"summary,omitempty"`
-	Timestamp string `json:"timestamp"`
-	Color     string `json:"color,omitempty"`
-	Read      bool   `json:"read"`
+	From       string `json:"from"`
+	Text       string `json:"text"`
+	Summary    string `json:"summary,omitempty"`
+	Timestamp  string `json:"timestamp"`
+	Color      string `json:"color,omitempty"`
+	MsgV       int    `json:"msgV,omitempty"`
+	MsgID      string `json:"msg_id,omitempty"`
+	Type       string `json:"type,omitempty"`
+	Read       bool   `json:"read"`
+	LeadSig    string `json:"lead_sig,omitempty"`
+	FromPlugin string `json:"from_plugin,omitempty"`
 
 	Fields jsonx.Fields `json:"-"`
 }
 
+// EntryVersion is the msgV Claude Code 2.1.330 writes.
+const EntryVersion = 1
+
+// EntryType is the type of every inbox entry (a protocol message's own
+// type lives in its text).
+const EntryType = "message"
+
 func (m *Message) UnmarshalJSON(b []byte) error {
 	type plain Message
-	return jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+	err := jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+	if err == nil {
+		keepEmpty(b, m)
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	// A field Claude Code does not check (msgV, msg_id, lead_sig) or one
+	// only provenance reads holds an unexpected JSON type: decode the
+	// fields paneteam needs, as before 2.1.330, and keep every other member
+	// as it was written, so the entry survives a rewrite untouched.
+	var l struct {
+		From      string `json:"from"`
+		Text      string `json:"text"`
+		Summary   string `json:"summary,omitempty"`
+		Timestamp string `json:"timestamp"`
+		Color     string `json:"color,omitempty"`
+		Read      bool   `json:"read"`
+	}
+	if jsonx.Unmarshal(b, &l, &m.Fields) != nil {
+		return err
+	}
+	*m = Message{From: l.From, Text: l.Text, Summary: l.Summary, Timestamp: l.Timestamp, Color: l.Color, Read: l.Read, Fields: m.Fields}
+	return nil
 }
 
 func (m Message) MarshalJSON() ([]byte, error) {
 	type plain Message
 	return jsonx.MarshalWith(plain(m), m.Fields)
+}
+
+// signedOptional are the optional members a lead signature covers.
+var signedOptional = []string{"summary", "color", "from_plugin"}
+
+// keepEmpty keeps an empty summary, color or from_plugin that was read: a
+// lead signature covers "" and an absent member differently (null), so a
+// rewrite that dropped it would turn a signed entry into a forged one.
+func keepEmpty(b []byte, m *Message) {
+	if (m.Summary != "" && m.Color != "" && m.FromPlugin != "") || !bytes.Contains(b, []byte(`""`)) {
+		return
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(b, &raw) != nil {
+		return
+	}
+	for _, k := range signedOptional {
+		if v, ok := raw[k]; ok && string(v) == `""` {
+			m.Fields.Set(k, v)
+		}
+	}
 }
 
 // TimeLayout is Claude Code's timestamp: ISO-8601, UTC, milliseconds, Z

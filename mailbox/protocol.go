@@ -23,6 +23,9 @@ const (
 	TypeSandboxPermissionReq  = "sandbox_permission_request"
 	TypeSandboxPermissionResp = "sandbox_permission_response"
 	TypeTeamPermissionUpdate  = "team_permission_update"
+	// Claude Code 2.1.330 (PROTOCOL-2.1.330.md §6).
+	TypeTaskCompleted      = "task_completed"
+	TypeTeammateTerminated = "teammate_terminated"
 )
 
 // Idle reasons and completion statuses of idle_notification.
@@ -32,8 +35,10 @@ const (
 	IdleFailed      = "failed"
 )
 
-// Permission modes a lead may set.
-var PermissionModes = []string{"default", "acceptEdits", "bypassPermissions", "plan", "delegate", "dontAsk"}
+// PermissionModes are the modes Claude Code 2.1.330 knows: a
+// plan_approval_response with any other permissionMode is invalid
+// (PROTOCOL-2.1.330.md §6), and spawn-pane offers exactly these.
+var PermissionModes = []string{"default", "plan", "acceptEdits", "auto", "dontAsk", "bypassPermissions"}
 
 // Each struct lists its fields in the order Claude Code writes them; the
 // type field comes first.
@@ -47,6 +52,9 @@ type IdleNotification struct {
 	CompletedTaskID string `json:"completedTaskId,omitempty"`
 	CompletedStatus string `json:"completedStatus,omitempty"`
 	FailureReason   string `json:"failureReason,omitempty"`
+	// Result is the final text of the turn (Claude Code 2.1.330: at most
+	// 4000 characters plus "[result truncated…]").
+	Result string `json:"result,omitempty"`
 }
 
 type ShutdownRequest struct {
@@ -90,6 +98,10 @@ type PlanApprovalResponse struct {
 	Feedback       string `json:"feedback,omitempty"`
 	Timestamp      string `json:"timestamp"`
 	PermissionMode string `json:"permissionMode,omitempty"`
+	// PlanDigest binds an approval to the plan shown (PlanDigest of the
+	// request's planContent); a keyed teammate rejects an approval without
+	// the right one (PROTOCOL-2.1.330.md §7).
+	PlanDigest string `json:"planDigest,omitempty"`
 }
 
 type PermissionRequest struct {
@@ -101,19 +113,82 @@ type PermissionRequest struct {
 	Description           string          `json:"description"`
 	Input                 json.RawMessage `json:"input"`
 	PermissionSuggestions json.RawMessage `json:"permission_suggestions"`
+	// An MCP skill's request also names the skill and its server; its
+	// input digest covers them (provenance.RequestDigest).
+	ToolKind  string          `json:"tool_kind,omitempty"`
+	MCPServer json.RawMessage `json:"mcp_server,omitempty"`
+	MCPSkill  json.RawMessage `json:"mcp_skill,omitempty"`
 }
 
+// Subtypes of permission_response.
+const (
+	PermissionSuccess = "success"
+	PermissionError   = "error"
+)
+
 type PermissionResponse struct {
-	Type      string              `json:"type"`
-	RequestID string              `json:"request_id"`
-	Subtype   string              `json:"subtype"`
-	Response  *PermissionDecision `json:"response,omitempty"`
-	Error     string              `json:"error,omitempty"`
+	Type      string `json:"type"`
+	RequestID string `json:"request_id"`
+	Subtype   string `json:"subtype"`
+	// ToolUseID and ApprovedRequest bind the verdict to the request
+	// (Claude Code 2.1.330, PROTOCOL-2.1.330.md §7): a worker refuses a
+	// verdict whose ids or input digest differ from its own.
+	ToolUseID       string              `json:"tool_use_id,omitempty"`
+	ApprovedRequest *ApprovedRequest    `json:"approved_request,omitempty"`
+	Response        *PermissionDecision `json:"response,omitempty"`
+	Error           string              `json:"error,omitempty"`
+}
+
+// ApprovedRequest names the request a permission verdict answers.
+type ApprovedRequest struct {
+	ToolUseID   string `json:"tool_use_id"`
+	ToolName    string `json:"tool_name"`
+	InputDigest string `json:"input_digest"`
 }
 
 type PermissionDecision struct {
 	UpdatedInput      json.RawMessage `json:"updated_input"`
 	PermissionUpdates json.RawMessage `json:"permission_updates"`
+}
+
+type SandboxPermissionRequest struct {
+	Type        string      `json:"type"`
+	RequestID   string      `json:"requestId"`
+	WorkerID    string      `json:"workerId"`
+	WorkerName  string      `json:"workerName"`
+	WorkerColor string      `json:"workerColor"`
+	HostPattern HostPattern `json:"hostPattern"`
+	CreatedAt   int64       `json:"createdAt"`
+}
+
+type HostPattern struct {
+	Host string `json:"host"`
+}
+
+type SandboxPermissionResponse struct {
+	Type      string `json:"type"`
+	RequestID string `json:"requestId"`
+	// Host must equal the request's host, else the worker denies.
+	Host      string `json:"host"`
+	Allow     bool   `json:"allow"`
+	Timestamp string `json:"timestamp"`
+}
+
+// TaskCompleted is in Claude Code 2.1.330's schema; no writer of it was
+// found (PROTOCOL-2.1.330.md §14).
+type TaskCompleted struct {
+	Type        string `json:"type"`
+	From        string `json:"from,omitempty"`
+	TaskID      string `json:"taskId"`
+	TaskSubject string `json:"taskSubject,omitempty"`
+	Timestamp   string `json:"timestamp,omitempty"`
+}
+
+// TeammateTerminated lives only in a Claude lead's memory, never in a
+// file; parsed so that one found anyway is recognised.
+type TeammateTerminated struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }
 
 type ModeSetRequest struct {
@@ -177,16 +252,34 @@ func Parse(text string) (p Protocol, ok bool) {
 		v = &ModeSetRequest{}
 	case TypeTaskAssignment:
 		v = &TaskAssignment{}
+	case TypeSandboxPermissionReq:
+		v = &SandboxPermissionRequest{}
+	case TypeSandboxPermissionResp:
+		v = &SandboxPermissionResponse{}
+	case TypeTaskCompleted:
+		v = &TaskCompleted{}
+	case TypeTeammateTerminated:
+		v = &TeammateTerminated{}
 	default:
 		return p, true
 	}
 	// A known type whose fields have the wrong JSON types is still a
 	// protocol message; it just has no typed value.
-	if err := json.Unmarshal([]byte(t), v); err == nil {
+	dec := json.NewDecoder(strings.NewReader(t))
+	if strictTypes[p.Type] {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err == nil {
 		p.Value = v
 	}
 	return p, true
 }
+
+// strictTypes are parsed strictly, as Claude Code 2.1.330 does: a member
+// it does not know makes the frame plain text (PROTOCOL-2.1.330.md §6).
+// task_assignment is strict there too, but paneteam keeps reading it
+// leniently, as before, since it only acts on its own fields.
+var strictTypes = map[string]bool{TypeTaskCompleted: true, TypeTeammateTerminated: true}
 
 // Text serialises a protocol message for a message's text field, as
 // Claude Code does (JSON.stringify without indentation).

@@ -8,16 +8,20 @@ import (
 
 func TestParseKnowsEveryProtocolType(t *testing.T) {
 	cases := map[string]any{
-		TypeIdle:                 &IdleNotification{},
-		TypeShutdownRequest:      &ShutdownRequest{},
-		TypeShutdownApproved:     &ShutdownApproved{},
-		TypeShutdownRejected:     &ShutdownRejected{},
-		TypePlanApprovalRequest:  &PlanApprovalRequest{},
-		TypePlanApprovalResponse: &PlanApprovalResponse{},
-		TypePermissionRequest:    &PermissionRequest{},
-		TypePermissionResponse:   &PermissionResponse{},
-		TypeModeSetRequest:       &ModeSetRequest{},
-		TypeTaskAssignment:       &TaskAssignment{},
+		TypeIdle:                  &IdleNotification{},
+		TypeShutdownRequest:       &ShutdownRequest{},
+		TypeShutdownApproved:      &ShutdownApproved{},
+		TypeShutdownRejected:      &ShutdownRejected{},
+		TypePlanApprovalRequest:   &PlanApprovalRequest{},
+		TypePlanApprovalResponse:  &PlanApprovalResponse{},
+		TypePermissionRequest:     &PermissionRequest{},
+		TypePermissionResponse:    &PermissionResponse{},
+		TypeModeSetRequest:        &ModeSetRequest{},
+		TypeTaskAssignment:        &TaskAssignment{},
+		TypeSandboxPermissionReq:  &SandboxPermissionRequest{},
+		TypeSandboxPermissionResp: &SandboxPermissionResponse{},
+		TypeTaskCompleted:         &TaskCompleted{},
+		TypeTeammateTerminated:    &TeammateTerminated{},
 	}
 	for typ, want := range cases {
 		p, ok := Parse(`{"type":"` + typ + `"}`)
@@ -31,7 +35,7 @@ func TestParseKnowsEveryProtocolType(t *testing.T) {
 			t.Fatalf("%s parsed as %s, want %s", typ, gotT, wantT)
 		}
 	}
-	for _, typ := range []string{TypeSandboxPermissionReq, TypeSandboxPermissionResp, TypeTeamPermissionUpdate, "from_the_future"} {
+	for _, typ := range []string{TypeTeamPermissionUpdate, "from_the_future"} {
 		p, ok := Parse(`{"type":"` + typ + `","x":1}`)
 		if !ok || p.Value != nil || string(p.Raw) != `{"type":"`+typ+`","x":1}` {
 			t.Fatalf("%s must pass through untouched: %+v %v", typ, p, ok)

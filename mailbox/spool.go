@@ -40,7 +40,9 @@ func (in *Inbox) Send(ctx context.Context, m Message) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	m.Read = false
+	if err := in.prepare(&m); err != nil {
+		return err
+	}
 	if err := in.ensure(); err != nil {
 		return err
 	}

@@ -93,6 +93,10 @@ type MemberMeta struct {
 	// HostState is the in-process host's state file (its socket, log and
 	// the command's pid), for kill, logs and attach.
 	HostState string `json:"hostState,omitempty"`
+	// Keyed says the member was started with --lead-verify-key: it believes
+	// entries from team-lead, user or system only when signed with the key
+	// paneteam keeps for it (PROTOCOL-2.1.330.md §5).
+	Keyed bool `json:"keyed,omitempty"`
 
 	Fields jsonx.Fields `json:"-"`
 }

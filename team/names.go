@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // LeadName is the name Claude Code gives every team's lead.
@@ -76,9 +80,15 @@ func isAlnum(c byte) bool {
 }
 
 // CheckName refuses names that sanitise to nothing useful, naming the fix.
+// A member name must also pass CheckTeammateName (reserved.go).
 func CheckName(kind, name string) error {
 	if strings.TrimSpace(name) == "" {
 		return fmt.Errorf("%s name is empty: give a name such as \"reviewer\"", kind)
+	}
+	if kind == "member" {
+		if err := CheckTeammateName(name); err != nil {
+			return err
+		}
 	}
 	if strings.Trim(SanitizePath(name), "-") == "" {
 		return fmt.Errorf("%s name %q has no letters or digits: use letters, digits, '-' or '_'", kind, name)
@@ -95,3 +105,82 @@ func MemberName(name string) string {
 
 // AgentID is "<name>@<team>".
 func AgentID(name, team string) string { return name + "@" + team }
+
+// Names Claude Code 2.1.330 reserves (PROTOCOL-2.1.330.md §12): "main"
+// addresses the main conversation; team-lead, user and system are the
+// names a lead's entries come from, which a keyed teammate believes only
+// when signed (§5).
+var reservedNames = []string{"main", LeadName, "user", "system"}
+
+// NormalizeName is Claude Code 2.1.330's normalisation of a sender or
+// teammate name for its reserved-name checks: Unicode NFKC, control,
+// format and surrogate characters removed (whitespace kept), trimmed,
+// lower-cased, runs of whitespace as one '-'. So "Team Lead", "TEAM-LEAD"
+// and "team\u200b-lead" all normalise to "team-lead". (Claude Code also
+// folds parenthesised letter forms first; NFKC covers the common ones.)
+func NormalizeName(name string) string {
+	s := norm.NFKC.String(name)
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return r
+		}
+		if unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Cs, r) {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), "-")
+}
+
+// IsLeadSender reports whether a sender name counts as the lead for
+// Claude Code 2.1.330's provenance (§12): it normalises to team-lead, user
+// or system. Such an entry to a keyed teammate is believed only when
+// signed, and only the exact names are ever signed.
+func IsLeadSender(from string) bool {
+	switch NormalizeName(from) {
+	case LeadName, "user", "system":
+		return true
+	}
+	return false
+}
+
+var (
+	uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	// Claude Code's own session and agent ids.
+	sessionShape = regexp.MustCompile(`^(?:(?:session|cse)_(?:vrtx_|bdrk_)?(?:staging_|local_)?01[1-9a-z]{22}|local_[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$`)
+	agentShape   = regexp.MustCompile(`^a(?:[\w-]{1,63}-)?[0-9a-f]{16}$`)
+)
+
+// CheckTeammateName refuses a name Claude Code 2.1.330 would refuse for a
+// teammate (§12), saying why and what to do: control characters, "main",
+// anything normalising to team-lead, user or system, and names shaped like
+// an agent id (name@team, Claude's a<16 hex>) or a session id (a UUID,
+// session_01…), which already address a recipient.
+func CheckTeammateName(name string) error {
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("teammate name %q has a control character: use letters, digits, '-' or '_'", name)
+		}
+	}
+	n := NormalizeName(name)
+	for _, r := range reservedNames {
+		if n == r {
+			return fmt.Errorf("teammate name %q is reserved: %q is %s; choose another name, such as \"reviewer\"", name, r, reservedWhy(r))
+		}
+	}
+	if strings.Contains(name, "@") {
+		return fmt.Errorf("teammate name %q has the shape of an agent id (name@team): give the name alone, without '@'", name)
+	}
+	if uuidShape.MatchString(n) || sessionShape.MatchString(n) || agentShape.MatchString(n) {
+		return fmt.Errorf("teammate name %q has the shape of a session or agent id, which Claude Code reads as an address: choose a plain name such as \"reviewer\"", name)
+	}
+	return nil
+}
+
+func reservedWhy(r string) string {
+	if r == "main" {
+		return "how Claude Code addresses its main conversation"
+	}
+	return "a name only the team's lead speaks as (in any spelling)"
+}

@@ -81,3 +81,54 @@ process.stdout.write(JSON.stringify(ins.map(s => [s.replace(/[^a-zA-Z0-9]/g, '-'
 		}
 	}
 }
+
+func TestReservedTeammateNames(t *testing.T) {
+	refused := map[string]string{
+		"main":                                 "reserved",
+		"Main":                                 "reserved",
+		"team-lead":                            "reserved",
+		"Team Lead":                            "reserved",
+		" TEAM-LEAD ":                          "reserved",
+		"team\u200b-lead":                      "reserved", // a zero-width space is a format character
+		"ｔｅａｍ－ｌｅａｄ":                            "reserved", // full-width forms fold under NFKC
+		"User":                                 "reserved",
+		"SYSTEM":                               "reserved",
+		"alice@review":                         "agent id",
+		"a0123456789abcdef":                    "session or agent id",
+		"6f9c1d2e-8a7b-4c3d-9e0f-112233445566": "session or agent id",
+		"6F9C1D2E-8A7B-4C3D-9E0F-112233445566": "session or agent id",
+		"session_011CUMwJFpPRvmYHbxHbeb4k":     "session or agent id",
+		"bob\x1b[31m":                          "control character",
+		"tab\tname":                            "control character",
+	}
+	for name, why := range refused {
+		err := CheckTeammateName(name)
+		if err == nil || !strings.Contains(err.Error(), why) {
+			t.Errorf("%q: %v, want an error saying %q", name, err, why)
+		}
+		if err := CheckName("member", name); err == nil {
+			t.Errorf("CheckName(member, %q) accepted it", name)
+		}
+	}
+	for _, ok := range []string{"alice", "team-leader", "users", "main-2", "Reviewer 1", "système", "a-b"} {
+		if err := CheckTeammateName(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	// A team may still be called anything CheckName allowed before.
+	if err := CheckName("team", "main"); err != nil {
+		t.Errorf("team main: %v", err)
+	}
+	cfg := &Config{Name: "t"}
+	if _, err := cfg.AddMember(Member{Name: "Team Lead"}); err == nil {
+		t.Error("AddMember accepted a reserved name")
+	}
+}
+
+func TestIsLeadSender(t *testing.T) {
+	for from, want := range map[string]bool{"team-lead": true, "Team Lead": true, "USER": true, "system ": true, "alice": false, "team-leader": false} {
+		if got := IsLeadSender(from); got != want {
+			t.Errorf("IsLeadSender(%q) = %v", from, got)
+		}
+	}
+}

@@ -86,6 +86,11 @@ func List(root string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
+		// <team>.deleted-<id> is a team being deleted (Claude Code 2.1.330
+		// renames a team's folder before it removes it).
+		if strings.Contains(e.Name(), ".deleted-") {
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(root, "teams", e.Name(), "config.json")); err == nil {
 			names = append(names, e.Name())
 		}

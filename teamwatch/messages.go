@@ -15,22 +15,19 @@ import (
 )
 
 // MessageID identifies one message wherever it lies. Claude Code 2.1.330
-// gives its entries a msg_id (PROTOCOL-2.1.330.md §3); older writers and
-// paneteam do not, and then sender, timestamp and text identify it (the
+// and paneteam give their entries a msg_id (PROTOCOL-2.1.330.md §3); older
+// writers do not, and then sender, timestamp and text identify it (the
 // key Claude Code 2.1.330 itself prunes delivered entries by). A digest
 // keeps the set of seen messages small however long the texts are.
 type MessageID [sha256.Size]byte
 
 func idOf(m mailbox.Message) MessageID {
 	h := sha256.New()
-	if raw, ok := m.Fields.Get("msg_id"); ok {
-		var id string
-		if json.Unmarshal(raw, &id) == nil && id != "" {
-			fmt.Fprintf(h, "msg_id\x00%s", id)
-			var out MessageID
-			h.Sum(out[:0])
-			return out
-		}
+	if m.MsgID != "" {
+		fmt.Fprintf(h, "msg_id\x00%s", m.MsgID)
+		var out MessageID
+		h.Sum(out[:0])
+		return out
 	}
 	for _, s := range []string{m.From, m.Timestamp, m.Text} {
 		fmt.Fprintf(h, "%d:%s", len(s), s)

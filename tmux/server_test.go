@@ -206,9 +206,17 @@ func TestConfExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"paneteam spawn-pane", "paneteam send", "paneteam inbox-watch", "paneteam hide", "paneteam show", "paneteam attach", "paneteam kill-pane"} {
+	for _, want := range []string{"paneteam prompt spawn", "paneteam prompt send", "paneteam inbox-watch", "paneteam prompt hide",
+		"paneteam prompt show", "paneteam attach", "paneteam prompt kill-pane"} {
 		if !strings.Contains(keys, want) {
 			t.Errorf("no binding runs %q", want)
+		}
+	}
+	// Typed text and #{...} values must never reach a shell line (issue
+	// 12; internal/tmuxconf types into every binding).
+	for _, line := range strings.Split(keys, "\n") {
+		if strings.Contains(line, "paneteam") && (strings.Contains(line, "run-shell") || strings.Contains(line, "command-prompt") || strings.Contains(line, "#{")) {
+			t.Errorf("binding puts text on a command line: %s", line)
 		}
 	}
 }

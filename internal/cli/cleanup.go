@@ -13,7 +13,8 @@ func cleanupCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "cleanup",
 		Usage: "delete a team and what paneteam started for it, or reap teams whose lead is gone",
-		Description: `With --team: deletes the team. Refuses while teammates are active (isActive
+		Description: `With --team: deletes the team (not the session team of a Claude Code that
+may be alive: Claude Code deletes that itself). Refuses while teammates are active (isActive
 true or absent, as Claude Code counts them) and names them: shut them down
 first with 'paneteam shutdown --team T --all', or pass --force to close
 their panes anyway. Then closes the teammates' panes (only panes paneteam
@@ -28,7 +29,21 @@ With --orphans (for cron): does the same for every team whose lead process
 is gone (its pid is dead, or now names a process with another start time),
 and stops the private tmux servers of leads that are gone (found in
 $TMUX_TMPDIR or /tmp, tmux-<uid>/): Claude Code's claude-swarm-<pid>, and
-paneteam-<pid> unless a pane paneteam did not make is on it. Live teams, teams without a recorded lead (Claude Code's own),
+paneteam-<pid> unless a pane paneteam did not make is on it.
+
+A team led by Claude Code (its session team, chosen by config.json's
+leadProcess, never by its name) is reaped only when its lead is provably
+dead by Claude Code's own test (gone, a zombie, or its pid now names
+another process) and it has not changed for an hour (so that 'claude
+--resume' still finds its tasks; --older-than sets this too). The decision
+is taken again under config.json.lock, and stands only if the same lead
+(pid and claim time) is still recorded; then the panes paneteam made for it
+are closed and its team and task folders deleted, as Claude Code does at
+exit. Panes carrying @paneteam-agent whose team folder is gone (Claude Code
+deletes its team when it exits) are closed too, when their PANETEAM_ROOT is
+this root.
+
+Live teams, leads in another pid namespace, teams without a recorded lead,
 panes it cannot prove paneteam made and worktrees with work are never
 touched. It needs no terminal, asks nothing, prints nothing when there is
 nothing to do (unless on a terminal), and concurrent runs take turns.
@@ -41,7 +56,7 @@ nothing to do (unless on a terminal), and concurrent runs take turns.
 			&ucli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "with --team: close active teammates' panes instead of refusing"},
 			&ucli.BoolFlag{Name: "orphans", Usage: "reap every team whose lead process is gone, and private tmux servers of gone leads"},
 			&ucli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would be done and change nothing"},
-			&ucli.DurationFlag{Name: "older-than", Usage: "with --orphans: spare teams active (and servers started) within this long"},
+			&ucli.DurationFlag{Name: "older-than", Usage: "with --orphans: spare teams active (and servers started) within this long; a team whose Claude Code lead is gone is spared 1h by default"},
 			jsonFlag(),
 		},
 		Action: func(c *ucli.Context) error {
@@ -93,9 +108,14 @@ func cleanupOrphans(c *ucli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := lifecycleOptions(c, env).Reap(c.Context, root, lifecycle.ReapOptions{
-		DryRun: c.Bool("dry-run"), OlderThan: c.Duration("older-than"),
-	})
+	ro := lifecycle.ReapOptions{DryRun: c.Bool("dry-run"), OlderThan: c.Duration("older-than")}
+	if c.IsSet("older-than") {
+		ro.ClaudeGrace = c.Duration("older-than")
+		if ro.ClaudeGrace == 0 {
+			ro.ClaudeGrace = -1 // none; zero would mean the default
+		}
+	}
+	res, err := lifecycleOptions(c, env).Reap(c.Context, root, ro)
 	if res == nil {
 		return err
 	}
@@ -163,12 +183,22 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 			fmt.Fprintln(w, s.Why)
 		}
 	}
+	closed := 0
+	for _, p := range res.Panes {
+		switch {
+		case p.Closed:
+			closed++
+			fmt.Fprintf(w, "%s pane %s (%s) on %s: %s\n", would(dry, "closed", "would close"), p.Pane, p.Agent, p.Socket, p.Why)
+		case dry:
+			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, p.Agent, p.Socket, p.Why)
+		}
+	}
 	if dry {
 		for _, s := range res.Skipped {
 			fmt.Fprintf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
 		}
 	}
-	if len(res.Orphans) == 0 && len(res.Servers) == 0 && (tty || dry) {
+	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && (tty || dry) {
 		fmt.Fprintln(w, "nothing to clean up")
 	}
 }

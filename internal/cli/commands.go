@@ -32,6 +32,7 @@ func commands(env Env) []*ucli.Command {
 		denyCommand(env),
 		monitorCommand(env),
 		waitCommand(env),
+		promptCommand(env),
 		dashboardCommand(env),
 	}
 }

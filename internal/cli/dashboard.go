@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 	ucli "github.com/urfave/cli/v2"
@@ -14,7 +12,6 @@ import (
 	"github.com/paneteam/paneteam/lifecycle"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/teamwatch"
-	"github.com/paneteam/paneteam/tmux"
 )
 
 func dashboardCommand(env Env) *ucli.Command {
@@ -75,17 +72,9 @@ teammate wrote is shown with control characters as visible escapes.`,
 }
 
 func dashboardTeam(c *ucli.Context, env Env) error {
-	if c.String("team") == "" {
-		name := tmuxSessionTeam(c.Context, env)
-		if name == "" && env.Getenv("TMUX") != "" {
-			return usagef("no team given: pass --team NAME, set PANETEAM_TEAM, or for this tmux session: tmux set-option @paneteam-team NAME")
-		}
-		if name != "" {
-			if err := c.Set("team", name); err != nil {
-				return err
-			}
-		}
-	}
+	// openTeam finds the team as every command does: --team, else
+	// PANETEAM_TEAM, else inside tmux (a popup included) the session's
+	// @paneteam-team, else the Claude Code session the caller runs in.
 	t, _, err := openTeam(c, env)
 	if err != nil {
 		return err
@@ -111,12 +100,15 @@ func holdOnError(env Env, err error) {
 func runDashboard(c *ucli.Context, env Env, t team.Team) error {
 	bend := statusBackendEnv(env)
 	opts := teamwatch.Options{Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
-		return liveness(ctx, bend, cfg, m)
+		return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
 	}}
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: c.Duration("poll")})
 	defer w.Close()
-	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, From: team.LeadName,
-		Watch: opts, ShutdownTimeout: c.Duration("stop-timeout")}
+	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
+		Agent: env.Getenv("PANETEAM_AGENT"), User: env.Getenv("PANETEAM_USER"), Signer: leadSigner(env)}
+	if lead, err := openLead(c, env); err == nil {
+		live.Keys = lead.Keys // as approve and deny answer
+	}
 	final, err := dashboard.Run(c.Context, live, dashboard.RunOptions{
 		Options: dashboard.Options{
 			Team: t.Name, Review: c.Bool("requests"), Color: env.Color(),
@@ -129,35 +121,4 @@ func runDashboard(c *ucli.Context, env Env, t team.Team) error {
 		fmt.Fprintln(env.Stderr, final)
 	}
 	return err
-}
-
-// tmuxSessionTeam is the @paneteam-team option of the tmux session this
-// runs in ("" outside tmux or when unset): a display-popup command line
-// stays a fixed string, and paneteam asks the server for the team
-// instead of taking it through a shell or a #{} format.
-func tmuxSessionTeam(ctx context.Context, env Env) string {
-	tv := env.Getenv("TMUX")
-	if tv == "" {
-		return ""
-	}
-	srv, err := tmux.FromTMUX(tv)
-	if err != nil {
-		return ""
-	}
-	target := env.Getenv("TMUX_PANE")
-	if target == "" {
-		// In a popup only TMUX is set; its last field is the session id.
-		parts := strings.Split(tv, ",")
-		if len(parts) != 3 || parts[2] == "" {
-			return ""
-		}
-		target = "$" + parts[2]
-	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	out, err := srv.Run(ctx, "display-message", "-p", "-t", target, "#{@paneteam-team}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
 }

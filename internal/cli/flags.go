@@ -8,6 +8,7 @@ import (
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/teamfind"
 )
 
 func globalFlags() []ucli.Flag {
@@ -31,7 +32,7 @@ func teamFlag() ucli.Flag {
 	return &ucli.StringFlag{
 		Name:    "team",
 		Aliases: []string{"t"},
-		Usage:   "team name (as given to team-create; case and punctuation are forgiven)",
+		Usage:   "team name (as given to team-create; case and punctuation are forgiven); may be left out inside a Claude Code session or its tmux pane",
 		EnvVars: []string{"PANETEAM_TEAM"},
 	}
 }
@@ -51,15 +52,25 @@ func lockOpts(c *ucli.Context) lockfile.Options {
 	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
 }
 
-// openTeam opens the team named by --team.
+// openTeam opens the team named by --team (or PANETEAM_TEAM), else (inside
+// tmux) by the session's @paneteam-team option (tmux_team.go), else the
+// Claude Code session's team the caller runs in (teamfind.Infer).
 func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
-	name := c.String("team")
-	if name == "" {
-		return team.Team{}, nil, usagef("no team given: pass --team NAME or set PANETEAM_TEAM")
-	}
 	root, err := rootOf(c, env)
 	if err != nil {
 		return team.Team{}, nil, err
+	}
+	name := c.String("team")
+	if name == "" {
+		name = tmuxTeam(c, env)
+	}
+	if name == "" {
+		if name, err = teamfind.Infer(c.Context, root, teamfind.Self(env.Getenv)); err != nil {
+			if teamfind.IsAmbiguous(err) {
+				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
+			}
+			return team.Team{}, nil, err
+		}
 	}
 	return team.Open(root, name)
 }

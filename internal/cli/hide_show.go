@@ -26,6 +26,7 @@ func hideCommand(env Env) *ucli.Command {
 		Description: `Moves the teammate's tmux pane into the session "paneteam-hidden" and
 re-lays out the window it left. The teammate keeps working; its pane id is
 recorded in config.json's hiddenPaneIds. Bring it back with 'paneteam show'.
+A teammate Claude Code started itself is refused: its pane is Claude's.
 
     paneteam hide --team review --name alice`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to hide")},

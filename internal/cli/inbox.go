@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/termtext"
 )
 
 func inboxCommand(env Env) *ucli.Command {
@@ -188,19 +189,25 @@ func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
 	if c, ok := ansiColors[m.Color]; ok {
 		who += ";" + c
 	}
-	head := s.paint("2", when) + "  " + s.paint(who, m.From)
+	// From, summary and text are the sender's to choose: shown, never
+	// sent to the terminal as escape sequences (termtext.Visible).
+	head := s.paint("2", when) + "  " + s.paint(who, termtext.Visible(m.From))
 	if !m.Read {
 		head += "  " + s.paint("1;33", "(unread)")
 	}
 	if m.Summary != "" {
-		head += "  " + s.paint("3", m.Summary)
+		head += "  " + s.paint("3", termtext.Visible(m.Summary))
 	}
 	fmt.Fprintln(w, head)
-	body := m.Text
+	body, color := m.Text, ""
 	if p, ok := mailbox.Parse(m.Text); ok {
-		body = s.paint("36", describe(p))
+		body, color = describe(p), "36"
 	}
 	for _, line := range strings.Split(body, "\n") {
+		line = termtext.Visible(line)
+		if color != "" {
+			line = s.paint(color, line)
+		}
 		fmt.Fprintln(w, "    "+line)
 	}
 }

@@ -25,7 +25,9 @@ unpushed work: then it is kept and kill-pane says where.
     paneteam kill-pane --team review --name alice
 
 A pane that is already gone is fine: the member is still removed. To ask a
-Claude Code teammate to finish its work first, use 'paneteam shutdown'.`,
+Claude Code teammate to finish its work first, use 'paneteam shutdown'.
+A teammate Claude Code started itself (in its process or its own pane) is
+refused at once: only Claude's lead can stop it; ask Claude's lead.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to stop"), jsonFlag()},
 		Action: func(c *ucli.Context) error {
 			t, _, m, err := memberOf(c, env)
@@ -92,7 +94,8 @@ func memberFlag(usage string) ucli.Flag {
 }
 
 // memberOf opens the team and finds the teammate named by --name; the lead
-// is refused (its pane is the user's own).
+// is refused (its pane is the user's own), and so is a teammate Claude
+// Code started (only Claude's lead may stop or move it).
 func memberOf(c *ucli.Context, env Env) (team.Team, *team.Config, *team.Member, error) {
 	name := c.String("name")
 	if name == "" {
@@ -108,6 +111,9 @@ func memberOf(c *ucli.Context, env Env) (team.Team, *team.Config, *team.Member, 
 	}
 	if m.Name == team.LeadName {
 		return t, nil, nil, usagef("%s is the lead, whose pane is yours: paneteam only manages teammates' panes", m.Name)
+	}
+	if err := lifecycle.RefuseClaudeTeammate(cfg, m); err != nil {
+		return t, nil, nil, err
 	}
 	return t, cfg, m, nil
 }

@@ -88,7 +88,7 @@ func newTeamWatcher(c *ucli.Context, env Env, t team.Team) *teamwatch.Watcher {
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
 		Options: teamwatch.Options{
 			Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
-				return liveness(ctx, bend, cfg, m)
+				return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
 			},
 			LockAge: c.Duration("lock-age"),
 		},

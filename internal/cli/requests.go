@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/approval"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/provenance"
 )
 
 func requestsCommand(env Env) *ucli.Command {
@@ -74,13 +75,21 @@ line).`,
 	}
 }
 
-// openLead opens the lead side of the team named by --team.
+// openLead opens the lead side of the team named by --team. Only a
+// caller acting as the lead (not a process inside a teammate) holds the
+// teammates' signing keys, so only it can answer a keyed teammate.
 func openLead(c *ucli.Context, env Env) (*approval.Lead, error) {
 	t, _, err := openTeam(c, env)
 	if err != nil {
 		return nil, err
 	}
-	return &approval.Lead{Team: t, Lock: lockOpts(c)}, nil
+	l := &approval.Lead{Team: t, Lock: lockOpts(c)}
+	if actsAsLead(env) {
+		if st, err := provenance.DefaultStore(env.Getenv); err == nil {
+			l.Keys = st
+		}
+	}
+	return l, nil
 }
 
 func watchRequests(c *ucli.Context, env Env, lead *approval.Lead) error {

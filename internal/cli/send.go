@@ -14,6 +14,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/paneteam/paneteam/leadinbox"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -32,7 +33,14 @@ reads the message from stdin:
 
 A recipient that is not a member is refused with the list of members
 (--create-inbox writes to it anyway). --broadcast reaches every member but
-the sender. --from defaults to $PANETEAM_AGENT, else team-lead.
+the sender. --from defaults to $PANETEAM_AGENT, else team-lead; but in a
+team led by a live Claude Code process (its session team), where only that
+process may write as team-lead, it defaults to $PANETEAM_AGENT, else your
+own name: $PANETEAM_USER, else "human". Claude Code shows a message written
+as team-lead, user or system by anyone else as verified="false" and refuses
+its protocol actions, so --from team-lead there is obeyed with a warning.
+A Claude Code lead reads its inbox only once it has a teammate of its own;
+send says so when a message to it will wait.
 
 Protocol messages, which Claude Code teammates act on, are sent with --type:
 
@@ -62,14 +70,16 @@ start paneteam per message: each start costs a few milliseconds.`,
 			if err != nil {
 				return err
 			}
-			to, err := recipients(c, t, cfg)
+			lead := team.LeadOf(cfg)
+			from, err := sender(c, env, cfg, lead)
 			if err != nil {
 				return err
 			}
-			from := c.String("from")
-			if from == "" {
-				from = team.LeadName
+			to, err := recipients(c, t, cfg, from)
+			if err != nil {
+				return err
 			}
+			defer noteUnpolled(env, t, cfg, lead, to)
 			color, err := senderColor(c, cfg, from)
 			if err != nil {
 				return err
@@ -91,7 +101,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 					return err
 				}
 				d.Message.Color = color
-				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).Send(c.Context, d.Message); err != nil {
+				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env)).Send(c.Context, d.Message); err != nil {
 					if len(to) == 1 {
 						return fmt.Errorf("send to %s: %w", name, err)
 					}
@@ -116,7 +126,7 @@ func sendFlags() []ucli.Flag {
 		teamFlag(),
 		&ucli.StringFlag{Name: "to", Usage: "recipient's member name"},
 		&ucli.BoolFlag{Name: "broadcast", Usage: "send to every member but the sender"},
-		&ucli.StringFlag{Name: "from", Usage: "sender's name (default: $PANETEAM_AGENT, else team-lead)", EnvVars: []string{"PANETEAM_AGENT"}},
+		&ucli.StringFlag{Name: "from", Usage: "sender's name (default: $PANETEAM_AGENT, else team-lead; in a team a live Claude Code leads, $PANETEAM_USER or \"human\")", EnvVars: []string{"PANETEAM_AGENT"}},
 		&ucli.StringFlag{Name: "summary", Usage: "a short preview receivers show (for idle_notification: its summary)"},
 		&ucli.StringFlag{Name: "color", Usage: "sender's colour shown by receivers (default: the sender's team colour): " + strings.Join(team.Colors, ", ")},
 		&ucli.BoolFlag{Name: "create-inbox", Usage: "send to a name that is not a member (its inbox is created; nobody may read it)"},
@@ -162,8 +172,39 @@ func reportSent(env Env, asJSON bool, sent []delivery) error {
 	return nil
 }
 
+// sender is who the message is from (team.ChooseSender): in a team a live
+// Claude Code process leads, the caller's own name unless --from says
+// otherwise, with a warning when --from names Claude's lead.
+func sender(c *ucli.Context, env Env, cfg *team.Config, lead team.Lead) (string, error) {
+	agent := env.Getenv("PANETEAM_AGENT")
+	explicit := c.String("from")
+	if explicit == agent {
+		explicit = "" // --from's default, $PANETEAM_AGENT
+	}
+	ch, err := team.ChooseSender(cfg, lead, explicit, agent, env.Getenv("PANETEAM_USER"))
+	if err != nil {
+		return "", usageError{err}
+	}
+	if ch.Warning != "" {
+		fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", ch.Warning)
+	}
+	return ch.From, nil
+}
+
+// noteUnpolled tells the person, on stderr, when what waits for a Claude
+// Code lead will not be read yet (leadinbox.Note).
+func noteUnpolled(env Env, t team.Team, cfg *team.Config, lead team.Lead, to []string) {
+	w, err := leadinbox.Check(t, cfg, lead, time.Now())
+	if err != nil || !lead.ClaudeLed() || len(cfg.ClaudeTeammates()) > 0 {
+		return
+	}
+	if w.Unpolled || slices.Contains(to, team.LeadName) {
+		fmt.Fprintf(env.Stderr, "paneteam: note: %s\n", leadinbox.Note)
+	}
+}
+
 // recipients resolves --to or --broadcast to inbox names.
-func recipients(c *ucli.Context, t team.Team, cfg *team.Config) ([]string, error) {
+func recipients(c *ucli.Context, t team.Team, cfg *team.Config, from string) ([]string, error) {
 	members := strings.Join(cfg.MemberNames(), ", ")
 	to, all := c.String("to"), c.Bool("broadcast")
 	switch {
@@ -172,10 +213,6 @@ func recipients(c *ucli.Context, t team.Team, cfg *team.Config) ([]string, error
 	case all && c.Bool("create-inbox"):
 		return nil, usagef("--create-inbox goes with --to NAME, not --broadcast")
 	case all:
-		from := c.String("from")
-		if from == "" {
-			from = team.LeadName
-		}
 		var names []string
 		for _, m := range cfg.Members {
 			if !strings.EqualFold(m.Name, from) {
@@ -411,7 +448,7 @@ func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox
 	}
 	inboxes := make([]*mailbox.Inbox, len(to))
 	for i, name := range to {
-		inboxes[i] = mailbox.New(t.InboxPath(name), lockOpts(c))
+		inboxes[i] = mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env))
 	}
 	jsonOut := json.NewEncoder(env.Stdout)
 	jsonOut.SetEscapeHTML(false)

@@ -28,7 +28,14 @@ printed). Idle teammates are asked like any other: idle is not dead. A
 teammate whose pane has already closed is removed without being asked.
 
 Exits 1 and names them when a teammate refuses or does not answer within
---timeout; --force then closes their panes anyway.
+--timeout; --force then closes their panes anyway. A teammate whose pane
+closes after it was asked counts as having approved.
+
+In a team led by a live Claude Code process, a teammate Claude Code started
+itself (in its own process or its own pane) is refused at once, since
+Claude Code honours shutdown only from its own lead: ask Claude's lead.
+With --all such teammates are left alone and named. A Claude Code teammate
+paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 
     paneteam shutdown --team review --name alice --name bob
     paneteam shutdown --team review --all --timeout 1m --reason "work is merged"
@@ -76,10 +83,16 @@ Exits 1 and names them when a teammate refuses or does not answer within
 // lifecycleOptions is what the lifecycle commands need from the command
 // line and the environment captured at start.
 func lifecycleOptions(c *ucli.Context, env Env) lifecycle.Options {
-	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env)}
+	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env), Signer: leadSigner(env)}
 }
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
+	for _, n := range res.LeftToClaude {
+		fmt.Fprintf(w, "%s: left alone: Claude Code started it, and only Claude's lead can stop it (ask Claude's lead)\n", n)
+	}
+	if len(res.Members) == 0 && len(res.LeftToClaude) > 0 {
+		return
+	}
 	if len(res.Members) == 0 {
 		fmt.Fprintf(w, "team %s has no teammates to shut down\n", res.Team)
 		return
@@ -93,6 +106,8 @@ func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
 			what = "refused: " + m.Reason
 		case lifecycle.AnswerGone:
 			what = "its pane had already closed"
+		case lifecycle.AnswerExited:
+			what = "exited (taken as its approval)"
 		default:
 			what = "no answer within " + timeout
 		}

@@ -6,15 +6,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/claudeversion"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -48,8 +51,10 @@ PANETEAM_TMUX_CONFIG names the tmux config a private server starts with
 (default: tmux's own, ~/.tmux.conf).
 
 --prompt is written to the teammate's inbox as its first message, from
-team-lead. --claude starts a Claude Code teammate (the 'claude' binary, or
-COMMAND) with the flags and environment Claude Code gives its own.`,
+team-lead (in a team a live Claude Code process leads, from your own name:
+$PANETEAM_AGENT, else $PANETEAM_USER, else "human"; Claude's own pane is
+where new panes split, inside tmux). --claude starts a Claude Code teammate (the 'claude' binary, or
+COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp,
 		Flags: append([]ucli.Flag{
 			teamFlag(),
 			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "teammate name (made unique: alice, alice-2, ...)"},
@@ -60,7 +65,8 @@ COMMAND) with the flags and environment Claude Code gives its own.`,
 			&ucli.StringFlag{Name: "model", Usage: "model recorded for the member and passed to claude with --claude"},
 			&ucli.StringFlag{Name: "prompt", Usage: "first message for the teammate, delivered to its inbox from team-lead"},
 			&ucli.BoolFlag{Name: "claude", Usage: "start a Claude Code teammate (claude, or COMMAND, with Claude Code's teammate flags)"},
-			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: acceptEdits or bypassPermissions"},
+			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: " + strings.Join(permissionModes, ", ") + " (as Claude Code's lead passes it)", Value: defaultPermissionMode},
+			&ucli.BoolFlag{Name: "no-sign", Usage: "with --claude: start the teammate without a signing key; nothing written to it is signed"},
 			&ucli.BoolFlag{Name: "plan-mode-required", Usage: "with --claude: the teammate must have its plan approved"},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: defaultStartupCheck},
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
@@ -79,7 +85,10 @@ func spawnPane(c *ucli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	b, err := backend.Choose(backendEnv(env), cfg, c.String("backend"))
+	if req.promptFrom, err = promptSender(env, cfg); err != nil {
+		return err
+	}
+	b, err := backend.Choose(spawnBackendEnv(c.Context, env, cfg), cfg, c.String("backend"))
 	if err != nil {
 		return err
 	}
@@ -89,6 +98,13 @@ func spawnPane(c *ucli.Context, env Env) error {
 	}
 	if err := preflight(prog, req.member.Cwd, env.Getenv("PATH")); err != nil {
 		return err
+	}
+	if req.claude {
+		req.version = claudeVersionOf(c.Context, env, prog, req.member.Cwd, backendEnv(env).Warn)
+		req.sign = !c.Bool("no-sign") && actsAsLead(env)
+		if req.keys, err = provenance.DefaultStore(env.Getenv); err != nil {
+			req.sign = false
+		}
 	}
 	req.member.BackendType = b.Name()
 	if req.policy, req.keepLayout, err = layoutChoice(c, backend.TeamLayout(cfg)); err != nil {
@@ -120,6 +136,13 @@ type spawnRequest struct {
 	startup    time.Duration
 	// worktree: give the member its own git worktree (giveWorktree).
 	worktree bool
+	// promptFrom is the sender of --prompt (promptSender).
+	promptFrom string
+	// With --claude: the release it runs, whether to give it a signing key
+	// (kept in keys), see prepareClaude.
+	version claudeversion.Version
+	sign    bool
+	keys    provenance.Store
 }
 
 func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
@@ -137,10 +160,8 @@ func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
 	if c.String("color") != "" && !team.ValidColor(c.String("color")) {
 		return r, usagef("--color %q is not a team colour: use one of %s", c.String("color"), strings.Join(team.Colors, ", "))
 	}
-	switch r.perm {
-	case "", "acceptEdits", "bypassPermissions":
-	default:
-		return r, usagef("--permission-mode %q: use acceptEdits or bypassPermissions", r.perm)
+	if !slices.Contains(permissionModes, r.perm) {
+		return r, usagef("--permission-mode %q: use one of %s", r.perm, strings.Join(permissionModes, ", "))
 	}
 	// Checked before anything happens; applied over the team's kept
 	// layout once the config is read.
@@ -254,12 +275,19 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 		forget := undo
 		undo = func(cause error) error { drop(); return forget(cause) }
 	}
-	prompt, err := deliverPrompt(ctx, t, lock, m)
+	launch, signer, unkey, err := r.prepareClaude(ctx, t, before, m, lock, b.Name())
+	if err != nil {
+		return spawnResult{}, undo(err)
+	}
+	forgetMember := undo
+	undo = func(cause error) error { unkey(); return forgetMember(cause) }
+	prompt, err := deliverPrompt(ctx, t, lock, m, r.promptFrom, signer)
 	if err != nil {
 		return spawnResult{}, undo(err)
 	}
 	spec := backend.Spec{Team: t, Config: before, Member: m, Layout: r.policy, StartupCheck: r.startup}
-	spec.Argv, spec.Env = r.argv(t, before, m, b.Name())
+	spec.Argv, spec.Env = r.argv(t, before, m, launch)
+	spec.Env = withRoot(spec.Env, t.Root)
 	pane, err := b.Spawn(ctx, spec)
 	if err != nil {
 		if prompt != nil {
@@ -273,9 +301,11 @@ func spawnMember(ctx context.Context, t team.Team, cfg *team.Config, b backend.B
 			return fmt.Errorf("%s left the team while its pane started (pane %s is running)", m.Name, pane.ID)
 		}
 		row.TmuxPaneID, row.BackendType = pane.ID, pane.Backend
-		if pane.Meta != nil {
-			row.Paneteam = pane.Meta
+		row.Paneteam = pane.Meta
+		if row.Paneteam == nil {
+			row.Paneteam = &team.MemberMeta{} // marks the member paneteam's (team.Config.RunBy)
 		}
+		row.Paneteam.Keyed = launch.key != nil
 		backend.Record(cur, b)
 		if r.keepLayout {
 			backend.KeepLayout(cur, r.policy)
@@ -319,14 +349,19 @@ func forgetMember(ctx context.Context, t team.Team, lock lockfile.Options, m tea
 	return err
 }
 
-// deliverPrompt writes --prompt as the first inbox message from team-lead
-// (PROTOCOL.md "Spawning a Claude Code teammate").
-func deliverPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member) (*mailbox.Message, error) {
+// deliverPrompt writes --prompt as the first inbox message, from team-lead
+// (PROTOCOL.md "Spawning a Claude Code teammate") or, in a team a live
+// Claude Code leads, from the spawner (promptSender); signed by signer
+// when the teammate holds a key (PROTOCOL-2.1.330.md §11).
+func deliverPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member, from string, signer mailbox.Signer) (*mailbox.Message, error) {
 	if m.Prompt == "" {
 		return nil, nil
 	}
-	msg := mailbox.Message{From: team.LeadName, Text: m.Prompt, Timestamp: mailbox.Timestamp(time.Now())}
-	if err := mailbox.New(t.InboxPath(m.Name), lock).Append(ctx, msg); err != nil {
+	if from == "" {
+		from = team.LeadName
+	}
+	msg := mailbox.Message{From: from, Text: m.Prompt, Timestamp: mailbox.Timestamp(time.Now())}
+	if err := mailbox.New(t.InboxPath(m.Name), lock).SignedBy(signer).Append(ctx, msg); err != nil {
 		return nil, fmt.Errorf("deliver the prompt to %s: %w", m.Name, err)
 	}
 	return &msg, nil

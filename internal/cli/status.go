@@ -11,10 +11,11 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/backend"
-	"github.com/paneteam/paneteam/internal/proc"
+	"github.com/paneteam/paneteam/leadinbox"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/teamfind"
 )
 
 // aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot
@@ -23,18 +24,24 @@ const aliveTimeout = 3 * time.Second
 
 // Pane liveness as status reports it.
 const (
-	paneAlive   = "alive"
-	paneDead    = "dead"
-	paneUnknown = "unknown"
+	paneAlive   = teamfind.PaneAlive
+	paneDead    = teamfind.PaneDead
+	paneUnknown = teamfind.PaneUnknown
 )
 
 func statusCommand(env Env) *ucli.Command {
 	return &ucli.Command{
 		Name:  "status",
 		Usage: "show teams, their members, who is busy or idle, and unread messages",
-		Description: `Lists every team under the root (or only --team): each member's backend,
-whether it is active or idle (config.json's isActive), whether its pane still
-exists, and how many unread messages wait in its inbox.
+		Description: `Lists every team under the root (or only --team): who leads it (a Claude
+Code session, by config.json's leadProcess, or paneteam) and whether that
+lead process is alive (for Claude Code, by Claude Code's own test: a lead
+that cannot be proven dead counts as alive); then each member: who runs it
+(Claude Code in its own process, Claude Code in a pane, or paneteam), its
+backend, whether it is active or idle (config.json's isActive), whether its
+pane or process still runs, and how many unread messages wait in its inbox.
+A Claude Code teammate's pane is looked for on Claude's tmux server (from
+the lead's environment, else $TMUX).
 
     paneteam status
     paneteam status --team review --json
@@ -116,11 +123,17 @@ func loadTeams(c *ucli.Context, env Env) ([]loadedTeam, error) {
 }
 
 type teamStatus struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description,omitempty"`
-	Backend     string         `json:"backend,omitempty"`
-	Members     []memberStatus `json:"members"`
-	Error       string         `json:"error,omitempty"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Backend     string `json:"backend,omitempty"`
+	// Lead is who leads the team (Claude Code or paneteam) and whether
+	// that process is alive (Claude Code's own test for a Claude lead).
+	Lead *team.Lead `json:"lead,omitempty"`
+	// LeadInbox is set when a live Claude Code lead has messages waiting
+	// that it will not read until it has a teammate of its own.
+	LeadInbox *leadinbox.Waiting `json:"leadInbox,omitempty"`
+	Members   []memberStatus     `json:"members"`
+	Error     string             `json:"error,omitempty"`
 }
 
 type memberStatus struct {
@@ -130,8 +143,13 @@ type memberStatus struct {
 	Color     string `json:"color,omitempty"`
 	Backend   string `json:"backend,omitempty"`
 	PaneID    string `json:"paneId,omitempty"`
-	Active    bool   `json:"active"`
-	// Pane is alive, dead or unknown (the backend could not tell).
+	// RunBy is who runs the member: lead, claude-in-process, claude-pane,
+	// paneteam or unknown (team.Config.RunBy).
+	RunBy  string `json:"runBy"`
+	Active bool   `json:"active"`
+	// Pane is alive, dead or unknown (could not be told): the member's
+	// pane, or for the lead and Claude Code's in-process teammates, the
+	// lead's process.
 	Pane      string `json:"pane"`
 	PaneError string `json:"paneError,omitempty"`
 	Unread    int    `json:"unread"`
@@ -150,33 +168,51 @@ func statusOf(ctx context.Context, bend backend.Env, tl loadedTeam) teamStatus {
 	if cfg.Paneteam != nil {
 		ts.Backend = cfg.Paneteam.Backend
 	}
+	lead := team.LeadOf(cfg)
+	ts.Lead = &lead
+	if w, err := leadinbox.Check(tl.team, cfg, lead, time.Now()); err == nil && w.Unpolled {
+		ts.LeadInbox = &w
+	}
 	for i := range cfg.Members {
-		m := &cfg.Members[i]
-		ms := memberStatus{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color,
-			Backend: m.BackendType, PaneID: m.TmuxPaneID, Active: m.Active()}
-		ms.Pane, ms.PaneError = liveness(ctx, bend, cfg, m)
-		if unread, err := mailbox.New(tl.team.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {
-			ms.Unread, ms.InboxError = -1, err.Error()
-		} else {
-			ms.Unread = len(unread)
-		}
-		ts.Members = append(ts.Members, ms)
+		ts.Members = append(ts.Members, memberStatusOf(ctx, bend, tl.team, cfg, lead, &cfg.Members[i]))
 	}
 	return ts
 }
 
-// liveness asks the member's backend whether its pane exists. The lead
-// has no pane of its own in config.json; its process, recorded by
-// team-create, stands for it.
-func liveness(ctx context.Context, bend backend.Env, cfg *team.Config, m *team.Member) (string, string) {
-	if m.Name == team.LeadName && m.BackendType == "" {
-		if cfg.Paneteam == nil || cfg.Paneteam.LeaderPID == 0 {
-			return paneUnknown, "the lead's process was not recorded"
-		}
-		if proc.Alive(cfg.Paneteam.LeaderPID, cfg.Paneteam.LeaderStart) {
+// memberStatusOf is everything status says about one member; a new
+// per-member state belongs here.
+func memberStatusOf(ctx context.Context, bend backend.Env, t team.Team, cfg *team.Config, lead team.Lead, m *team.Member) memberStatus {
+	ms := memberStatus{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color,
+		Backend: m.BackendType, PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active()}
+	ms.Pane, ms.PaneError = liveness(ctx, bend, cfg, lead, m, ms.RunBy)
+	if unread, err := mailbox.New(t.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {
+		ms.Unread, ms.InboxError = -1, err.Error()
+	} else {
+		ms.Unread = len(unread)
+	}
+	return ms
+}
+
+// liveness says whether the member runs. The lead and Claude Code's
+// in-process teammates live in the lead's process; Claude Code's pane
+// teammates are looked for on Claude's tmux server; paneteam's members
+// are asked of the backend that started them.
+func liveness(ctx context.Context, bend backend.Env, cfg *team.Config, lead team.Lead, m *team.Member, runBy string) (string, string) {
+	switch {
+	case runBy == team.RunByLead || runBy == team.RunByClaudeInProcess:
+		switch lead.State {
+		case team.LeadAlive:
 			return paneAlive, ""
+		case team.LeadDead:
+			return paneDead, ""
 		}
-		return paneDead, ""
+		return paneUnknown, "the lead's process was not recorded"
+	case runBy == team.RunByClaudePane && m.BackendType != team.BackendITerm2:
+		ctx, cancel := context.WithTimeout(ctx, aliveTimeout)
+		defer cancel()
+		return teamfind.ClaudePaneState(ctx, lead, m, bend.Getenv)
+	case runBy == team.RunByClaudePane:
+		return paneUnknown, "an iTerm2 pane Claude Code started: paneteam cannot see it"
 	}
 	b, err := backend.ForMember(bend, cfg, m)
 	if err != nil {
@@ -223,10 +259,16 @@ func writeStatus(env Env, teams []teamStatus) error {
 			fmt.Fprintf(env.Stdout, "  cannot read this team: %s\n", ts.Error)
 			continue
 		}
+		if ts.Lead != nil {
+			fmt.Fprintf(env.Stdout, "  lead: %s\n", leadLine(*ts.Lead))
+		}
+		if w := ts.LeadInbox; w != nil {
+			fmt.Fprintf(env.Stdout, "  note: %d message(s) to team-lead unread: %s\n", w.Unread, leadinbox.Note)
+		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tSTATE\tBACKEND\tPANE\tUNREAD")
+		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
 		for _, m := range ts.Members {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", m.Name, activeWord(m.Active), orDefault(m.Backend, "-"),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, runByWord(m.RunBy), activeWord(m.Active), orDefault(m.Backend, "-"),
 				paneWord(m), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
@@ -234,6 +276,31 @@ func writeStatus(env Env, teams []teamStatus) error {
 		}
 	}
 	return nil
+}
+
+// leadLine says who leads and whether that process runs.
+func leadLine(l team.Lead) string {
+	who := map[string]string{team.LedByClaude: "Claude Code", team.LedByPaneteam: "paneteam"}[l.By]
+	if who == "" {
+		return "unknown (" + l.Why + ")"
+	}
+	line := fmt.Sprintf("%s, process %d, %s", who, l.PID, l.State)
+	if l.OtherPIDSpace {
+		line += " (in another pid namespace: cannot be proven dead)"
+	}
+	return line
+}
+
+func runByWord(r string) string {
+	switch r {
+	case team.RunByClaudeInProcess:
+		return "claude (in-process)"
+	case team.RunByClaudePane:
+		return "claude (pane)"
+	case team.RunByLead:
+		return "lead"
+	}
+	return r
 }
 
 func activeWord(active bool) string {

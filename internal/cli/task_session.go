@@ -66,6 +66,10 @@ func (s *taskSession) readAll() ([]*team.Task, map[string]*team.Task, error) {
 // Claude Code does when a task gets an owner (PROTOCOL.md, "Protocol
 // messages"). The task is already assigned; a failure here says so.
 func (s *taskSession) notifyAssignment(c *ucli.Context, t *team.Task, from string) error {
+	from, err := defaultSender(c, s.env, s.cfg, from)
+	if err != nil {
+		return err
+	}
 	now := time.Now()
 	text, err := mailbox.Text(mailbox.TaskAssignment{
 		Type:        mailbox.TypeTaskAssignment,
@@ -82,7 +86,7 @@ func (s *taskSession) notifyAssignment(c *ucli.Context, t *team.Task, from strin
 	if m := s.cfg.Member(from); m != nil {
 		msg.Color = m.Color
 	}
-	in := mailbox.New(s.team.InboxPath(t.Owner), lockOpts(c))
+	in := mailbox.New(s.team.InboxPath(t.Owner), lockOpts(c)).SignedBy(leadSigner(s.env))
 	if err := in.Append(c.Context, msg); err != nil {
 		return fmt.Errorf("task %s is assigned to %s, but the task_assignment message was not delivered: %w", t.ID, t.Owner, err)
 	}

@@ -1,0 +1,265 @@
+package mailbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/jsjson"
+	"github.com/paneteam/paneteam/provenance"
+)
+
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// entries reads an inbox as Claude Code does (JSON.parse), so a test sees
+// exactly the strings a teammate verifies.
+func entries(t *testing.T, path string) []*jsjson.Object {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsjson.Parse(b)
+	if err != nil {
+		t.Fatalf("inbox does not parse: %v\n%s", err, b)
+	}
+	var out []*jsjson.Object
+	for _, e := range v.([]any) {
+		out = append(out, e.(*jsjson.Object))
+	}
+	return out
+}
+
+func str(o *jsjson.Object, k string) (string, bool) {
+	v, ok := o.Get(k)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+// TestEntriesCarry2_1_330Fields: every entry paneteam writes, by either
+// write path, has msgV 1, a fresh UUID msg_id and type "message", and no
+// member of the wrong JSON type (Claude Code 2.1.330 drops such entries and
+// deletes them from the file, PROTOCOL-2.1.330.md §4).
+func TestEntriesCarry2_1_330Fields(t *testing.T) {
+	in := newInbox(t)
+	ctx := context.Background()
+	if err := in.Append(ctx, msg("a", "one"), msg("a", "two")); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Send(ctx, Message{From: "b", Text: "three", Timestamp: Timestamp(time.Now()), Summary: "s", Color: "red"}); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	es := entries(t, in.Path)
+	if len(es) != 3 {
+		t.Fatalf("%d entries", len(es))
+	}
+	for _, e := range es {
+		if v, _ := e.Get("msgV"); v != float64(1) {
+			t.Errorf("msgV %v", v)
+		}
+		id, _ := str(e, "msg_id")
+		if !uuidV4.MatchString(id) || ids[id] {
+			t.Errorf("msg_id %q not a fresh UUID v4", id)
+		}
+		ids[id] = true
+		if ty, _ := str(e, "type"); ty != "message" {
+			t.Errorf("type %q", ty)
+		}
+		for _, m := range e.Members {
+			switch m.Key {
+			case "read":
+				if _, ok := m.Value.(bool); !ok {
+					t.Errorf("read is %T", m.Value)
+				}
+			case "msgV":
+			default:
+				if _, ok := m.Value.(string); !ok {
+					t.Errorf("%s is %T (%v)", m.Key, m.Value, m.Value)
+				}
+			}
+		}
+		if _, ok := e.Get("lead_sig"); ok {
+			t.Error("an inbox without a signer signed")
+		}
+	}
+}
+
+func signingSetup(t *testing.T) (*Inbox, provenance.Store, *provenance.Key) {
+	t.Helper()
+	in := newInbox(t)
+	store := provenance.Store{Dir: filepath.Join(t.TempDir(), "keys")}
+	k, err := store.Create(in.Path, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.SignedBy(provenance.Lead{Store: store}), store, k
+}
+
+func TestLeadEntriesAreSigned(t *testing.T) {
+	in, _, k := signingSetup(t)
+	ctx := context.Background()
+	now := Timestamp(time.Now())
+	writes := []Message{
+		{From: "team-lead", Text: "prompt with \u2028 <tags> & \"quotes\" \x01", Timestamp: now},
+		{From: "user", Text: "from the user", Timestamp: now, Summary: "sum", Color: "blue"},
+		{From: "system", Text: "sys", Timestamp: now},
+		{From: "alice", Text: "a teammate is never signed", Timestamp: now},
+		{From: "Team-Lead", Text: "only the exact names are signed", Timestamp: now},
+	}
+	if err := in.Append(ctx, writes[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range writes[1:] {
+		if err := in.Send(ctx, m); err != nil { // the spooled, spliced path
+			t.Fatal(err)
+		}
+	}
+	es := entries(t, in.Path)
+	if len(es) != len(writes) {
+		t.Fatalf("%d entries", len(es))
+	}
+	for i, e := range es {
+		sig, signed := str(e, "lead_sig")
+		if want := provenance.SignsAs(writes[i].From); signed != want {
+			t.Errorf("%s: signed %v, want %v", writes[i].From, signed, want)
+			continue
+		}
+		if !signed {
+			continue
+		}
+		var pe provenance.Entry
+		pe.MsgID, _ = str(e, "msg_id")
+		pe.From, _ = str(e, "from")
+		pe.Timestamp, _ = str(e, "timestamp")
+		pe.Text, _ = str(e, "text")
+		for key, p := range map[string]**string{"summary": &pe.Summary, "color": &pe.Color, "from_plugin": &pe.FromPlugin} {
+			if s, ok := str(e, key); ok {
+				*p = &s
+			}
+		}
+		if err := provenance.Verify(k.Flag(), pe, sig); err != nil {
+			t.Errorf("%s: %v", writes[i].From, err)
+		}
+	}
+}
+
+func TestNoSignatureWithoutKeyOrSigner(t *testing.T) {
+	in, store, _ := signingSetup(t)
+	ctx := context.Background()
+	// The same key, but an inbox not handed a signer (a caller that does
+	// not act as the lead).
+	plain := New(in.Path, in.Lock)
+	if err := plain.Send(ctx, msg("team-lead", "unsigned")); err != nil {
+		t.Fatal(err)
+	}
+	// A signer, but the recipient holds no key (it left: Forget).
+	if err := store.Forget(in.Path); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Send(ctx, msg("team-lead", "no key")); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries(t, in.Path) {
+		if _, ok := e.Get("lead_sig"); ok {
+			text, _ := str(e, "text")
+			t.Errorf("%q was signed", text)
+		}
+	}
+}
+
+func TestSigningRefusesStaleTimestamp(t *testing.T) {
+	in, _, _ := signingSetup(t)
+	old := msg("team-lead", "from before the launch")
+	old.Timestamp = Timestamp(time.Now().Add(-10 * time.Minute))
+	err := in.Append(context.Background(), old)
+	if err == nil || !strings.Contains(err.Error(), "older") {
+		t.Fatalf("stale entry: %v", err)
+	}
+	if got, _ := in.ReadAll(); len(got) != 0 {
+		t.Errorf("a refused entry was written: %v", got)
+	}
+}
+
+// TestOddUncheckedFieldsSurvive: Claude Code does not type-check msgV,
+// msg_id or lead_sig; an entry with odd values there must still read, and
+// a paneteam rewrite must keep it as it was.
+func TestOddUncheckedFieldsSurvive(t *testing.T) {
+	in := newInbox(t)
+	os.MkdirAll(filepath.Dir(in.Path), 0o700)
+	odd := `[{"from":"x","text":"odd","timestamp":"2026-01-01T00:00:00.000Z","msgV":"1","msg_id":5,"lead_sig":null,"future":{"a":[1]},"read":false}]`
+	os.WriteFile(in.Path, []byte(odd), 0o600)
+	got, err := in.ReadAll()
+	if err != nil || len(got) != 1 || got[0].Text != "odd" {
+		t.Fatalf("ReadAll: %v %v", got, err)
+	}
+	if err := in.Append(context.Background(), msg("y", "new")); err != nil {
+		t.Fatal(err)
+	}
+	es := entries(t, in.Path)
+	want := map[string]any{"msgV": "1", "msg_id": float64(5), "lead_sig": nil}
+	for k, w := range want {
+		if v, ok := es[0].Get(k); !ok || v != w {
+			t.Errorf("%s = %v (%v), want %v", k, v, ok, w)
+		}
+	}
+	if _, ok := es[0].Get("future"); !ok {
+		t.Error("an unknown member was dropped")
+	}
+}
+
+// TestRewriteKeepsClaudeSignatures: an entry Claude Code's lead signed,
+// with an empty summary and color (signed as "", not null), still
+// verifies after paneteam rewrites the inbox around it.
+func TestRewriteKeepsClaudeSignatures(t *testing.T) {
+	in := newInbox(t)
+	os.MkdirAll(filepath.Dir(in.Path), 0o700)
+	k, err := provenance.NewKey(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := ""
+	e := provenance.Entry{MsgID: NewMsgID(), From: "team-lead", Timestamp: Timestamp(time.Now()), Text: "signed by Claude \u2028 <x>", Summary: &empty, Color: &empty}
+	sig, err := k.Sign(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := `[
+  {
+    "from": "team-lead",
+    "text": ` + jsjson.Quote(e.Text) + `,
+    "timestamp": "` + e.Timestamp + `",
+    "summary": "",
+    "color": "",
+    "msgV": 1,
+    "msg_id": "` + e.MsgID + `",
+    "type": "message",
+    "read": false,
+    "lead_sig": "` + sig + `"
+  }
+]`
+	os.WriteFile(in.Path, []byte(file), 0o600)
+	if err := in.Append(context.Background(), msg("alice", "next")); err != nil { // the decoding path
+		t.Fatal(err)
+	}
+	es := entries(t, in.Path)
+	var got provenance.Entry
+	got.MsgID, _ = str(es[0], "msg_id")
+	got.From, _ = str(es[0], "from")
+	got.Timestamp, _ = str(es[0], "timestamp")
+	got.Text, _ = str(es[0], "text")
+	for key, p := range map[string]**string{"summary": &got.Summary, "color": &got.Color, "from_plugin": &got.FromPlugin} {
+		if s, ok := str(es[0], key); ok {
+			*p = &s
+		}
+	}
+	s, _ := str(es[0], "lead_sig")
+	if err := provenance.Verify(k.Flag(), got, s); err != nil {
+		b, _ := os.ReadFile(in.Path)
+		t.Errorf("after a rewrite: %v\n%s", err, b)
+	}
+}
