@@ -266,3 +266,25 @@ func TestTeamDeletedQuitsSayingSo(t *testing.T) {
 		t.Fatalf("cmd %v final %q", cmd, m.Final)
 	}
 }
+
+type refusing struct{ fake }
+
+func (r *refusing) Answer(context.Context, approval.Request, approval.Decision) error {
+	return fmt.Errorf("team crew: a Claude Code process leads this team (config.json records its leadProcess): " +
+		"answer perm-1767225600000-abcdefg in that Claude Code session")
+}
+
+func TestARefusalIsShownWhole(t *testing.T) {
+	f := &refusing{fake{snap: team3(), reqs: []approval.Request{perm("perm-1767225600000-abcdefg", "alice", "make", "[]")}}}
+	m := New(context.Background(), f, Options{Team: "crew", Now: func() time.Time { return now }})
+	drive(m, m.refresh())
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	press(m, "a")
+	v := m.View()
+	if !strings.Contains(strings.ReplaceAll(v, "\n", ""), "answer perm-1767225600000-abcdefg in that Claude Code session") {
+		t.Fatalf("refusal cut:\n%s", v)
+	}
+	if n := len(strings.Split(v, "\n")); n != 24 {
+		t.Fatalf("%d lines", n)
+	}
+}

@@ -15,18 +15,20 @@ func (m *Model) View() string {
 		return "" // leave a clean screen behind
 	}
 	w, h := max(m.w, 20), max(m.h, 6)
+	foot := m.footer(w, max(1, h/4))
+	body := h - len(foot)
 	var lines []string
 	switch {
 	case m.mode == modeHelp:
 		lines = m.helpLines(w)
 	case m.opts.Review:
-		lines = m.reviewLines(w, h-2)
+		lines = m.reviewLines(w, body)
 	case m.mode == modeDetail:
-		lines = m.detailLines(w, h-2)
+		lines = m.detailLines(w, body)
 	default:
-		lines = m.listLines(w, h-2)
+		lines = m.listLines(w, body)
 	}
-	lines = append(fill(lines, h-2), m.footer(w)...)
+	lines = append(fill(lines, body), foot...)
 	for i, l := range lines {
 		lines[i] = cut(l, w)
 	}
@@ -269,13 +271,18 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// footer is two lines: the last action's outcome, and the keys.
-func (m *Model) footer(w int) []string {
-	status := m.status
+// footer is the last action's outcome, wrapped on up to max lines so
+// that a refusal can be read whole, and the keys.
+func (m *Model) footer(w, maxLines int) []string {
+	status := wrap(approval.Visible(m.status), w)
+	if len(status) > maxLines {
+		status = status[:maxLines]
+		status[maxLines-1] = cut(status[maxLines-1]+ellipsis+ellipsis, w)
+	}
 	if m.isErr {
-		status = m.st.paint(m.st.err, cut(approval.Visible(status), w))
-	} else {
-		status = cut(status, w)
+		for i := range status {
+			status[i] = m.st.paint(m.st.err, status[i])
+		}
 	}
 	var keys string
 	switch {
@@ -294,7 +301,7 @@ func (m *Model) footer(w int) []string {
 	default:
 		keys = "tab move  enter show  a/A approve  d deny  m msg  h hide  s stop  g go  ?  q"
 	}
-	return []string{status, cut(keys, w)}
+	return append(status, cut(keys, w))
 }
 
 // inputLine shows the end of what is typed, so the cursor stays in view.
