@@ -33,6 +33,7 @@ func commands(env Env) []*ucli.Command {
 		monitorCommand(env),
 		waitCommand(env),
 		promptCommand(env),
+		dashboardCommand(env),
 	}
 }
 

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/paneteam/paneteam/dashboard"
+	"github.com/paneteam/paneteam/lifecycle"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/teamwatch"
+)
+
+func dashboardCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "dashboard",
+		Usage: "a full-screen live view of a team: members, tasks, and the requests waiting for you",
+		Description: `Shows the team and keeps it current as files change: each member with its
+state (! NEEDS YOU when a permission, sandbox or plan request waits for
+you; * active; - idle; x gone), backend, pane and unread messages; the
+tasks with owners and what blocks what; the requests waiting for the lead
+with teammate, what is asked and how long it has waited.
+
+Keys: tab moves between sections, up/down selects, enter shows the row
+whole (a request's full tool input or plan), a approves the selected
+request, A approves it and adds the "always allow" rule it suggests, d
+denies it (type optional feedback, enter), m sends the selected member a
+message, h hides or shows its pane, s stops it (a shutdown request, after
+you confirm with y), g goes to its tmux pane, ? shows help, q quits.
+
+--requests is a review mode for a tmux popup: one waiting request at a
+time, whole; a approve, A always, d deny, n/p next/previous, q quit. When
+none is waiting it says so and waits for a key.
+
+    paneteam dashboard --team review
+    paneteam dashboard --requests          # inside tmux: the session's @paneteam-team
+    # ~/.tmux.conf:
+    bind-key P display-popup -E -w 90% -h 80% "paneteam dashboard --requests"
+
+Without --team or PANETEAM_TEAM, inside tmux (a popup included) the team is
+the tmux session's @paneteam-team option (tmux set-option @paneteam-team
+NAME). NO_COLOR turns colour off; the marks read without it. Text a
+teammate wrote is shown with control characters as visible escapes.`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.BoolFlag{Name: "requests", Aliases: []string{"r"}, Usage: "review mode: one waiting request at a time, single keys (for a tmux popup)"},
+			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval (file-system events refresh at once)", Value: teamwatch.DefaultPoll},
+			&ucli.DurationFlag{Name: "stop-timeout", Usage: "how long s waits for a teammate to answer its shutdown request", Value: lifecycle.DefaultShutdownTimeout},
+		},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("dashboard takes no arguments (got %q): name the team with --team", c.Args().First())
+			}
+			if c.Duration("poll") <= 0 || c.Duration("stop-timeout") <= 0 {
+				return usagef("--poll and --stop-timeout must be positive, such as 1s")
+			}
+			if !env.StdinTTY || !env.StdoutTTY {
+				return usagef("dashboard draws on a terminal, and stdin or stdout is not one: " +
+					"run it in a terminal or a tmux popup (for scripts: paneteam status, requests or monitor)")
+			}
+			err := dashboardTeam(c, env)
+			if err != nil && env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "" {
+				// A popup closes when its command exits: say why first.
+				holdOnError(env, err)
+			}
+			return err
+		},
+	}
+}
+
+func dashboardTeam(c *ucli.Context, env Env) error {
+	// openTeam finds the team as every command does: --team, else
+	// PANETEAM_TEAM, else inside tmux (a popup included) the session's
+	// @paneteam-team, else the Claude Code session the caller runs in.
+	t, _, err := openTeam(c, env)
+	if err != nil {
+		return err
+	}
+	return runDashboard(c, env, t)
+}
+
+// holdOnError shows err and waits for a key, so that a popup does not
+// vanish before the person has read why.
+func holdOnError(env Env, err error) {
+	f, ok := env.Stdin.(*os.File)
+	if !ok {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "paneteam: %v\r\npress any key to close\r\n", err)
+	if st, rerr := term.MakeRaw(f.Fd()); rerr == nil {
+		defer term.Restore(f.Fd(), st) //nolint:errcheck
+	}
+	var b [1]byte
+	f.Read(b[:]) //nolint:errcheck
+}
+
+func runDashboard(c *ucli.Context, env Env, t team.Team) error {
+	bend := statusBackendEnv(env)
+	opts := teamwatch.Options{Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
+		return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
+	}}
+	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: c.Duration("poll")})
+	defer w.Close()
+	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
+		Agent: env.Getenv("PANETEAM_AGENT"), User: env.Getenv("PANETEAM_USER"), Signer: leadSigner(env)}
+	if lead, err := openLead(c, env); err == nil {
+		live.Keys = lead.Keys // as approve and deny answer
+	}
+	final, err := dashboard.Run(c.Context, live, dashboard.RunOptions{
+		Options: dashboard.Options{
+			Team: t.Name, Review: c.Bool("requests"), Color: env.Color(),
+			// A popup has TMUX but no TMUX_PANE: jumping there must close it.
+			QuitAfterJump: env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "",
+		},
+		Watch: w, In: env.Stdin, Out: env.Stdout,
+	})
+	if final != "" {
+		fmt.Fprintln(env.Stderr, final)
+	}
+	return err
+}
