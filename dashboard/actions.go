@@ -130,7 +130,7 @@ func (l *Live) ToggleHidden(ctx context.Context, name string) (bool, error) {
 		return false, err
 	}
 	hide := !backend.Hidden(cfg, m)
-	return hide, backend.SetHidden(ctx, l.Backend, l.Team, l.Lock, m.Name, hide)
+	return hide, backend.SetHidden(ctx, l.Backend, l.Team, l.Lock, m.Name, hide, nil)
 }
 
 // Stop sends a shutdown request and waits for the answer, as 'paneteam

@@ -1,23 +1,12 @@
 package cli
 
 import (
-	"context"
-	"fmt"
-	"slices"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )
-
-// paneMover is a backend that can take a pane out of sight and back
-// (tmux: a hidden session).
-type paneMover interface {
-	Hide(ctx context.Context, cfg *team.Config, m *team.Member) error
-	Show(ctx context.Context, cfg *team.Config, m *team.Member, pol layout.Policy) error
-}
 
 func hideCommand(env Env) *ucli.Command {
 	return &ucli.Command{
@@ -29,12 +18,8 @@ recorded in config.json's hiddenPaneIds. Bring it back with 'paneteam show'.
 A teammate Claude Code started itself is refused: its pane is Claude's.
 
     paneteam hide --team review --name alice`,
-		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to hide")},
-		Action: func(c *ucli.Context) error {
-			return moveMember(c, env, true, func(mv paneMover, cfg *team.Config, m *team.Member) error {
-				return mv.Hide(c.Context, cfg, m)
-			}, nil)
-		},
+		Flags:  []ucli.Flag{teamFlag(), memberFlag("teammate to hide")},
+		Action: func(c *ucli.Context) error { return moveMember(c, env, true, nil) },
 	}
 }
 
@@ -52,55 +37,19 @@ re-lays out the window.
 			if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
 				return err
 			}
-			var pol layout.Policy
-			var keep bool
-			return moveMember(c, env, false, func(mv paneMover, cfg *team.Config, m *team.Member) error {
-				var err error
-				if pol, keep, err = layoutChoice(c, backend.TeamLayout(cfg)); err != nil {
-					return err
-				}
-				return mv.Show(c.Context, cfg, m, pol)
-			}, func(cur *team.Config) bool {
-				if keep {
-					backend.KeepLayout(cur, pol)
-				}
-				return keep
+			return moveMember(c, env, false, func(cfg *team.Config) (layout.Policy, bool, error) {
+				return layoutChoice(c, backend.TeamLayout(cfg))
 			})
 		},
 	}
 }
 
-// moveMember hides or shows a member's pane and records it in
-// hiddenPaneIds; record, if any, makes further changes to the config in
-// the same write and says whether it did.
-func moveMember(c *ucli.Context, env Env, hide bool, move func(paneMover, *team.Config, *team.Member) error, record func(*team.Config) bool) error {
-	t, cfg, m, err := memberOf(c, env)
+// moveMember hides or shows the member --name names (backend.SetHidden),
+// after refusing the lead and Claude Code's own teammates (memberOf).
+func moveMember(c *ucli.Context, env Env, hide bool, show backend.ShowLayout) error {
+	t, _, m, err := memberOf(c, env)
 	if err != nil {
 		return err
 	}
-	b, err := backend.ForMember(backendEnv(env), cfg, m)
-	if err != nil {
-		return err
-	}
-	mv, ok := b.(paneMover)
-	if !ok {
-		return fmt.Errorf("%s runs on the %s backend, which has no panes to hide or show", m.Name, b.Name())
-	}
-	if err := move(mv, cfg, m); err != nil {
-		return err
-	}
-	_, err = t.Update(c.Context, lockOpts(c), func(cur *team.Config) error {
-		had := slices.Contains(cur.HiddenPaneIDs, m.TmuxPaneID)
-		changed := record != nil && record(cur)
-		switch {
-		case hide && !had:
-			cur.HiddenPaneIDs = append(cur.HiddenPaneIDs, m.TmuxPaneID)
-		case !hide && had:
-			cur.HiddenPaneIDs = slices.DeleteFunc(cur.HiddenPaneIDs, func(id string) bool { return id == m.TmuxPaneID })
-		case !changed:
-			return team.ErrNoChange
-		}
-		return nil
-	})
-	return err
+	return backend.SetHidden(c.Context, backendEnv(env), t, lockOpts(c), m.Name, hide, show)
 }
