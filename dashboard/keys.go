@@ -232,7 +232,11 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case tea.KeyEnter:
 		m.mode = back
-		text := strings.TrimSpace(string(m.input))
+		// What was typed goes as typed; only a blank line counts as none.
+		text := string(m.input)
+		if strings.TrimSpace(text) == "" {
+			text = ""
+		}
 		if m.inputFor == inputDeny {
 			return m.answer(m.targetR, approval.Decision{Feedback: text})
 		}

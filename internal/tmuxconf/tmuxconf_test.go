@@ -2,6 +2,8 @@ package tmuxconf
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -425,4 +427,67 @@ func clip(s string) string {
 		return s[:60] + "..." + s[len(s)-12:]
 	}
 	return s
+}
+
+// TestReviewPopupTakesFeedbackExactly: prefix + P reviews a teammate's
+// request, and feedback typed with a denial reaches the teammate byte for
+// byte, whatever shell or tmux syntax it holds, and runs nothing.
+func TestReviewPopupTakesFeedbackExactly(t *testing.T) {
+	h := start(t)
+	h.spawnAlice()
+	lead := mailbox.New(filepath.Join(h.root, "teams", "demo", "inboxes", team.LeadName+".json"), lockfile.Options{})
+	for i, text := range append(slices.Clone(texts), fourK) {
+		id := fmt.Sprintf("perm-1767225600%03d-abc%04d", i, i)
+		frame, _ := json.Marshal(map[string]any{"type": "permission_request", "request_id": id, "agent_id": "alice",
+			"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_%d", i), "description": "run it",
+			"input": map[string]any{"command": "make test"}, "permission_suggestions": []any{}})
+		if err := lead.Append(context.Background(), mailbox.Message{From: "alice", Text: string(frame), Timestamp: mailbox.Timestamp(time.Now())}); err != nil {
+			t.Fatal(err)
+		}
+		// The client takes a moment to close the last popup; a key pressed
+		// meanwhile opens none. (A person never presses that fast.)
+		time.Sleep(500 * time.Millisecond)
+		h.press("P")
+		h.waitScreen("request "+id, func(s string) bool { return strings.Contains(s, id) })
+		h.keys("d")
+		h.waitScreen("the feedback question", func(s string) bool { return strings.Contains(s, "feedback") })
+		if len(text) > 1000 {
+			// A long text arrives as a terminal pastes it: the dashboard
+			// asks for bracketed paste, so it is one paste, not 4096 keys.
+			text4k := "\x1b[200~" + text + "\x1b[201~"
+			h.typeText(text4k)
+		} else {
+			h.typeText(text)
+		}
+		h.keys("Enter")
+		h.waitResponse(id, text)
+		h.waitScreen("nothing left to review", func(s string) bool { return strings.Contains(s, "No requests are waiting") })
+		h.keys("q")
+		h.waitGone("paneteam requests:")
+		h.checkMarkers()
+	}
+}
+
+// waitResponse waits for the lead's answer to request id in alice's inbox,
+// checks that it denies with feedback exactly, and empties the inbox.
+func (h *harness) waitResponse(id, feedback string) {
+	h.t.Helper()
+	path := filepath.Join(h.root, "teams", "demo", "inboxes", "alice.json")
+	inbox := mailbox.New(path, lockfile.Options{})
+	var got []mailbox.Message
+	h.waitFor("the answer to "+id, func() bool {
+		got, _ = inbox.ReadAll()
+		return len(got) > 0
+	})
+	var r struct {
+		RequestID string `json:"request_id"`
+		Subtype   string `json:"subtype"`
+		Error     string `json:"error"`
+	}
+	if len(got) != 1 || json.Unmarshal([]byte(got[0].Text), &r) != nil || r.RequestID != id || r.Subtype != "error" || r.Error != feedback {
+		h.t.Errorf("alice received %q, want a denial of %s with feedback %q", clip(fmt.Sprint(got)), id, clip(feedback))
+	}
+	if err := os.Remove(path); err != nil {
+		h.t.Fatal(err)
+	}
 }
