@@ -156,6 +156,13 @@ func TestNoSilentImpersonation(t *testing.T) {
 		if _, tail := toBob(t, []string{"PANETEAM_USER=alex"}, "hello bob, from alex"); !strings.Contains(tail, `teammate_id="alex"`) || strings.Contains(tail, `verified="false"`) {
 			t.Errorf("bob's model got PANETEAM_USER=alex's message as:\n%s\nwant it from alex, not marked verified=\"false\"", tail)
 		}
+		// A person's name that is Claude's lead's, or a member's, is refused.
+		for _, user := range []string{"team-lead", "bob"} {
+			out, errOut, code := run([]string{"PANETEAM_USER=" + user}, "send", "--team", team, "--to", "bob", "as "+user)
+			if code != 2 || !strings.Contains(errOut, "PANETEAM_USER") {
+				t.Errorf("PANETEAM_USER=%s paneteam send --to bob: exit %d\n%s%s\nwant exit 2 naming PANETEAM_USER", user, code, out, errOut)
+			}
+		}
 	})
 
 	t.Run("send --from team-lead warns and is shown unverified", func(t *testing.T) {

@@ -190,7 +190,7 @@ func TestSignedLeadMessages(t *testing.T) {
 			return syscall.Kill(alicePID, 0) != nil || isZombie(alicePID)
 		})
 		if n := keyFiles(t, state); n != 0 {
-			t.Errorf("%d key files left after alice left, want 0", n)
+			t.Errorf("%d key files left after alice left, want 0 (hers removed; carol, --no-sign, has none)", n)
 		}
 	})
 
