@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -74,9 +75,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 // (see commandsFor).
 func newApp(env Env, args []string) *ucli.App {
 	app := &ucli.App{
-		Name:                 "paneteam",
-		Usage:                "run teams of AI coding agents in terminal panes",
-		Version:              Version,
+		Name:    "paneteam",
+		Usage:   "run teams of AI coding agents in terminal panes",
+		Version: Version,
+		// Set, so that urfave/cli does not stat the binary at every start
+		// to fill it in; help does not show it.
+		Compiled:             time.Unix(0, 0),
 		Description:          appDescription,
 		Reader:               env.Stdin,
 		Writer:               env.Stdout,
