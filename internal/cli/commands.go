@@ -37,7 +37,7 @@ var commandTable = []struct {
 	{"cleanup", cleanupCommand},
 	{"iterm2", iterm2Command},
 	{"demo", demoCommand},
-	{"host", hostCommand},
+	{"pty-host", hostCommand},
 }
 
 // commands builds every subcommand, in the order help lists them.
