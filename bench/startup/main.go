@@ -49,6 +49,7 @@ var (
 	runs    = flag.Int("runs", 30, "runs of each case")
 	src     = flag.String("src", "", "module root to build paneteam from (default: this module)")
 	members = flag.Int("members", 10, "members of the team in tmux panes for the status case")
+	keep    = flag.String("setup", "", "only set up the status case's team and tmux server in this folder, print how to run it, and leave them (for profiling)")
 )
 
 func main() {
@@ -86,6 +87,21 @@ func median(ds []time.Duration) time.Duration {
 }
 
 func run() error {
+	if *keep != "" {
+		dir, err := filepath.Abs(*keep)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		s, _, err := statusTeam(dir, *members)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("PANETEAM_ROOT=%s paneteam status --format tmux\nstop the server with: tmux -S %s kill-server\n", s.root, s.socket)
+		return nil
+	}
 	tmp, err := os.MkdirTemp("", "paneteam-startup-")
 	if err != nil {
 		return err

@@ -69,7 +69,11 @@ func tmuxPaneState(ctx context.Context, servers map[string]*serverPanes, m *team
 	sp, ok := servers[m.Paneteam.TmuxSocket]
 	if !ok {
 		sp = &serverPanes{}
-		ctx, cancel := context.WithTimeout(ctx, aliveTimeout)
+		// Not tied to the command's signal handling: a read-only status
+		// line may simply end on SIGINT/SIGTERM, and asking for it would
+		// install os/signal's watcher (cmd/paneteam's signalContext), a
+		// tenth of this command's CPU.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), aliveTimeout)
 		panes, err := tmux.Server{Socket: m.Paneteam.TmuxSocket}.AllPanes(ctx)
 		cancel()
 		if err == nil {
