@@ -23,8 +23,11 @@
 //
 // Only the Go toolchain is needed (and tmux for the status case, which is
 // skipped with a SKIPPED line without it). It never touches ~/.claude or
-// the user's tmux server. -src builds paneteam from another checkout of
-// the module (for before/after figures).
+// the user's tmux server. -before DIR also builds paneteam from another
+// checkout (the base of a change, say from `git archive BASE | tar -x -C
+// DIR`) and measures it in the same interleaved run, which is how
+// before/after figures stay comparable on a shared machine; -src builds
+// "paneteam" itself from another checkout.
 package main
 
 import (
@@ -49,6 +52,7 @@ var (
 	runs    = flag.Int("runs", 30, "runs of each case")
 	src     = flag.String("src", "", "module root to build paneteam from (default: this module)")
 	members = flag.Int("members", 10, "members of the team in tmux panes for the status case")
+	before  = flag.String("before", "", "also build paneteam from this checkout (e.g. `git worktree` or `git archive` of the base) and measure it in the same interleaved run")
 	keep    = flag.String("setup", "", "only set up the status case's team and tmux server in this folder, print how to run it, and leave them (for profiling)")
 )
 
@@ -63,6 +67,7 @@ func main() {
 // a case is one command line measured.
 type benchCase struct {
 	name string
+	kind string // version, help, send, status: which target applies
 	argv []string
 	env  []string
 	// check, when set, judges the output of one run before timing starts,
@@ -122,7 +127,11 @@ func run() error {
 		{"paneteam", ptSrc, "./cmd/paneteam"},
 		{"empty", mod, "./bench/startup/empty"},
 		{"minurfave", mod, "./bench/startup/minurfave"},
+		{"paneteam-before", *before, "./cmd/paneteam"},
 	} {
+		if b.dir == "" {
+			continue
+		}
 		out := filepath.Join(tmp, "bin", b.name)
 		cmd := exec.Command("go", "build", "-o", out, b.pkg)
 		cmd.Dir = b.dir
@@ -137,18 +146,13 @@ func run() error {
 	if err := sendTeam(sendRoot); err != nil {
 		return err
 	}
-	pt := bins["paneteam"]
 	base := childEnv()
+	with := func(kv ...string) []string { return append(base[:len(base):len(base)], kv...) }
 	cases := []*benchCase{
 		{name: "empty program", argv: []string{bins["empty"]}, env: base},
 		{name: "minimal urfave/cli --version", argv: []string{bins["minurfave"], "--version"}, env: base},
 		{name: "minimal urfave/cli --help", argv: []string{bins["minurfave"], "--help"}, env: base},
-		{name: "paneteam --version", argv: []string{pt, "--version"}, env: base},
-		{name: "paneteam --help", argv: []string{pt, "--help"}, env: base},
-		{name: "paneteam send", argv: []string{pt, "send", "--team", "bench", "--to", "bob", "a message from a shell loop"},
-			env: append(base[:len(base):len(base)], "PANETEAM_ROOT="+sendRoot)},
 	}
-	statusCase := -1
 	srv, stop, err := statusTeam(tmp, *members)
 	switch {
 	case errors.Is(err, errNoTmux):
@@ -157,12 +161,25 @@ func run() error {
 		return err
 	default:
 		defer stop()
-		statusCase = len(cases)
+	}
+	for _, v := range []struct{ label, bin string }{{"paneteam", bins["paneteam"]}, {"before: paneteam", bins["paneteam-before"]}} {
+		pt := v.bin
+		if pt == "" {
+			continue
+		}
+		cases = append(cases,
+			&benchCase{name: v.label + " --version", kind: "version", argv: []string{pt, "--version"}, env: base},
+			&benchCase{name: v.label + " --help", kind: "help", argv: []string{pt, "--help"}, env: base},
+			&benchCase{name: v.label + " send", kind: "send", argv: []string{pt, "send", "--team", "bench", "--to", "bob", "a message from a shell loop"},
+				env: with("PANETEAM_ROOT=" + sendRoot)})
+		if srv.root == "" {
+			continue
+		}
 		want := fmt.Sprintf("bench ▶%d ⏸%d", (*members+1)/2, *members/2)
 		cases = append(cases, &benchCase{
-			name: fmt.Sprintf("paneteam status --format tmux (%d panes)", *members),
+			name: fmt.Sprintf("%s status --format tmux (%d panes)", v.label, *members), kind: "status",
 			argv: []string{pt, "status", "--format", "tmux"},
-			env:  append(base[:len(base):len(base)], "PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0"),
+			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0"),
 			check: func(out string) error {
 				if !strings.HasPrefix(out, want) || !strings.Contains(out, "✉3") {
 					return fmt.Errorf("status --format tmux printed %q, want %q... with ✉3", out, want)
@@ -220,23 +237,23 @@ func run() error {
 		return "**not met**"
 	}
 	failed := false
-	for i, c := range cases {
+	for _, c := range cases {
 		cpu, wall := c.median()
 		ratio := float64(cpu) / float64(empty)
 		target, result := "", ""
 		var against, limit float64
-		switch {
-		case c.name == "paneteam send":
+		switch c.kind {
+		case "send":
 			target, against, limit = "<= 3x empty", ratio, 3
-		case c.name == "paneteam --version":
+		case "version":
 			u, _ := cases[1].median()
 			against, limit = float64(cpu)/float64(u), 1.3
 			target = fmt.Sprintf("<= 1.3x urfave --version: %.2fx", against)
-		case c.name == "paneteam --help":
+		case "help":
 			u, _ := cases[2].median()
 			against, limit = float64(cpu)/float64(u), 1.3
 			target = fmt.Sprintf("<= 1.3x urfave --help: %.2fx", against)
-		case i == statusCase:
+		case "status":
 			target, against, limit = "<= 5x empty", ratio, 5
 		}
 		if target != "" {
