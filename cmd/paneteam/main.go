@@ -27,7 +27,8 @@ func main() {
 // does not pay for os/signal's watcher (a goroutine blocked in the
 // runtime, and a thread to run it), about 0.3 ms of CPU at each start
 // (bench/startup). Until then a signal ends the process as it would any
-// program; nothing has been locked or half-written at that point.
+// program: team locks are taken with ctx (which installs the handler
+// first), and files are written to a temporary name and renamed.
 type signalContext struct {
 	once  sync.Once
 	inner context.Context
@@ -42,19 +43,27 @@ func (s *signalContext) install() {
 
 func (s *signalContext) Done() <-chan struct{} {
 	s.install()
+	if s.inner == nil {
+		return nil // asked after stop
+	}
 	return s.inner.Done()
 }
 
 // Err installs the handler too: whoever asks cares about a stop.
 func (s *signalContext) Err() error {
 	s.install()
+	if s.inner == nil {
+		return nil
+	}
 	return s.inner.Err()
 }
 
 func (s *signalContext) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (s *signalContext) Value(any) any               { return nil }
 
+// stop releases the handler if one was installed; none is afterwards.
 func (s *signalContext) stop() {
+	s.once.Do(func() {}) // orders this after an install, or prevents one
 	if s.stopF != nil {
 		s.stopF()
 	}
