@@ -59,7 +59,7 @@ func TestNoIOAtPackageInit(t *testing.T) {
 				switch d := d.(type) {
 				case *ast.FuncDecl:
 					if d.Recv == nil && d.Name.Name == "init" {
-						found = append(found, m.check(p, f, d.Body, "init()")...)
+						found = append(found, m.check(p, f, d.Body, p.path+": init()")...)
 					}
 				case *ast.GenDecl:
 					if d.Tok != token.VAR {
@@ -67,9 +67,9 @@ func TestNoIOAtPackageInit(t *testing.T) {
 					}
 					for _, s := range d.Specs {
 						for i, v := range s.(*ast.ValueSpec).Values {
-							name := "var initialiser"
+							name := p.path + ": var initialiser"
 							if i < len(s.(*ast.ValueSpec).Names) {
-								name = "var " + s.(*ast.ValueSpec).Names[i].Name
+								name = p.path + ": var " + s.(*ast.ValueSpec).Names[i].Name
 							}
 							found = append(found, m.check(p, f, v, name)...)
 						}
@@ -170,7 +170,7 @@ func (m *module) check(p *srcPkg, f *srcFile, n ast.Node, where string) []string
 		case *ast.FuncLit:
 			return false
 		case *ast.GoStmt:
-			found = append(found, fmt.Sprintf("%s: %s in %s starts a goroutine at package initialisation", m.fset.Position(n.Pos()), p.path, where))
+			found = append(found, fmt.Sprintf("%s: %s starts a goroutine at package initialisation", m.fset.Position(n.Pos()), where))
 			return false
 		case *ast.CallExpr:
 			if lit, ok := n.Fun.(*ast.FuncLit); ok {
@@ -210,12 +210,12 @@ func (m *module) call(p *srcPkg, f *srcFile, c *ast.CallExpr, where string) []st
 		}
 		name := fun.Sel.Name
 		if forbiddenPkgs[ip] || forbiddenFuncs[ip][name] {
-			return []string{fmt.Sprintf("%s: %s: %s calls %s.%s at package initialisation: defer it to first use",
-				pos, p.path, where, ip, name)}
+			return []string{fmt.Sprintf("%s: %s calls %s.%s at package initialisation: defer it to first use",
+				pos, where, ip, name)}
 		}
 		if q := m.pkgs[ip]; q != nil && fun.X == root {
 			if fd := q.funcs[name]; fd != nil {
-				return m.follow(q, fd, where+" -> "+ip+"."+name)
+				return m.follow(q, fd, where+" -> "+ip+".")
 			}
 		}
 	}
