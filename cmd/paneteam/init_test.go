@@ -189,7 +189,7 @@ func (m *module) call(p *srcPkg, f *srcFile, c *ast.CallExpr, where string) []st
 	switch fun := c.Fun.(type) {
 	case *ast.Ident: // a function of the same package
 		if fd := p.funcs[fun.Name]; fd != nil {
-			return m.follow(p, fd, where)
+			return m.follow(p, fd, where+" -> "+fun.Name+"()")
 		}
 	case *ast.SelectorExpr:
 		root := fun.X
@@ -215,7 +215,7 @@ func (m *module) call(p *srcPkg, f *srcFile, c *ast.CallExpr, where string) []st
 		}
 		if q := m.pkgs[ip]; q != nil && fun.X == root {
 			if fd := q.funcs[name]; fd != nil {
-				return m.follow(q, fd, where+" -> "+ip+".")
+				return m.follow(q, fd, where+" -> "+ip+"."+name+"()")
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func (m *module) follow(p *srcPkg, fd *ast.FuncDecl, where string) []string {
 	}
 	m.seen[fd] = true
 	defer delete(m.seen, fd)
-	return m.check(p, p.file[fd.Name.Name], fd.Body, where+" -> "+fd.Name.Name+"()")
+	return m.check(p, p.file[fd.Name.Name], fd.Body, where)
 }
 
 // runtimeFiles are what the Go runtime itself reads at start (transparent
