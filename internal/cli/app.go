@@ -75,12 +75,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 // (see commandsFor).
 func newApp(env Env, args []string) *ucli.App {
 	app := &ucli.App{
-		Name:    "paneteam",
-		Usage:   "run teams of AI coding agents in terminal panes",
-		Version: Version,
-		// Set, so that urfave/cli does not stat the binary at every start
-		// to fill it in; help does not show it.
-		Compiled:             time.Unix(0, 0),
+		Name:                 "paneteam",
+		Usage:                "run teams of AI coding agents in terminal panes",
+		Version:              Version,
 		Description:          appDescription,
 		Reader:               env.Stdin,
 		Writer:               env.Stdout,
@@ -93,6 +90,9 @@ func newApp(env Env, args []string) *ucli.App {
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
+		// Set, so that urfave/cli does not stat the binary at every start
+		// to fill it in; help does not show it.
+		Compiled: time.Unix(0, 0),
 	}
 	bindEnv(env, app)
 	return app
