@@ -1,7 +1,13 @@
 package cli
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -106,5 +112,63 @@ func TestHelpAndCompletionListEveryCommand(t *testing.T) {
 	}
 	if flags := complete("send", "--t"); !strings.Contains(flags, "--to") || !strings.Contains(flags, "--team") {
 		t.Errorf("send's completion offers no flags: %q", flags)
+	}
+}
+
+// A command constructor (func xxxCommand(env Env) *ucli.Command) that is
+// neither in commandTable nor a subcommand of another command is a command
+// nobody can run: the usual slip when merging a new command written
+// against the old list of constructor calls.
+func TestEveryCommandIsInTheTable(t *testing.T) {
+	inTable := map[string]bool{}
+	for _, c := range commandTable {
+		name := runtime.FuncForPC(reflect.ValueOf(c.build).Pointer()).Name()
+		inTable[name[strings.LastIndex(name, ".")+1:]] = true
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	ctors := map[string]*ast.FuncDecl{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || !strings.HasSuffix(fd.Name.Name, "Command") || fd.Type.Results == nil ||
+				len(fd.Type.Params.List) != 1 || len(fd.Type.Results.List) != 1 {
+				continue
+			}
+			if res, ok := fd.Type.Results.List[0].Type.(*ast.StarExpr); ok {
+				if sel, ok := res.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "Command" {
+					ctors[fd.Name.Name] = fd
+				}
+			}
+		}
+	}
+	if len(ctors) < len(commandTable) {
+		t.Fatalf("found %d command constructors, fewer than the table's %d: the search is broken", len(ctors), len(commandTable))
+	}
+	sub := map[string]bool{}
+	for _, fd := range ctors {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if id, ok := c.Fun.(*ast.Ident); ok && id.Name != fd.Name.Name {
+					sub[id.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	for name := range ctors {
+		if !inTable[name] && !sub[name] {
+			t.Errorf("%s is not in commandTable (commands.go) nor a subcommand: add {\"NAME\", %s}", name, name)
+		}
 	}
 }
