@@ -15,7 +15,8 @@ import (
 //
 // To add a command, add one line here: {"name", nameCommand}, where
 // nameCommand(env) returns the *ucli.Command whose Name is that name
-// (TestCommandTableNames checks that they agree).
+// (TestCommandTableNames checks that they agree, and
+// TestEveryCommandIsInTheTable that no constructor is left out).
 var commandTable = []struct {
 	name  string
 	build func(Env) *ucli.Command
