@@ -8,6 +8,15 @@
 // Everything a teammate wrote goes through approval.Visible (or
 // VisibleBlock) before it reaches the screen: an escape sequence in a
 // command or a plan must never repaint what the person approves.
+//
+// It runs on Bubble Tea 0.27, the last release whose package
+// initialisation does no I/O: from 1.0 on, Bubble Tea's init asks the
+// terminal for its background colour through Lip Gloss (writing OSC 11 and
+// a cursor report request, then waiting for the answer), and since every
+// package's init runs in every paneteam process, each keybinding and
+// status-line refresh would do it too. cmd/paneteam's
+// TestStartAsksTheTerminalNothing fails if that comes back. Styles are
+// eight SGR sequences of our own (style.go) for the same reason.
 package dashboard
 
 import (

@@ -53,7 +53,7 @@ func Run(ctx context.Context, acts Actions, ro RunOptions) (string, error) {
 	cancel()
 	<-done
 	switch {
-	case errors.Is(err, tea.ErrProgramKilled), errors.Is(err, tea.ErrInterrupted):
+	case errors.Is(err, tea.ErrProgramKilled):
 		// Interrupted or told to stop: the terminal is restored; a normal end.
 		return m.Final, nil
 	case err != nil:

@@ -1,51 +1,48 @@
 package dashboard
 
 import (
-	"io"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 )
 
-// styles paint the screen. Without colour every style is the identity:
-// the marks that matter ("!", "[NEEDS YOU]", the ">" cursor) are text, so
-// the screen reads the same in NO_COLOR and in a capture.
+// sgr is a Select Graphic Rendition parameter list (ECMA-48): "1" bold,
+// "7" reverse, "31" red, "36" cyan, "90" bright black.
+type sgr string
+
+// styles paint the screen. Without colour nothing is painted: the marks
+// that matter ("!", "[NEEDS YOU]", the ">" cursor) are text, so the screen
+// reads the same in NO_COLOR and in a capture.
+//
+// Eight fixed SGR sequences are all the dashboard needs, so they are
+// written here rather than through a styling library: Lip Gloss brings
+// termenv and terminfo, whose os/user import makes every cgo build of
+// paneteam link libc dynamically, and every paneteam process (each
+// keybinding, each status-line refresh) would pay that at start.
 type styles struct {
-	title, heading, focus, cursor, needs, gone, dim, err lipgloss.Style
+	title, heading, focus, cursor, needs, gone, dim, err sgr
 	color                                                bool
 }
 
 func newStyles(color bool) styles {
-	// A renderer of our own, told the profile: lipgloss's default one
-	// would ask the terminal, and NO_COLOR must mean no escapes at all.
-	profile := termenv.Ascii
-	if color {
-		profile = termenv.ANSI
-	}
-	r := lipgloss.NewRenderer(io.Discard, termenv.WithProfile(profile))
-	r.SetColorProfile(profile)
-	r.SetHasDarkBackground(true)
-	s := r.NewStyle()
 	return styles{
 		color:   color,
-		title:   s.Bold(true),
-		heading: s.Bold(true),
-		focus:   s.Bold(true).Foreground(lipgloss.Color("6")),
-		cursor:  s.Reverse(true),
-		needs:   s.Bold(true).Foreground(lipgloss.Color("1")),
-		gone:    s.Foreground(lipgloss.Color("8")),
-		dim:     s.Foreground(lipgloss.Color("8")),
-		err:     s.Foreground(lipgloss.Color("1")),
+		title:   "1",
+		heading: "1",
+		focus:   "1;36",
+		cursor:  "7",
+		needs:   "1;31",
+		gone:    "90",
+		dim:     "90",
+		err:     "31",
 	}
 }
 
-func (s styles) paint(st lipgloss.Style, text string) string {
-	if !s.color || text == "" {
+func (s styles) paint(st sgr, text string) string {
+	if !s.color || text == "" || st == "" {
 		return text
 	}
-	return st.Render(text)
+	return "\x1b[" + string(st) + "m" + text + "\x1b[0m"
 }
 
 // ellipsis marks text cut to fit a row; the detail view shows it whole.

@@ -15,8 +15,8 @@
 package provenance
 
 import (
+	"bytes"
 	"crypto/ed25519"
-	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -100,13 +100,17 @@ func KeyFromSeed(seed []byte, stamp int64) (*Key, error) {
 	return &Key{Private: ed25519.NewKeyFromSeed(seed), Stamp: stamp}, nil
 }
 
+// spkiPrefix is the DER of an Ed25519 SubjectPublicKeyInfo up to the key
+// itself (RFC 8410: SEQUENCE { SEQUENCE { OID 1.3.101.112 } BIT STRING }):
+// the public key is these 12 bytes and its 32 (PROTOCOL-2.1.330.md §5).
+// Written out rather than through crypto/x509, which would bring package
+// net, and with it dynamic linking, into every paneteam process.
+var spkiPrefix = [...]byte{0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00}
+
 // PublicKey is the unpadded base64url of the key's SPKI DER public key,
 // as --lead-verify-key carries it.
 func (k *Key) PublicKey() string {
-	der, err := x509.MarshalPKIXPublicKey(k.Private.Public())
-	if err != nil {
-		panic(err) // an Ed25519 key always marshals
-	}
+	der := append(spkiPrefix[:len(spkiPrefix):len(spkiPrefix)], k.Private.Public().(ed25519.PublicKey)...)
 	return base64.RawURLEncoding.EncodeToString(der)
 }
 
@@ -156,14 +160,10 @@ func Verify(flag string, e Entry, sig string) error {
 	if err != nil {
 		return fmt.Errorf("lead verify key: %w", err)
 	}
-	pub, err := x509.ParsePKIXPublicKey(der)
-	if err != nil {
-		return fmt.Errorf("lead verify key: %w", err)
+	if len(der) != len(spkiPrefix)+ed25519.PublicKeySize || !bytes.Equal(der[:len(spkiPrefix)], spkiPrefix[:]) {
+		return errors.New("lead verify key is not an Ed25519 public key (SPKI DER)")
 	}
-	edPub, ok := pub.(ed25519.PublicKey)
-	if !ok {
-		return fmt.Errorf("lead verify key is a %T, not Ed25519", pub)
-	}
+	edPub := ed25519.PublicKey(der[len(spkiPrefix):])
 	s, err := base64.RawURLEncoding.DecodeString(sig)
 	if err != nil {
 		return fmt.Errorf("lead_sig: %w", err)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"os"
 	"sync"
 )
 
@@ -32,8 +32,7 @@ type AttachOptions struct {
 // Attach connects to the host at socket until the teammate ends (nil),
 // the user detaches (ErrDetached) or ctx is done.
 func Attach(ctx context.Context, socket string, o AttachOptions) error {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", socket)
+	conn, err := dialUnix(ctx, socket)
 	if err != nil {
 		return fmt.Errorf("connect to the teammate's host: %w", err)
 	}
@@ -59,7 +58,7 @@ func Attach(ctx context.Context, socket string, o AttachOptions) error {
 	for {
 		select {
 		case err := <-ended:
-			if err != nil && !errors.Is(err, net.ErrClosed) {
+			if err != nil && !errors.Is(err, os.ErrClosed) {
 				return fmt.Errorf("attach: %w", err)
 			}
 			return nil

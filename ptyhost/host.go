@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -145,18 +144,21 @@ func stopGroup(pid int, done <-chan struct{}) {
 // listen opens the attach socket. A socket file left by a dead host is
 // replaced; one that still answers belongs to a live host, which is an
 // error: two hosts must never run the same teammate.
-func listen(path string) (net.Listener, error) {
+func listen(path string) (*sockListener, error) {
 	if err := ensureSocketDir(path); err != nil {
 		return nil, err
 	}
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	c, err := dialUnix(ctx, path)
+	cancel()
+	if err == nil {
 		c.Close()
 		return nil, fmt.Errorf("a host already serves %s: kill that teammate first", path)
 	}
 	if err := os.Remove(path); err != nil && !notExist(err) {
 		return nil, fmt.Errorf("remove stale socket: %w", err)
 	}
-	ln, err := net.Listen("unix", path)
+	ln, err := listenUnix(path)
 	if err != nil {
 		return nil, fmt.Errorf("attach socket: %w", err)
 	}
@@ -164,7 +166,7 @@ func listen(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-func acceptLoop(ln net.Listener, h *hub, master *os.File) {
+func acceptLoop(ln *sockListener, h *hub, master *os.File) {
 	var inputMu sync.Mutex // keystrokes from two clients never interleave mid-chunk
 	for {
 		conn, err := ln.Accept()
@@ -179,7 +181,7 @@ func acceptLoop(ln net.Listener, h *hub, master *os.File) {
 	}
 }
 
-func serveClient(conn net.Conn, master *os.File, inputMu *sync.Mutex) {
+func serveClient(conn *os.File, master *os.File, inputMu *sync.Mutex) {
 	var buf []byte
 	for {
 		typ, p, err := readFrame(conn, buf)

@@ -1,7 +1,7 @@
 package ptyhost
 
 import (
-	"net"
+	"os"
 	"sync"
 )
 
@@ -22,7 +22,7 @@ type hub struct {
 }
 
 type client struct {
-	conn net.Conn
+	conn *os.File
 	out  chan []byte
 }
 
@@ -47,7 +47,7 @@ func (h *hub) write(p []byte) {
 
 // add registers conn; it first receives the recent output, then whatever
 // comes next, with nothing lost or repeated in between.
-func (h *hub) add(conn net.Conn) *client {
+func (h *hub) add(conn *os.File) *client {
 	c := &client{conn: conn, out: make(chan []byte, clientQueue)}
 	h.mu.Lock()
 	if len(h.recent) > 0 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,12 +156,25 @@ func serverGone(sock string) bool {
 	if err != nil || fi.Mode()&fs.ModeSocket == 0 {
 		return false
 	}
-	c, err := net.Dial("unix", sock)
-	if err == nil {
-		c.Close()
-		return false
+	return errors.Is(dialUnix(sock), syscall.ECONNREFUSED)
+}
+
+// dialUnix connects to the Unix socket at path and hangs up at once. It
+// uses the system calls directly rather than package net, which would make
+// every cgo build of paneteam link libc dynamically, a cost paid at every
+// process start (issue 15).
+func dialUnix(path string) error {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
 	}
-	return errors.Is(err, syscall.ECONNREFUSED)
+	defer syscall.Close(fd)
+	for {
+		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+		if err != syscall.EINTR {
+			return err
+		}
+	}
 }
 
 func ownFile(path string) bool {

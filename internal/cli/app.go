@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -44,7 +45,7 @@ func (e exitError) Unwrap() error { return e.err }
 // Main runs paneteam with args (args[0] is the program name) and returns
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
-	app := newApp(env)
+	app := newApp(env, args)
 	// urfave/cli reports an unknown command (or help topic) through this
 	// callback and then returns nil: remembered here, it fails the run, so
 	// a script with a typo ("paneteam sned") does not see success.
@@ -70,7 +71,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return ExitFailure
 }
 
-func newApp(env Env) *ucli.App {
+// newApp builds the app for a run with args: only the command args name
+// (see commandsFor).
+func newApp(env Env, args []string) *ucli.App {
 	app := &ucli.App{
 		Name:                 "paneteam",
 		Usage:                "run teams of AI coding agents in terminal panes",
@@ -81,12 +84,15 @@ func newApp(env Env) *ucli.App {
 		ErrWriter:            env.Stderr,
 		EnableBashCompletion: true,
 		Flags:                globalFlags(),
-		Commands:             commands(env),
+		Commands:             commandsFor(env, args),
 		// paneteam, not urfave, decides how errors print and the exit code.
 		ExitErrHandler: func(*ucli.Context, error) {},
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
+		// Set, so that urfave/cli does not stat the binary at every start
+		// to fill it in; help does not show it.
+		Compiled: time.Unix(0, 0),
 	}
 	bindEnv(env, app)
 	return app

@@ -69,6 +69,9 @@ name, busy and idle counts, dead panes, and the lead's unread messages.
 				return err
 			}
 			bend := statusBackendEnv(env)
+			if format == "tmux" && !c.Bool("json") {
+				return writeTmuxStatus(env.Stdout, tmuxStatusOf(c.Context, bend, teams)) // statusline.go
+			}
 			var out []teamStatus
 			for _, tl := range teams {
 				out = append(out, statusOf(c.Context, bend, tl))
@@ -79,8 +82,6 @@ name, busy and idle counts, dead panes, and the lead's unread messages.
 					out = []teamStatus{}
 				}
 				return printJSON(env.Stdout, out)
-			case format == "tmux":
-				return writeTmuxStatus(env.Stdout, out)
 			}
 			return writeStatus(env, out)
 		},

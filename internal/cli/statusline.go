@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// tmuxStatusOf is what `status --format tmux` needs and no more: it runs
+// for every tmux client every few seconds (status-interval), so it pays
+// for one process and, per tmux server the team's panes live on, one
+// `list-panes -a` that answers for all of them at once, where asking each
+// member's backend costs one tmux client per member (issue 15: 28 ms of
+// CPU for a team of 10). It reads config.json and the lead's inbox only:
+// the segment shows busy/idle counts, dead panes and the lead's unread
+// messages (writeTmuxStatus).
+func tmuxStatusOf(ctx context.Context, bend backend.Env, teams []loadedTeam) []teamStatus {
+	servers := map[string]*serverPanes{}
+	var out []teamStatus
+	for _, tl := range teams {
+		ts := teamStatus{Name: tl.team.Name, Members: []memberStatus{}}
+		if tl.err != nil {
+			ts.Error = tl.err.Error()
+			out = append(out, ts)
+			continue
+		}
+		cfg := tl.cfg
+		for i := range cfg.Members {
+			m := &cfg.Members[i]
+			ms := memberStatus{Name: m.Name, Active: m.Active()}
+			if m.Name == team.LeadName {
+				// The lead's own pane is not shown; its inbox is.
+				if unread, err := mailbox.New(tl.team.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {
+					ms.Unread = -1
+				} else {
+					ms.Unread = len(unread)
+				}
+			} else if m.BackendType == team.BackendTmux {
+				ms.Pane = tmuxPaneState(ctx, servers, m)
+			} else {
+				ms.Pane, _ = liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
+			}
+			ts.Members = append(ts.Members, ms)
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+// serverPanes is one tmux server's panes, listed once per run.
+type serverPanes struct {
+	panes map[string]tmux.Pane
+	err   error
+}
+
+// tmuxPaneState judges a tmux member's pane as backend.Tmux.Alive does
+// (alive when the pane exists, carries the member's agent id and its
+// command runs; dead when it is gone, belongs to someone else or its
+// server is gone), from its server's one listing.
+func tmuxPaneState(ctx context.Context, servers map[string]*serverPanes, m *team.Member) string {
+	if m.Paneteam == nil || m.Paneteam.TmuxSocket == "" || m.TmuxPaneID == "" {
+		return paneUnknown // not a pane paneteam started
+	}
+	sp, ok := servers[m.Paneteam.TmuxSocket]
+	if !ok {
+		sp = &serverPanes{}
+		// Not tied to the command's signal handling: a read-only status
+		// line may simply end on SIGINT/SIGTERM, and asking for it would
+		// install os/signal's watcher (cmd/paneteam's signalContext), a
+		// tenth of this command's CPU.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), aliveTimeout)
+		panes, err := tmux.Server{Socket: m.Paneteam.TmuxSocket}.AllPanes(ctx)
+		cancel()
+		if err == nil {
+			sp.panes = make(map[string]tmux.Pane, len(panes))
+			for _, p := range panes {
+				sp.panes[p.ID] = p
+			}
+		}
+		sp.err = err
+		servers[m.Paneteam.TmuxSocket] = sp
+	}
+	switch {
+	case errors.Is(sp.err, tmux.ErrNoServer):
+		return paneDead
+	case sp.err != nil:
+		return paneUnknown
+	}
+	p, ok := sp.panes[m.TmuxPaneID]
+	if !ok || p.Agent != m.AgentID || p.Dead {
+		return paneDead
+	}
+	return paneAlive
+}

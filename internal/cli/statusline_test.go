@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// The tmux status line runs for every tmux client every few seconds: it
+// must judge every member's pane from one tmux call, and agree with what
+// `status --json` says about each pane.
+func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	bin := testutil.Binary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	newPane := func() string {
+		id, err := srv.Run(ctx, "new-window", "-d", "-t", "guard", "-P", "-F", "#{pane_id}", "sleep 600")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(id)
+	}
+	root := testutil.Root(t)
+	tm, _, err := team.Create(root, "t", team.CreateOptions{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// alice: her pane, alive; bob: his pane was closed; carol: the id now
+	// names a pane of someone else (tmux reuses ids after a restart); dave
+	// and erin: alive and idle.
+	panes := map[string]string{"alice": newPane(), "bob": newPane(), "carol": newPane(), "dave": newPane(), "erin": newPane()}
+	busy := map[string]bool{"alice": true, "bob": true}
+	if _, err := tm.Update(ctx, lockfile.Options{}, func(c *team.Config) error {
+		for _, n := range []string{"alice", "bob", "carol", "dave", "erin"} {
+			m, err := c.AddMember(team.Member{Name: n, Cwd: root})
+			if err != nil {
+				return err
+			}
+			active := busy[n]
+			m.IsActive, m.BackendType, m.TmuxPaneID = &active, team.BackendTmux, panes[n]
+			m.Paneteam = &team.MemberMeta{TmuxSocket: srv.Socket}
+			owner := m.AgentID
+			if n == "carol" {
+				owner = "someone@else"
+			}
+			if _, err := srv.Run(ctx, "set-option", "-p", "-t", panes[n], "@paneteam-agent", owner); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Run(ctx, "kill-pane", "-t", panes["bob"]); err != nil {
+		t.Fatal(err)
+	}
+	if err := mailbox.New(tm.InboxPath(team.LeadName), lockfile.Options{}).Append(ctx,
+		mailbox.Message{From: "alice", Text: "done", Timestamp: time.Now().UTC().Format(time.RFC3339Nano)}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A tmux on PATH that logs each call before running the real one.
+	real := testutil.RequireTool(t, "tmux")
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "tmux"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		os.Remove(log)
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = testutil.Env("PANETEAM_ROOT="+root, "HOME="+dir, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("paneteam %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	seg := run("status", "--format", "tmux")
+	calls, _ := os.ReadFile(log)
+	if n := strings.Count(string(calls), "\n"); n != 1 {
+		t.Errorf("status --format tmux made %d tmux calls, want 1:\n%s", n, calls)
+	}
+	if want := "t ▶2 ⏸3 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]\n"; seg != want {
+		t.Errorf("segment %q, want %q", seg, want)
+	}
+
+	// The full status agrees pane by pane.
+	var teams []teamStatus
+	if err := json.Unmarshal([]byte(run("status", "--json")), &teams); err != nil || len(teams) != 1 {
+		t.Fatalf("status --json: %v %+v", err, teams)
+	}
+	want := map[string]string{"alice": paneAlive, "bob": paneDead, "carol": paneDead, "dave": paneAlive, "erin": paneAlive}
+	for _, m := range teams[0].Members {
+		if w, ok := want[m.Name]; ok && m.Pane != w {
+			t.Errorf("status --json: %s's pane is %s, want %s", m.Name, m.Pane, w)
+		}
+	}
+}
