@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/paneteam/paneteam/approval"
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/leadinbox"
 	"github.com/paneteam/paneteam/lockfile"
@@ -46,8 +47,13 @@ the lead's environment, else $TMUX).
     paneteam status
     paneteam status --team review --json
 
+A member with a permission, sandbox or plan request waiting for the lead
+shows as NEEDS YOU (with how many): 'paneteam requests' lists them,
+'paneteam approve' and 'deny' answer them.
+
 --format tmux prints one short segment per team for tmux's status line:
-name, busy and idle counts, dead panes, and the lead's unread messages.
+name, busy and idle counts, dead panes, "!N need you" when requests wait
+for you, and the lead's unread messages.
 
     set -g status-right '#(paneteam status --format tmux)'
     set -g status-interval 5`,
@@ -156,6 +162,10 @@ type memberStatus struct {
 	Unread    int    `json:"unread"`
 	// InboxError says why Unread could not be counted.
 	InboxError string `json:"inboxError,omitempty"`
+	// Waiting counts the member's permission, sandbox and plan requests
+	// waiting for the lead (approval): above 0 the member needs you.
+	Waiting  int  `json:"waiting"`
+	NeedsYou bool `json:"needsYou"`
 }
 
 func statusOf(ctx context.Context, bend backend.Env, tl loadedTeam) teamStatus {
@@ -174,10 +184,25 @@ func statusOf(ctx context.Context, bend backend.Env, tl loadedTeam) teamStatus {
 	if w, err := leadinbox.Check(tl.team, cfg, lead, time.Now()); err == nil && w.Unpolled {
 		ts.LeadInbox = &w
 	}
+	waiting := waitingPerMember(tl.team, cfg)
 	for i := range cfg.Members {
-		ts.Members = append(ts.Members, memberStatusOf(ctx, bend, tl.team, cfg, lead, &cfg.Members[i]))
+		ms := memberStatusOf(ctx, bend, tl.team, cfg, lead, &cfg.Members[i])
+		ms.Waiting = waiting[ms.Name]
+		ms.NeedsYou = ms.Waiting > 0
+		ts.Members = append(ts.Members, ms)
 	}
 	return ts
+}
+
+// waitingPerMember counts the requests waiting for the lead per member
+// name; a team whose requests cannot be read counts none (status still
+// shows everything else).
+func waitingPerMember(t team.Team, cfg *team.Config) map[string]int {
+	l, err := approval.Find(t, cfg)
+	if err != nil {
+		return nil
+	}
+	return approval.PerTeammate(l.Waiting())
 }
 
 // memberStatusOf is everything status says about one member; a new
@@ -269,7 +294,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
 		for _, m := range ts.Members {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, runByWord(m.RunBy), activeWord(m.Active), orDefault(m.Backend, "-"),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, runByWord(m.RunBy), stateWord(m), orDefault(m.Backend, "-"),
 				paneWord(m), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
@@ -304,8 +329,14 @@ func runByWord(r string) string {
 	return r
 }
 
-func activeWord(active bool) string {
-	if active {
+// stateWord is a member's state; "NEEDS YOU" (in capitals, read without
+// colour) when it waits for the lead's answer: 'paneteam requests' lists
+// what it asks.
+func stateWord(m memberStatus) string {
+	switch {
+	case m.NeedsYou:
+		return fmt.Sprintf("NEEDS YOU (%d)", m.Waiting)
+	case m.Active:
 		return "active"
 	}
 	return "idle"
@@ -325,18 +356,20 @@ func unreadWord(m memberStatus) string {
 	return fmt.Sprint(m.Unread)
 }
 
-// writeTmuxStatus prints "name ▶busy ⏸idle ✗dead ✉unread" per team, the
-// unread count being the lead's (the person at the keyboard), highlighted
+// writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread" per
+// team, N the requests waiting for the lead's answer, the unread count the
+// lead's (the person at the keyboard), highlighted
 // with tmux's #[...] style syntax (tmux(1), STYLES) when there is mail.
 func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 	var segs []string
 	for _, ts := range teams {
-		busy, idle, dead, mail := 0, 0, 0, 0
+		busy, idle, dead, mail, waiting := 0, 0, 0, 0, 0
 		for _, m := range ts.Members {
 			if m.Name == team.LeadName {
 				mail = max(m.Unread, 0)
 				continue
 			}
+			waiting += m.Waiting
 			if m.Active {
 				busy++
 			} else {
@@ -352,6 +385,9 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 		}
 		if dead > 0 {
 			seg += fmt.Sprintf(" #[fg=red]✗%d#[default]", dead)
+		}
+		if waiting > 0 {
+			seg += fmt.Sprintf(" #[fg=red,bold,reverse]!%d need you#[default]", waiting)
 		}
 		if mail > 0 {
 			seg += fmt.Sprintf(" #[fg=yellow,bold]✉%d#[default]", mail)

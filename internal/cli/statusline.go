@@ -16,9 +16,10 @@ import (
 // for one process and, per tmux server the team's panes live on, one
 // `list-panes -a` that answers for all of them at once, where asking each
 // member's backend costs one tmux client per member (issue 15: 28 ms of
-// CPU for a team of 10). It reads config.json and the lead's inbox only:
-// the segment shows busy/idle counts, dead panes and the lead's unread
-// messages (writeTmuxStatus).
+// CPU for a team of 10). It reads config.json, the lead's inbox and
+// archive, and the record of answered requests: the segment shows
+// busy/idle counts, dead panes, requests waiting for the lead and the
+// lead's unread messages (writeTmuxStatus).
 func tmuxStatusOf(ctx context.Context, bend backend.Env, teams []loadedTeam) []teamStatus {
 	servers := map[string]*serverPanes{}
 	var out []teamStatus
@@ -30,9 +31,11 @@ func tmuxStatusOf(ctx context.Context, bend backend.Env, teams []loadedTeam) []t
 			continue
 		}
 		cfg := tl.cfg
+		waiting := waitingPerMember(tl.team, cfg)
 		for i := range cfg.Members {
 			m := &cfg.Members[i]
-			ms := memberStatus{Name: m.Name, Active: m.Active()}
+			ms := memberStatus{Name: m.Name, Active: m.Active(), Waiting: waiting[m.Name]}
+			ms.NeedsYou = ms.Waiting > 0
 			if m.Name == team.LeadName {
 				// The lead's own pane is not shown; its inbox is.
 				if unread, err := mailbox.New(tl.team.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {

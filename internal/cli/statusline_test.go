@@ -74,7 +74,8 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	real := testutil.RequireTool(t, "tmux")
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
-	script := "#!/bin/sh\necho \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	// One "CALL" line per call: an argument (a -F format) may hold newlines.
+	script := "#!/bin/sh\nprintf 'CALL %s\\n' \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "tmux"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	}
 	seg := run("status", "--format", "tmux")
 	calls, _ := os.ReadFile(log)
-	if n := strings.Count(string(calls), "\n"); n != 1 {
+	if n := strings.Count(string(calls), "CALL "); n != 1 {
 		t.Errorf("status --format tmux made %d tmux calls, want 1:\n%s", n, calls)
 	}
 	if want := "t ▶2 ⏸3 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]\n"; seg != want {
