@@ -22,6 +22,19 @@ import (
 // Dynamic Profile's badge shows \(user.paneteam_agent).
 const AgentVar = "paneteam_agent"
 
+// NeedsVar is the iTerm2 user variable 'paneteam status --format iterm2'
+// sets in the lead's session: "!N need you" while teammates wait for the
+// lead's answer, empty otherwise. A badge or status bar shows
+// \(user.paneteam_needs).
+const NeedsVar = "paneteam_needs"
+
+// SetUserVar is iTerm2's escape sequence (OSC 1337) that sets a user
+// variable of the session it is printed in. The value travels as base64,
+// so nothing in it is special to the terminal.
+func SetUserVar(name, value string) string {
+	return "\x1b]1337;SetUserVar=" + name + "=" + base64.StdEncoding.EncodeToString([]byte(value)) + "\a"
+}
+
 // CommandLine renders the line typed into a new pane. userVars are set
 // with iTerm2's SetUserVar escape sequence (OSC 1337) before exec, so the
 // badge and triggers can use them; names must be [A-Za-z0-9_].

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paneteam/paneteam/approval"
 	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/leadinbox"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -56,19 +57,23 @@ name, busy and idle counts, dead panes, "!N need you" when requests wait
 for you, and the lead's unread messages.
 
     set -g status-right '#(paneteam status --format tmux)'
-    set -g status-interval 5`,
+    set -g status-interval 5
+
+--format iterm2 sets the iTerm2 user variable paneteam_needs of the session
+it prints in to "!N need you" (or to nothing) for a badge or status bar:
+run it from your shell prompt (examples/iterm2/README.md).`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			jsonFlag(),
-			&ucli.StringFlag{Name: "format", Usage: "text, or tmux for a status-line segment", Value: "text"},
+			&ucli.StringFlag{Name: "format", Usage: "text; tmux for a status-line segment; iterm2 to set the lead's badge", Value: "text"},
 		},
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
 			}
 			format := c.String("format")
-			if format != "text" && format != "tmux" {
-				return usagef("--format %q: use text or tmux", format)
+			if format != "text" && format != "tmux" && format != "iterm2" {
+				return usagef("--format %q: use text, tmux or iterm2", format)
 			}
 			teams, err := loadTeams(c, env)
 			if err != nil {
@@ -77,6 +82,9 @@ for you, and the lead's unread messages.
 			bend := statusBackendEnv(env)
 			if format == "tmux" && !c.Bool("json") {
 				return writeTmuxStatus(env.Stdout, tmuxStatusOf(c.Context, bend, teams)) // statusline.go
+			}
+			if format == "iterm2" && !c.Bool("json") {
+				return writeITerm2Status(env.Stdout, teams)
 			}
 			var out []teamStatus
 			for _, tl := range teams {
@@ -398,6 +406,27 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 		return nil
 	}
 	_, err := fmt.Fprintln(w, strings.Join(segs, "  "))
+	return err
+}
+
+// writeITerm2Status sets the iTerm2 user variable paneteam_needs to "!N
+// need you", N the requests waiting for the lead in every team listed, or
+// to nothing. Only the count is printed, as base64 in the escape sequence.
+func writeITerm2Status(w io.Writer, teams []loadedTeam) error {
+	n := 0
+	for _, tl := range teams {
+		if tl.err != nil {
+			continue
+		}
+		for _, c := range waitingPerMember(tl.team, tl.cfg) {
+			n += c
+		}
+	}
+	v := ""
+	if n > 0 {
+		v = fmt.Sprintf("!%d need you", n)
+	}
+	_, err := io.WriteString(w, iterm2.SetUserVar(iterm2.NeedsVar, v))
 	return err
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -48,6 +49,11 @@ func TestStatusShowsWhoNeedsYou(t *testing.T) {
 		t.Errorf("status line %q, want !2 need you", line)
 	}
 
+	badge, _, _ := ptRun(t, vars, "", "status", "--format", "iterm2")
+	if want := "\x1b]1337;SetUserVar=paneteam_needs=" + base64.StdEncoding.EncodeToString([]byte("!2 need you")) + "\a"; badge != want {
+		t.Errorf("status --format iterm2 printed %q, want %q", badge, want)
+	}
+
 	for _, id := range []string{"perm-1767225600000-aaaaaaa", "plan_approval-1767225600001@alice@crew"} {
 		if _, errs, code := ptRun(t, vars, "", "deny", "--team", "crew", id); code != 0 {
 			t.Fatalf("deny %s: %s", id, errs)
@@ -58,5 +64,8 @@ func TestStatusShowsWhoNeedsYou(t *testing.T) {
 	}
 	if line, _, _ := ptRun(t, vars, "", "status", "--team", "crew", "--format", "tmux"); strings.Contains(line, "need you") {
 		t.Errorf("after both answers, the status line says %q", line)
+	}
+	if badge, _, _ := ptRun(t, vars, "", "status", "--format", "iterm2"); badge != "\x1b]1337;SetUserVar=paneteam_needs=\a" {
+		t.Errorf("after both answers, status --format iterm2 printed %q, want the variable emptied", badge)
 	}
 }
