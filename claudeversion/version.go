@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // Version is a Claude Code release, major.minor.patch.
@@ -37,11 +38,11 @@ func (v Version) AtLeast(o Version) bool { return !v.Less(o) }
 // IsZero reports an unknown version.
 func (v Version) IsZero() bool { return v == Version{} }
 
-var versionPattern = regexp.MustCompile(`(?m)^\s*v?(\d+)\.(\d+)\.(\d+)\b`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*v?(\d+)\.(\d+)\.(\d+)\b`) })
 
 // Parse reads `claude --version` output, "2.1.330 (Claude Code)".
 func Parse(s string) (Version, error) {
-	m := versionPattern.FindStringSubmatch(s)
+	m := versionPattern().FindStringSubmatch(s)
 	if m == nil {
 		return Version{}, fmt.Errorf("%q is not a Claude Code version (want e.g. \"2.1.330 (Claude Code)\")", firstLine(s))
 	}

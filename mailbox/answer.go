@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -39,24 +40,28 @@ func base36(n int) string {
 // request id shows as "[invalid id]", a failing timestamp as "[invalid
 // timestamp]" (PROTOCOL-2.1.330.md §6).
 var (
-	permIDPattern      = regexp.MustCompile(`^perm-[0-9]{1,20}-[0-9a-z]{1,12}$`)
-	shutdownIDPattern  = regexp.MustCompile(`^(?:shutdown|plan_approval)-[0-9]{1,20}@[^@\n]{1,300}(?:@[^@\n]{1,300})?$`)
-	timestampPattern   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$`)
-	shutdownAckPattern = regexp.MustCompile(`^shutdown-[0-9]{1,20}@[\w.-]{1,64}$`)
+	permIDPattern     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^perm-[0-9]{1,20}-[0-9a-z]{1,12}$`) })
+	shutdownIDPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:shutdown|plan_approval)-[0-9]{1,20}@[^@\n]{1,300}(?:@[^@\n]{1,300})?$`)
+	})
+	timestampPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$`)
+	})
+	shutdownAckPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^shutdown-[0-9]{1,20}@[\w.-]{1,64}$`) })
 )
 
 // ValidPermissionID reports whether id passes Claude Code's display check
 // for permission request ids.
-func ValidPermissionID(id string) bool { return permIDPattern.MatchString(id) }
+func ValidPermissionID(id string) bool { return permIDPattern().MatchString(id) }
 
 // ValidShutdownOrPlanID reports whether id passes Claude Code's display
 // check for shutdown and plan request ids.
-func ValidShutdownOrPlanID(id string) bool { return shutdownIDPattern.MatchString(id) }
+func ValidShutdownOrPlanID(id string) bool { return shutdownIDPattern().MatchString(id) }
 
 // ShutdownGetsInstructions reports whether a shutdown_request with this
 // id gets Claude Code's approval instructions appended for its model
 // (PROTOCOL-2.1.330.md §8): ids paneteam makes for plain member names do.
-func ShutdownGetsInstructions(id string) bool { return shutdownAckPattern.MatchString(id) }
+func ShutdownGetsInstructions(id string) bool { return shutdownAckPattern().MatchString(id) }
 
 // ValidTimestamp reports whether ts passes Claude Code's display check.
-func ValidTimestamp(ts string) bool { return timestampPattern.MatchString(ts) }
+func ValidTimestamp(ts string) bool { return timestampPattern().MatchString(ts) }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/jsjson"
@@ -147,12 +148,12 @@ func (k *Key) Sign(e Entry) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(k.Private, SignedBytes(e))), nil
 }
 
-var flagPattern = regexp.MustCompile(`^(\d+)\.([\w-]+)$`)
+var flagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\.([\w-]+)$`) })
 
 // Verify checks sig over e against a --lead-verify-key value, as a
 // teammate does (replay and time checks aside).
 func Verify(flag string, e Entry, sig string) error {
-	m := flagPattern.FindStringSubmatch(flag)
+	m := flagPattern().FindStringSubmatch(flag)
 	if m == nil {
 		return fmt.Errorf("%q is not a --lead-verify-key value (<ms>.<base64url key>)", flag)
 	}

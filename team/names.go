@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -146,10 +147,14 @@ func IsLeadSender(from string) bool {
 }
 
 var (
-	uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	uuidShape = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	})
 	// Claude Code's own session and agent ids.
-	sessionShape = regexp.MustCompile(`^(?:(?:session|cse)_(?:vrtx_|bdrk_)?(?:staging_|local_)?01[1-9a-z]{22}|local_[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$`)
-	agentShape   = regexp.MustCompile(`^a(?:[\w-]{1,63}-)?[0-9a-f]{16}$`)
+	sessionShape = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:(?:session|cse)_(?:vrtx_|bdrk_)?(?:staging_|local_)?01[1-9a-z]{22}|local_[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$`)
+	})
+	agentShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^a(?:[\w-]{1,63}-)?[0-9a-f]{16}$`) })
 )
 
 // CheckTeammateName refuses a name Claude Code 2.1.330 would refuse for a
@@ -172,7 +177,7 @@ func CheckTeammateName(name string) error {
 	if strings.Contains(name, "@") {
 		return fmt.Errorf("teammate name %q has the shape of an agent id (name@team): give the name alone, without '@'", name)
 	}
-	if uuidShape.MatchString(n) || sessionShape.MatchString(n) || agentShape.MatchString(n) {
+	if uuidShape().MatchString(n) || sessionShape().MatchString(n) || agentShape().MatchString(n) {
 		return fmt.Errorf("teammate name %q has the shape of a session or agent id, which Claude Code reads as an address: choose a plain name such as \"reviewer\"", name)
 	}
 	return nil

@@ -367,3 +367,42 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 		t.Errorf("paneteam --version wrote %q to the terminal, want only the version", out)
 	}
 }
+
+// TestPackageInitIsCheap fails when a paneteam package's initialisation
+// allocates more than a few kilobytes (GODEBUG=inittrace=1): work such as
+// compiling a regular expression belongs in a sync.OnceValue, paid by the
+// command that uses it, not by every keybinding and status-line refresh.
+// (A pattern with a repetition count like {1,300} once cost 0.8 ms and
+// 500 KB at every start.) Allocation is counted rather than time, which
+// a busy machine would make noisy.
+func TestPackageInitIsCheap(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "paneteam")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join(testutil.ModuleRoot(), "cmd", "paneteam")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = testutil.Env("GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("paneteam --version: %v\n%s", err, out)
+	}
+	// init github.com/paneteam/paneteam/mailbox @0.9 ms, 0.80 ms clock, 521664 bytes, 1234 allocs
+	line := regexp.MustCompile(`^init (github\.com/paneteam/paneteam/\S*) @.*, (\d+) bytes,`)
+	const limit = 16 << 10
+	seen := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		seen++
+		if n, _ := strconv.Atoi(m[2]); n > limit {
+			t.Errorf("%s allocates %d bytes at initialisation (limit %d): defer that work to first use", m[1], n, limit)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no paneteam package in the init trace:\n%s", out)
+	}
+}
