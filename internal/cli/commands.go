@@ -30,7 +30,7 @@ func commandTable() []commandEntry {
 		{"task", taskCommand},
 		{"kill-pane", killPaneCommand},
 		{"hide", hideCommand},
-		{"show", func(env Env) *ucli.Command { return withRequestShow(env, showCommand(env)) }},
+		{"show", showRequestOrPaneCommand},
 		{"attach", attachCommand},
 		{"logs", logsCommand},
 		{"teammate", teammateCommand},

@@ -14,6 +14,10 @@ import (
 	"github.com/paneteam/paneteam/approval"
 )
 
+// showRequestOrPaneCommand is 'show': a request in full (show ID), or a
+// hidden teammate's pane brought back (show --name N).
+func showRequestOrPaneCommand(env Env) *ucli.Command { return withRequestShow(env, showCommand(env)) }
+
 // withRequestShow makes 'show ID' print a request in full, and leaves
 // 'show --name N' (bring a hidden pane back) as it was: the two never
 // clash, as a pane is named by a flag and a request by an argument.

@@ -444,11 +444,7 @@ func TestReviewPopupTakesFeedbackExactly(t *testing.T) {
 		if err := lead.Append(context.Background(), mailbox.Message{From: "alice", Text: string(frame), Timestamp: mailbox.Timestamp(time.Now())}); err != nil {
 			t.Fatal(err)
 		}
-		// The client takes a moment to close the last popup; a key pressed
-		// meanwhile opens none. (A person never presses that fast.)
-		time.Sleep(500 * time.Millisecond)
-		h.press("P")
-		h.waitScreen("request "+id, func(s string) bool { return strings.Contains(s, id) })
+		h.openPopup("P", id)
 		h.keys("d")
 		h.waitScreen("the feedback question", func(s string) bool { return strings.Contains(s, "feedback") })
 		if len(text) > 1000 {
@@ -465,6 +461,28 @@ func TestReviewPopupTakesFeedbackExactly(t *testing.T) {
 		h.keys("q")
 		h.waitGone("paneteam requests:")
 		h.checkMarkers()
+	}
+}
+
+// openPopup presses prefix + key until the screen shows want. A press
+// that lands while tmux is still closing the previous popup goes to that
+// popup and is lost (a person never presses that fast); three presses
+// that all open nothing fail the test.
+func (h *harness) openPopup(key, want string) {
+	h.t.Helper()
+	for try := 1; ; try++ {
+		h.press(key)
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(h.screen(), want) {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if try == 3 {
+			h.t.Fatalf("prefix + %s pressed %d times, and %q never showed; the screen shows:\n%s", key, try, want, h.screen())
+		}
+		h.t.Logf("prefix + %s opened nothing within 5s (try %d); pressing again", key, try)
 	}
 }
 
