@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/paneteam/paneteam/internal/claudetest"
 	"github.com/paneteam/paneteam/internal/testutil"
@@ -144,8 +143,6 @@ func (lt *ledTeam) waitRequest(t *testing.T, name, kind string, match func(pendi
 	})
 	return got
 }
-
-
 
 func atoiOr(s string) int {
 	n, err := strconv.Atoi(s)
