@@ -88,7 +88,8 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 		return ids
 	}
 	// result waits for the request that carries the tool_result of call.
-	result := func(call string) string {
+	result := func(t *testing.T, call string) string {
+		t.Helper()
 		r := lt.api.WaitRequest(t, wait, 0, "with the tool_result of "+call, func(r *claudetest.Request) bool {
 			_, ok := r.ToolResult(call)
 			return ok
@@ -98,7 +99,8 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 	}
 	// askFor waits for the teammate's request to run cmd, and checks it is
 	// bound to one of the model's calls of cmd.
-	askFor := func(cmd string) pendingRequest {
+	askFor := func(t *testing.T, cmd string) pendingRequest {
+		t.Helper()
 		req := lt.waitRequest(t, "alice", "permission", func(r pendingRequest) bool {
 			return r.ToolName == "Bash" && strings.Contains(string(r.Input), tok) && strings.Contains(r.Subject, cmd)
 		})
@@ -110,7 +112,7 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 
 	t.Run("approved, the command runs and its output reaches the model", func(t *testing.T) {
-		req := askFor(approveCmd)
+		req := askFor(t, approveCmd)
 		call := req.ToolUseID
 		if exists(marker("marker-approve")) {
 			t.Fatalf("the command ran before anyone approved it")
@@ -119,7 +121,7 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 		if !strings.Contains(out, "approved") {
 			t.Errorf("approve printed %q", out)
 		}
-		if got := result(call); !strings.Contains(got, "approved-"+tok) {
+		if got := result(t, call); !strings.Contains(got, "approved-"+tok) {
 			t.Errorf("tool_result the model got = %q, want the command's output approved-%s", got, tok)
 		}
 		if b, err := os.ReadFile(marker("marker-approve")); err != nil || strings.TrimSpace(string(b)) != "approved-"+tok {
@@ -138,11 +140,11 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 
 	t.Run("denied with feedback, the command does not run and the model reads why", func(t *testing.T) {
 		lt.ok(t, "send", "--team", lt.name, "--to", "alice", "Do step two.")
-		req := askFor(denyCmd)
+		req := askFor(t, denyCmd)
 		call := req.ToolUseID
 		const feedback = "not now: use the test target"
 		lt.ok(t, "deny", "--team", lt.name, "--feedback", feedback, req.ID)
-		got := result(call)
+		got := result(t, call)
 		if !strings.Contains(got, feedback) {
 			t.Errorf("tool_result the model got = %q, want the feedback %q", got, feedback)
 		}
@@ -154,7 +156,7 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 	t.Run("approve --always adds Claude's suggested rule; the same command is not asked again", func(t *testing.T) {
 		testutil.RequireTool(t, "python3")
 		lt.ok(t, "send", "--team", lt.name, "--to", "alice", "Do step three.")
-		req := askFor(alwaysCmd)
+		req := askFor(t, alwaysCmd)
 		first := req.ToolUseID
 		// Observed with 2.1.330: a command with no prefix rule gets an
 		// exact-command allow rule for the project's local settings.
@@ -172,7 +174,7 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 			t.Fatalf("Claude Code suggested %s for %q; this case needs an addRules allow rule for Bash", req.Suggestions, alwaysCmd)
 		}
 		lt.ok(t, "approve", "--team", lt.name, "--always", req.ID)
-		if got := result(first); !strings.Contains(got, "always-"+tok) {
+		if got := result(t, first); !strings.Contains(got, "always-"+tok) {
 			t.Errorf("first call's tool_result = %q, want always-%s", got, tok)
 		}
 		var second string
@@ -181,13 +183,24 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 			second = ids[len(ids)-1]
 			return second != first
 		})
-		if got := result(second); !strings.Contains(got, "always-"+tok) {
-			t.Errorf("second call's tool_result = %q, want always-%s (it ran)", got, tok)
-		}
-		for _, r := range lt.requests(t) {
-			if r.ToolUseID == second {
-				t.Errorf("the second, identical command was asked again: %s", r.ID)
+		// Either it runs, or it is asked for: wait for whichever comes.
+		var got string
+		ran := false
+		lt.s.Wait(t, wait, "the second call to run or be asked for", func() bool {
+			for _, r := range lt.api.Requests() {
+				if got, ran = r.ToolResult(second); ran {
+					return true
+				}
 			}
+			for _, r := range lt.requests(t) {
+				if r.ToolUseID == second {
+					t.Fatalf("the second, identical command was asked again: %s (the rule was not added)", r.ID)
+				}
+			}
+			return false
+		})
+		if !strings.Contains(got, "always-"+tok) {
+			t.Errorf("second call's tool_result = %q, want always-%s (it ran)", got, tok)
 		}
 		for _, e := range readLedInbox(t, lt, "team-lead") {
 			if strings.Contains(e.Text, second) {
@@ -207,7 +220,7 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 
 	t.Run("an unsigned answer is refused; only the lead's signed one counts", func(t *testing.T) {
 		lt.ok(t, "send", "--team", lt.name, "--to", "alice", "Do step four.")
-		req := askFor(forgedCmd)
+		req := askFor(t, forgedCmd)
 		call := req.ToolUseID
 		inbox := filepath.Join(lt.s.ConfigDir, "teams", lt.name, "inboxes", "alice.json")
 		before, _ := os.ReadFile(inbox)
@@ -233,7 +246,7 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 		if err := mailbox.New(inbox, lockfile.Options{}).Append(context.Background(), msg); err != nil {
 			t.Fatal(err)
 		}
-		got := result(call)
+		got := result(t, call)
 		// Observed with 2.1.330: the teammate says so to its model.
 		if !strings.Contains(got, "could not be verified") {
 			t.Errorf("after the unsigned approval the model was told %q, want that the answer could not be verified", got)

@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,6 +67,21 @@ func TestApprovalRealClaudePlan(t *testing.T) {
 	t.Run("rejected with feedback, it stays in plan mode", func(t *testing.T) {
 		req := lt.waitRequest(t, "paula", "plan", func(r pendingRequest) bool { return r.PlanContent == plan1 })
 		firstID = req.ID
+		// Observed: plan_approval_request {type, from, timestamp,
+		// planFilePath, planContent, requestId} with the id
+		// plan_approval-<ms>@<name>@<team> (§6).
+		if !regexp.MustCompile(`^plan_approval-[0-9]+@paula@` + regexp.QuoteMeta(lt.name) + `$`).MatchString(req.ID) {
+			t.Errorf("plan request id %q, want plan_approval-<ms>@paula@%s", req.ID, lt.name)
+		}
+		var frame struct {
+			PlanFilePath string `json:"planFilePath"`
+		}
+		json.Unmarshal(req.Frame, &frame)
+		mu.Lock()
+		if frame.PlanFilePath != planPath {
+			t.Errorf("planFilePath %q, want the file the model wrote, %q", frame.PlanFilePath, planPath)
+		}
+		mu.Unlock()
 		seq := lt.api.LastSeq()
 		lt.ok(t, "deny", "--team", lt.name, "--feedback", feedback, req.ID)
 		got := lt.api.WaitMessages(t, wait, seq, "[Plan Rejected]")
