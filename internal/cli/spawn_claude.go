@@ -25,7 +25,10 @@ binary): --agent-id, --agent-name, --team-name, --agent-color,
 --parent-session-id, --plan-mode-required, --agent-type, --model, and a
 permission flag: --permission-mode MODE (default: default, so it asks
 before running tools; bypassPermissions is passed as
---dangerously-skip-permissions; --plan-mode-required makes it plan).
+--dangerously-skip-permissions; plan is given with --plan-mode-required,
+as Claude Code's lead gives it, so the teammate submits its plan to you
+('paneteam requests') instead of approving it itself; --plan-mode-required
+alone makes it plan too).
 Claude Code before 2.1.317 gets no flag for default, before 2.1.202 also
 --teammate-mode. In a team paneteam leads, a teammate of Claude Code
 2.1.323 or later gets a fresh signing key (--lead-verify-key) and

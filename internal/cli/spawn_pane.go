@@ -176,7 +176,12 @@ func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
 		r.root = root
 	}
 	var plan *bool
-	if c.Bool("plan-mode-required") {
+	// Plan mode is plan-mode-required, as Claude Code's lead only ever
+	// gives it (PROTOCOL-2.1.330.md §11). Observed with 2.1.330: a teammate
+	// given --permission-mode plan alone approves its own ExitPlanMode and
+	// leaves plan mode without asking anyone; with --plan-mode-required it
+	// sends plan_approval_request and waits for the lead.
+	if c.Bool("plan-mode-required") || r.perm == "plan" {
 		yes := true
 		plan = &yes
 	}

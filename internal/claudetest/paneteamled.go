@@ -1,0 +1,97 @@
+package claudetest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/testutil"
+)
+
+// StartHost prepares what Start prepares, a private tmux server whose
+// global environment is Claude's (scratch HOME and CLAUDE_CONFIG_DIR
+// seeded so no dialog appears, every network call pointed at opts.API),
+// but launches no Claude Code: Pane is a plain shell pane where a person
+// leads a team from paneteam. Claude teammates paneteam spawns there
+// (spawn-pane --claude, with TmuxEnv so they split beside Pane) inherit
+// that environment and reach the fake model. PID is the shell's; Close
+// (registered with t.Cleanup) ends the server. opts.Args and
+// opts.NotInTmux are ignored. Missing tmux skips the test (fails under
+// PANETEAM_REQUIRE_ALL=1).
+func StartHost(t testing.TB, opts Options) *Session {
+	t.Helper()
+	if opts.API == nil {
+		t.Fatal("claudetest.StartHost: Options.API is required")
+	}
+	bin := opts.Bin
+	if bin == "" {
+		bin = Binary(t)
+	}
+	srv := testutil.TmuxServer(t)
+	base := t.TempDir()
+	s := &Session{
+		API: opts.API, Bin: bin, Team: opts.Team, Tmux: srv, t: t,
+		ConfigDir: filepath.Join(base, "config"),
+		Home:      filepath.Join(base, "home"),
+		Cwd:       filepath.Join(base, "project"),
+	}
+	for _, d := range []string{s.ConfigDir, s.Home, s.Cwd} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.seed(); err != nil {
+		t.Fatalf("seed Claude Code's config: %v", err)
+	}
+	env := s.env(opts)
+	s.vars = env
+	var sets [][]string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		sets = append(sets, []string{"set-environment", "-g", k, v})
+	}
+	if _, err := srv.RunSeq(context.Background(), sets...); err != nil {
+		t.Fatalf("set Claude's environment in the test tmux server: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := srv.Run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", "lead",
+		"-x", "200", "-y", "50", "-c", s.Cwd, "/bin/sh")
+	if err != nil {
+		t.Fatalf("start the lead's shell in tmux: %v", err)
+	}
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		t.Fatalf("new-session printed %q, want pane id and pid", out)
+	}
+	s.Pane = f[0]
+	if s.PID, err = strconv.Atoi(f[1]); err != nil {
+		t.Fatalf("pane pid %q: %v", f[1], err)
+	}
+	s.Started = time.Now()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Wait waits until cond holds, polling every 100 ms; on timeout it fails
+// with the screen of Pane and the requests the fake model saw.
+func (s *Session) Wait(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	s.waitFor(t, d, what, cond)
+}
+
+// PaneScreen is the visible text of another pane of the session's tmux
+// server (a teammate's), or the error capture-pane gave.
+func (s *Session) PaneScreen(pane string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := s.Tmux.Run(ctx, "capture-pane", "-p", "-t", pane)
+	if err != nil {
+		return "(capture-pane: " + err.Error() + ")"
+	}
+	return out
+}
