@@ -2,14 +2,10 @@ package claudetest
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/paneteam/paneteam/internal/testutil"
 )
 
 // StartHost prepares what Start prepares, a private tmux server whose
@@ -24,39 +20,7 @@ import (
 // PANETEAM_REQUIRE_ALL=1).
 func StartHost(t testing.TB, opts Options) *Session {
 	t.Helper()
-	if opts.API == nil {
-		t.Fatal("claudetest.StartHost: Options.API is required")
-	}
-	bin := opts.Bin
-	if bin == "" {
-		bin = Binary(t)
-	}
-	srv := testutil.TmuxServer(t)
-	base := t.TempDir()
-	s := &Session{
-		API: opts.API, Bin: bin, Team: opts.Team, Tmux: srv, t: t,
-		ConfigDir: filepath.Join(base, "config"),
-		Home:      filepath.Join(base, "home"),
-		Cwd:       filepath.Join(base, "project"),
-	}
-	for _, d := range []string{s.ConfigDir, s.Home, s.Cwd} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.seed(); err != nil {
-		t.Fatalf("seed Claude Code's config: %v", err)
-	}
-	env := s.env(opts)
-	s.vars = env
-	var sets [][]string
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		sets = append(sets, []string{"set-environment", "-g", k, v})
-	}
-	if _, err := srv.RunSeq(context.Background(), sets...); err != nil {
-		t.Fatalf("set Claude's environment in the test tmux server: %v", err)
-	}
+	s, srv, _ := prepare(t, opts, "claudetest.StartHost")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := srv.Run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", "lead",

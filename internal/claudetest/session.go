@@ -60,48 +60,12 @@ type Session struct {
 // it. Missing tmux skips the test (fails under PANETEAM_REQUIRE_ALL=1).
 func Start(t testing.TB, opts Options) *Session {
 	t.Helper()
-	if opts.API == nil {
-		t.Fatal("claudetest.Start: Options.API is required")
-	}
-	bin := opts.Bin
-	if bin == "" {
-		bin = Binary(t)
-	}
-	srv := testutil.TmuxServer(t)
-	base := t.TempDir()
-	s := &Session{
-		API: opts.API, Bin: bin, Team: opts.Team, Tmux: srv, t: t,
-		ConfigDir: filepath.Join(base, "config"),
-		Home:      filepath.Join(base, "home"),
-		Cwd:       filepath.Join(base, "project"),
-	}
-	for _, d := range []string{s.ConfigDir, s.Home, s.Cwd} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.seed(); err != nil {
-		t.Fatalf("seed Claude Code's config: %v", err)
-	}
-
+	s, srv, bin := prepare(t, opts, "claudetest.Start")
 	args := opts.Args
 	if args == nil {
 		args = []string{"--dangerously-skip-permissions", "--teammate-mode", "in-process"}
 	}
-	env := s.env(opts)
-	s.vars = env
-	// The server's global environment is Claude's too, as when a user
-	// starts claude in their own tmux: panes split from it later (a Claude
-	// teammate paneteam spawns beside the lead) get the same HOME, API
-	// routing and proxies.
-	var sets [][]string
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		sets = append(sets, []string{"set-environment", "-g", k, v})
-	}
-	if _, err := srv.RunSeq(context.Background(), sets...); err != nil {
-		t.Fatalf("set Claude's environment in the test tmux server: %v", err)
-	}
+	env := s.vars
 	// The pane runs a tiny sh that replaces itself with `env -i … claude`:
 	// Claude sees exactly the environment above (plus TMUX and TMUX_PANE,
 	// which only the pane knows), and the pane's pid is Claude's pid.
@@ -130,6 +94,48 @@ func Start(t testing.TB, opts Options) *Session {
 	srv.Run(ctx, "set-option", "-t", s.Pane, "-p", "remain-on-exit", "on")
 	t.Cleanup(s.Close)
 	return s
+}
+
+// prepare is what every session starts with: a private tmux server whose
+// global environment is Claude's, as when a user starts claude in their
+// own tmux (panes split from it later, such as a Claude teammate paneteam
+// spawns, get the same HOME, API routing and proxies), and a scratch HOME,
+// CLAUDE_CONFIG_DIR and project folder seeded so that no dialog appears.
+func prepare(t testing.TB, opts Options, who string) (*Session, tmux.Server, string) {
+	t.Helper()
+	if opts.API == nil {
+		t.Fatal(who + ": Options.API is required")
+	}
+	bin := opts.Bin
+	if bin == "" {
+		bin = Binary(t)
+	}
+	srv := testutil.TmuxServer(t)
+	base := t.TempDir()
+	s := &Session{
+		API: opts.API, Bin: bin, Team: opts.Team, Tmux: srv, t: t,
+		ConfigDir: filepath.Join(base, "config"),
+		Home:      filepath.Join(base, "home"),
+		Cwd:       filepath.Join(base, "project"),
+	}
+	for _, d := range []string{s.ConfigDir, s.Home, s.Cwd} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.seed(); err != nil {
+		t.Fatalf("seed Claude Code's config: %v", err)
+	}
+	s.vars = s.env(opts)
+	var sets [][]string
+	for _, kv := range s.vars {
+		k, v, _ := strings.Cut(kv, "=")
+		sets = append(sets, []string{"set-environment", "-g", k, v})
+	}
+	if _, err := srv.RunSeq(context.Background(), sets...); err != nil {
+		t.Fatalf("set Claude's environment in the test tmux server: %v", err)
+	}
+	return s, srv, bin
 }
 
 // seed writes what makes Claude Code 2.1.330 start straight into its

@@ -34,7 +34,7 @@ import (
 // the fake model.
 func TestSignedLeadMessages(t *testing.T) {
 	api := claudetest.NewAPI(t)
-	s := claudetest.Seeded(t, claudetest.Options{API: api})
+	s := claudetest.StartHost(t, claudetest.Options{API: api})
 	state := t.TempDir() // paneteam's keys live here, nowhere else
 	inPane := append(s.TmuxEnv(t), "PANETEAM_STATE_DIR="+state)
 	run := func(extra []string, args ...string) (string, string, int) {
