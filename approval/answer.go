@@ -214,5 +214,27 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	if err != nil {
 		return Result{}, err
 	}
+	l.markRead(ctx, r)
 	return res, nil
+}
+
+// markRead marks the answered request read in the lead's inbox, so that
+// it no longer counts as unread mail and moves to the lead's archive like
+// any message read. Best effort: the answer is written and recorded, and
+// a request left unread is still known as answered.
+func (l *Lead) markRead(ctx context.Context, r Request) {
+	in := mailbox.New(l.Team.InboxPath(team.LeadName), l.Lock)
+	unread, err := in.Unread()
+	if err != nil {
+		return
+	}
+	var done []mailbox.Message
+	for _, m := range unread {
+		if got, ok := parse(m); ok && got.key() == r.key() {
+			done = append(done, m)
+		}
+	}
+	if len(done) > 0 {
+		in.MarkRead(ctx, done)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
@@ -249,5 +250,27 @@ func TestKeyedTeammateAnswersAreSigned(t *testing.T) {
 	e := provenance.Entry{MsgID: m.MsgID, From: m.From, Timestamp: m.Timestamp, Text: m.Text}
 	if err := provenance.Verify(key.Flag(), e, m.LeadSig); err != nil {
 		t.Fatalf("the answer's signature does not verify under alice's key: %v", err)
+	}
+}
+
+// TestAnsweringMarksTheRequestRead: an answered request stops counting as
+// the lead's unread mail; other messages stay unread.
+func TestAnsweringMarksTheRequestRead(t *testing.T) {
+	l := crew(t)
+	writeInbox(t, l,
+		entry("alice", permFrame(permID, "alice", "Bash", exampleInput), t0),
+		entry("bob", "a plain message", t0.Add(time.Second)))
+	if _, err := l.Answer(context.Background(), permID, "", Decision{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	unread, err := mailbox.New(l.Team.InboxPath(team.LeadName), lockfile.Options{}).Unread()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unread) != 1 || unread[0].Text != "a plain message" {
+		t.Errorf("the lead's unread mail after the answer: %+v, want only bob's message", unread)
+	}
+	if got := waiting(t, l); len(got) != 0 {
+		t.Errorf("still waiting: %s", ids(got))
 	}
 }
