@@ -50,6 +50,10 @@ type Lead struct {
 	// key is missing (an unsigned answer counts as forged, PROTOCOL-2.1.330.md
 	// §5). The zero value holds no keys.
 	Keys provenance.Store
+	// Teammate, when set, names the teammate this process runs inside
+	// ($PANETEAM_AGENT): it may list requests but not answer them, or any
+	// teammate could approve its own or another's tool calls.
+	Teammate string
 }
 
 // Open returns the lead of the team named teamName under root.
@@ -168,6 +172,10 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	cfg, err := team.Load(l.Team.ConfigPath())
 	if err != nil {
 		return Result{}, err
+	}
+	if l.Teammate != "" {
+		return Result{}, fmt.Errorf("%w: this process runs inside teammate %s (PANETEAM_AGENT); answer %s from the lead's own shell",
+			ErrNotLead, Visible(l.Teammate), Visible(r.ID))
 	}
 	if err := l.mayAnswer(cfg, r); err != nil {
 		return Result{}, err

@@ -274,3 +274,35 @@ func TestAnsweringMarksTheRequestRead(t *testing.T) {
 		t.Errorf("still waiting: %s", ids(got))
 	}
 }
+
+// TestATeammateCannotAnswer: a process inside a teammate may list
+// requests but answer none, its own or another's.
+func TestATeammateCannotAnswer(t *testing.T) {
+	l := crew(t)
+	writeInbox(t, l, entry("alice", permFrame(permID, "alice", "Bash", exampleInput), t0))
+	l.Teammate = "bob"
+	if _, err := l.Answer(context.Background(), permID, "", Decision{Approve: true}); !errors.Is(err, ErrNotLead) {
+		t.Fatalf("answer from inside bob: %v, want ErrNotLead", err)
+	}
+	if len(inbox(t, l, "alice")) != 0 {
+		t.Fatal("an answer was written from inside a teammate")
+	}
+}
+
+// TestClaudesOwnTeammateIsRefused: a teammate Claude Code started holds
+// its Claude lead's key, so paneteam does not answer it even when that
+// lead is gone (an unsigned approval would count as a denial).
+func TestClaudesOwnTeammateIsRefused(t *testing.T) {
+	l := crew(t)
+	if _, err := l.Team.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		a := c.Member("alice")
+		a.TmuxPaneID, a.BackendType = "%7", team.BackendTmux // a Claude pane teammate: no paneteam record
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	writeInbox(t, l, entry("alice", permFrame(permID, "alice", "Bash", exampleInput), t0))
+	if _, err := l.Answer(context.Background(), permID, "", Decision{Approve: true}); !errors.Is(err, ErrClaudeLeads) {
+		t.Fatalf("Claude's own teammate: %v, want ErrClaudeLeads", err)
+	}
+}

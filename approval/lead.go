@@ -17,6 +17,9 @@ var ErrClaudeLeads = errors.New("a Claude Code process leads this team")
 // approval as a denial (§5).
 var ErrNoKey = errors.New("this teammate only accepts signed answers, and paneteam does not hold its key")
 
+// ErrNotLead refuses an answer from a process running inside a teammate.
+var ErrNotLead = errors.New("only the lead answers requests")
+
 // claudeLeads tells whether a live Claude Code process leads the team
 // (config.json leadProcess, judged by Claude Code's own take-over test:
 // team.LeadOf).
@@ -45,6 +48,13 @@ func (l *Lead) mayAnswer(cfg *team.Config, r Request) error {
 			l.Team.Name, ErrClaudeLeads, r.ID)
 	}
 	m := cfg.Member(r.From)
+	if m != nil && cfg.StartedByClaude(m) {
+		// Claude Code's own teammate holds its lead's key: an answer
+		// from anyone else counts as forged, a denial (§5), even once
+		// that lead has died.
+		return fmt.Errorf("%s: %w: Claude Code started it and only its Claude Code lead can answer %s",
+			m.Name, ErrClaudeLeads, r.ID)
+	}
 	if m != nil && l.keyMissing(m) {
 		return fmt.Errorf("%s: %w: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)", m.Name, ErrNoKey, r.ID)
 	}

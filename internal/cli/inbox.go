@@ -60,6 +60,11 @@ them.`,
 			if err != nil {
 				return err
 			}
+			if c.Bool("mark-read") {
+				if err := refuseClaudeMarkRead(cfg, name); err != nil {
+					return err
+				}
+			}
 			in := mailbox.New(t.InboxPath(name), lockOpts(c))
 			var msgs []mailbox.Message
 			if archived {
@@ -290,4 +295,21 @@ func joinNonEmpty(head string, rest ...string) string {
 		}
 	}
 	return out
+}
+
+// refuseClaudeMarkRead refuses --mark-read on an inbox Claude Code reads
+// itself: Claude Code 2.1.330 reads only unread entries and deletes read
+// ones (PROTOCOL-2.1.330.md §3), so a message paneteam marked read there
+// (a teammate's permission request, an idle or shutdown frame) would never
+// reach Claude, and the teammate waiting on it would hang.
+func refuseClaudeMarkRead(cfg *team.Config, name string) error {
+	m := cfg.Member(name)
+	_, claudeLeads := cfg.LeadProcess()
+	switch {
+	case name == team.LeadName && claudeLeads:
+		return usagef("Claude Code leads team %s and reads team-lead's inbox itself: --mark-read would hide those messages from it; drop --mark-read", cfg.Name)
+	case m != nil && cfg.StartedByClaude(m):
+		return usagef("%s is Claude Code's own teammate and reads its inbox itself: --mark-read would hide those messages from it; drop --mark-read", m.Name)
+	}
+	return nil
 }

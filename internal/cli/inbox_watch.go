@@ -68,6 +68,11 @@ protocol message type, or "message" for plain text.`,
 			if err != nil {
 				return err
 			}
+			if c.Bool("mark-read") {
+				if err := refuseClaudeMarkRead(cfg, name); err != nil {
+					return err
+				}
+			}
 			// A missing inbox folder (writers create it lazily) is waited
 			// for by Watch, never created here: see mailbox.Watch.
 			w := &inboxWatch{env: env, c: c, in: mailbox.New(t.InboxPath(name), lockOpts(c)), style: styleFor(env)}

@@ -84,7 +84,9 @@ func openLead(c *ucli.Context, env Env) (*approval.Lead, error) {
 		return nil, err
 	}
 	l := &approval.Lead{Team: t, Lock: lockOpts(c)}
-	if actsAsLead(env) {
+	if !actsAsLead(env) {
+		l.Teammate = env.Getenv("PANETEAM_AGENT")
+	} else {
 		if st, err := provenance.DefaultStore(env.Getenv); err == nil {
 			l.Keys = st
 		}

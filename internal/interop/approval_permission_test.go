@@ -225,11 +225,11 @@ func TestApprovalRealClaudeTeammate(t *testing.T) {
 		inbox := filepath.Join(lt.s.ConfigDir, "teams", lt.name, "inboxes", "alice.json")
 		before, _ := os.ReadFile(inbox)
 
-		// paneteam run inside a teammate does not hold the lead's keys: it
-		// refuses rather than write an answer alice would take as forged.
+		// paneteam run inside a teammate is not the lead: it refuses
+		// rather than let one teammate answer another's request.
 		out, errOut, code := lt.run(t, []string{"PANETEAM_AGENT=bob"}, "approve", "--team", lt.name, req.ID)
-		if code == 0 || !strings.Contains(errOut, "signed") {
-			t.Errorf("approve as teammate bob: exit %d\n%s%s\nwant a refusal saying the teammate only believes signed answers", code, out, errOut)
+		if code == 0 || !strings.Contains(errOut, "inside teammate bob") {
+			t.Errorf("approve as teammate bob: exit %d\n%s%s\nwant a refusal saying only the lead answers", code, out, errOut)
 		}
 		if after, _ := os.ReadFile(inbox); string(after) != string(before) {
 			t.Errorf("the refused approve wrote to alice's inbox:\n%s", after)
