@@ -18,9 +18,11 @@ func (m *Model) detailLines(w, h int) []string {
 	case secTasks:
 		body = m.taskDetail(w)
 	case secRequests:
-		r, ok := m.selectedRequest()
+		// The request opened stays on screen; if it stops waiting it is
+		// not replaced by another under the same keys.
+		r, ok := m.requestByKey(m.shown)
 		if !ok {
-			body = []string{"No request is waiting."}
+			body = []string{"This request is no longer waiting (answered elsewhere, or its teammate left). Esc goes back."}
 		} else {
 			body = m.requestDetail(r, w)
 		}
@@ -152,6 +154,7 @@ func (m *Model) reviewLines(w, h int) []string {
 	}
 	head := fmt.Sprintf("request %d of %d waiting | team %s", m.reqIndex()+1, len(m.reqs), v(m.opts.Team))
 	r, _ := m.selectedRequest()
+	m.shown = reqKey(r) // what the single keys answer (keys.go)
 	return append([]string{m.st.paint(m.st.title, cut(head, w))}, m.scrolled(m.requestDetail(r, w), h-1)...)
 }
 

@@ -54,6 +54,9 @@ func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case tea.KeyEnter:
 		m.mode, m.detail, m.scroll = modeDetail, m.focus, 0
+		if r, ok := m.selectedRequest(); ok && m.focus == secRequests {
+			m.shown = reqKey(r)
+		}
 		return nil
 	case tea.KeyEsc:
 		m.mode = modeList
@@ -70,7 +73,17 @@ func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
 	case "j":
 		m.move(1)
 	case "a", "A", "d":
-		return m.requestKey(k.String())
+		// A request is answered only from a view that shows it whole: a
+		// list row may be cut, and the command's tail is what matters.
+		r, ok := m.selectedRequest()
+		if !ok {
+			m.setStatus("no request is waiting", nil)
+			return nil
+		}
+		m.focus = secRequests
+		m.mode, m.detail, m.scroll, m.shown = modeDetail, secRequests, 0, reqKey(r)
+		m.setStatus("shown whole: a approves, A approves always, d denies, Esc goes back", nil)
+		return nil
 	case "m":
 		if mb, ok := m.selectedMember(); ok {
 			m.mode, m.inputFor, m.target, m.input = modeInput, inputMessage, mb.Name, nil
@@ -169,6 +182,14 @@ func (m *Model) detailKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		if m.detail != secRequests {
 			return nil, true
 		}
+		if _, ok := m.requestByKey(m.shown); !ok {
+			// The request on screen was answered elsewhere or withdrawn
+			// while it was read: answer nothing in its place.
+			m.mode = modeList
+			m.setStatus("the request shown is no longer waiting: nothing was answered", nil)
+			return nil, true
+		}
+		m.selReq = m.shown
 		cmd := m.requestKey(k.String())
 		if m.mode == modeDetail && cmd != nil {
 			m.mode = modeList
@@ -214,6 +235,10 @@ func (m *Model) reviewKey(k tea.KeyMsg) tea.Cmd {
 		m.move(-1)
 		m.scroll = 0
 	case "a", "A", "d":
+		if r, ok := m.selectedRequest(); ok && m.shown != "" && reqKey(r) != m.shown {
+			m.setStatus("the request shown changed just now: look again, nothing was answered", nil)
+			return nil
+		}
 		return m.requestKey(k.String())
 	}
 	return nil

@@ -104,6 +104,9 @@ type Model struct {
 	focus section
 	// Selections are kept by key, so a refresh keeps the same row chosen.
 	selMember, selTask, selReq string
+	// shown is the request (reqKey) the detail or review view last drew
+	// whole: only that one may be answered (keys.go).
+	shown string
 
 	mode     mode
 	detail   section // what the detail view shows
@@ -255,6 +258,16 @@ func (m *Model) reqIndex() int {
 }
 
 // selectedRequest is the request under the cursor.
+// requestByKey is the waiting request with reqKey k.
+func (m *Model) requestByKey(k string) (approval.Request, bool) {
+	for _, r := range m.reqs {
+		if reqKey(r) == k {
+			return r, true
+		}
+	}
+	return approval.Request{}, false
+}
+
 func (m *Model) selectedRequest() (approval.Request, bool) {
 	if len(m.reqs) == 0 {
 		return approval.Request{}, false

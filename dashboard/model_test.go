@@ -115,7 +115,7 @@ func press(m *Model, keys ...string) bool {
 func TestDenyAsksForFeedbackAndSendsIt(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
 	m := start(t, f, Options{})
-	press(m, "d")
+	press(m, "d", "d") // the first shows the request whole
 	if len(f.calls) != 0 || !strings.Contains(m.View(), "feedback (optional)") {
 		t.Fatalf("d answered before asking for feedback: %v\n%s", f.calls, m.View())
 	}
@@ -128,7 +128,7 @@ func TestDenyAsksForFeedbackAndSendsIt(t *testing.T) {
 func TestEscCancelsADenial(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
 	m := start(t, f, Options{})
-	press(m, "d", "x", "esc")
+	press(m, "d", "d", "x", "esc")
 	if len(f.calls) != 0 {
 		t.Fatalf("cancelled denial was sent: %v", f.calls)
 	}
@@ -137,7 +137,7 @@ func TestEscCancelsADenial(t *testing.T) {
 func TestApproveAlwaysOnlyWhenOffered(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
 	m := start(t, f, Options{})
-	press(m, "A")
+	press(m, "A", "A")
 	if len(f.calls) != 0 || !strings.Contains(m.View(), "offers no") {
 		t.Fatalf("A without a suggested rule: %v\n%s", f.calls, m.View())
 	}
@@ -279,12 +279,37 @@ func TestARefusalIsShownWhole(t *testing.T) {
 	m := New(context.Background(), f, Options{Team: "crew", Now: func() time.Time { return now }})
 	drive(m, m.refresh())
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	press(m, "a")
+	press(m, "a", "a")
 	v := m.View()
 	if !strings.Contains(strings.ReplaceAll(v, "\n", ""), "answer perm-1767225600000-abcdefg in that Claude Code session") {
 		t.Fatalf("refusal cut:\n%s", v)
 	}
 	if n := len(strings.Split(v, "\n")); n != 24 {
 		t.Fatalf("%d lines", n)
+	}
+}
+
+// TestApprovalOnlyOfWhatWasShownWhole: from the list, a key first shows
+// the request whole and answers nothing; if that request stops waiting
+// while it is read, a key answers nothing in its place.
+func TestApprovalOnlyOfWhatWasShownWhole(t *testing.T) {
+	long := "make test && " + strings.Repeat("x", 200) + " && rm -rf ~/precious"
+	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", long, "[]"), perm("perm-2-b", "bob", "ls", "[]")}}
+	m := start(t, f, Options{})
+	press(m, "a")
+	if len(f.answers) != 0 {
+		t.Fatalf("a in the list answered at once: %+v", f.answers)
+	}
+	if v := strings.ReplaceAll(m.View(), "\n", ""); !strings.Contains(v, "rm -rf ~/precious") {
+		t.Fatalf("a did not show the request whole:\n%s", m.View())
+	}
+	f.reqs = f.reqs[1:] // alice's request answered elsewhere meanwhile
+	drive(m, m.refresh())
+	press(m, "a")
+	if len(f.answers) != 0 {
+		t.Fatalf("a answered another request in place of the one shown: %+v", f.answers)
+	}
+	if !strings.Contains(m.View(), "nothing was answered") {
+		t.Fatalf("no word that nothing was answered:\n%s", m.View())
 	}
 }

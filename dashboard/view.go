@@ -330,7 +330,7 @@ var helpText = []string{
 	"  tab, shift-tab   move between members, tasks and requests",
 	"  up/down, j/k     select a row",
 	"  enter            show the selected row whole (a request's input or plan)",
-	"  a                approve the selected request",
+	"  a                approve the request shown whole (from the list, a shows it first)",
 	"  A                approve it and add the \"always allow\" rule it suggests",
 	"  d                deny it (you may type feedback for the teammate)",
 	"  m                send a message to the selected member",

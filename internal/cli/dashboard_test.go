@@ -226,6 +226,8 @@ func TestDashboardApprovesTheSelectedRequest(t *testing.T) {
 	d := startDash(t, root, 80, 24, "--team crew", "NO_COLOR=1")
 	d.waitFor("Bash: npm test")
 	d.keys("Tab", "Tab", "a")
+	d.waitFor("shown whole") // the first key shows the request whole
+	d.keys("a")
 	d.waitFor("approved perm-1767225600000-abc1234 from alice")
 	d.waitFor("REQUESTS WAITING FOR YOU (0)")
 	msgs := teammateInbox(t, root, "alice")
@@ -263,6 +265,8 @@ func TestDashboardDeniesWithFeedback(t *testing.T) {
 	d := startDash(t, root, 80, 24, "--team crew", "NO_COLOR=1")
 	d.waitFor("Bash: rm -rf build")
 	d.keys("Tab", "Tab", "d")
+	d.waitFor("shown whole")
+	d.keys("d")
 	d.waitFor("feedback (optional)")
 	d.typeText("use make clean")
 	d.waitFor("use make clean_")
