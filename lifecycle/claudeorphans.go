@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/proc"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/teamfind"
 )
 
 // DefaultClaudeGrace is how long a team whose Claude Code lead is gone is
@@ -53,6 +54,10 @@ func (o Options) reapClaudeTeam(ctx context.Context, t team.Team, cfg *team.Conf
 			return
 		}
 	}
+	if why := o.claudePanesRunning(ctx, cfg, lead); why != "" {
+		skip(lead.Why + ", but " + why + ": left alone")
+		return
+	}
 	if ro.DryRun {
 		cr, _ := o.teardown(ctx, t, cfg, true, stopsServer(cfg), nil)
 		res.Orphans = append(res.Orphans, Orphan{CleanupResult: cr, Why: lead.Why})
@@ -86,6 +91,27 @@ func (o Options) reapClaudeTeam(ctx context.Context, t team.Team, cfg *team.Conf
 		orph.Error = err.Error()
 	}
 	res.Orphans = append(res.Orphans, orph)
+}
+
+// claudePanesRunning says why the team must stay while any teammate its
+// Claude Code lead started in a pane may still run: a pane teammate can
+// outlive its lead, and deleting the team and task folders under it would
+// lose its work. Only a pane found running keeps the team: one on a
+// server paneteam cannot see (from cron, Claude's own tmux is unknown) is
+// covered by the grace period instead, since a working pane teammate
+// writes to the team folder at every turn's end (its idle notification).
+// ("" when none is seen running.)
+func (o Options) claudePanesRunning(ctx context.Context, cfg *team.Config, lead team.Lead) string {
+	for i := range cfg.Members {
+		m := &cfg.Members[i]
+		if cfg.RunBy(m) != team.RunByClaudePane {
+			continue
+		}
+		if state, _ := teamfind.ClaudePaneState(ctx, lead, m, o.getenv); state == teamfind.PaneAlive {
+			return fmt.Sprintf("Claude's pane teammate %s still runs in pane %s", m.Name, m.TmuxPaneID)
+		}
+	}
+	return ""
 }
 
 func stopsServer(cfg *team.Config) bool { return cfg.Paneteam != nil && cfg.Paneteam.TmuxPrivate }

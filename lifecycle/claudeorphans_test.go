@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -230,5 +231,43 @@ func TestReapPanesOfTeamsThatEnded(t *testing.T) {
 		if !hasPaneOn(srv, p) {
 			t.Errorf("%s pane %s was closed", name, p)
 		}
+	}
+}
+
+// TestReapSparesAClaudeTeamWhosePaneTeammateRuns: a pane teammate can
+// outlive its crashed Claude Code lead; while its pane is seen running,
+// its team and tasks stay.
+func TestReapSparesAClaudeTeamWhosePaneTeammateRuns(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	root := testutil.Root(t)
+	pane, err := srv.Run(context.Background(), "split-window", "-d", "-t", "guard", "-P", "-F", "#{pane_id}", "sleep 600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pane = strings.TrimSpace(pane)
+	testutil.ClaudeTeam(t, root, "session-carol001", testutil.DeadClaudeLead(t), testutil.ClaudePaneTeammate("carol", pane))
+	age(t, root, "session-carol001")
+	env := map[string]string{}
+	for _, kv := range testutil.TmuxEnv(t, srv, pane) {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	o := Options{Backend: backend.Env{Getenv: func(k string) string { return env[k] }}}
+	res, err := o.Reap(context.Background(), root, ReapOptions{SocketDir: testutil.ShortTempDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Orphans) != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Why, "carol still runs") {
+		t.Fatalf("reaped %+v, skipped %+v; want session-carol001 left alone while carol runs", res.Orphans, res.Skipped)
+	}
+	if !exists(filepath.Join(root, "teams", "session-carol001", "config.json")) {
+		t.Fatal("the team was deleted under its running pane teammate")
+	}
+	if _, err := srv.Run(context.Background(), "kill-pane", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	res, err = o.Reap(context.Background(), root, ReapOptions{SocketDir: testutil.ShortTempDir(t)})
+	if err != nil || len(res.Orphans) != 1 {
+		t.Fatalf("after carol's pane closed: reaped %+v (%v), skipped %+v; want the team reaped", res.Orphans, err, res.Skipped)
 	}
 }

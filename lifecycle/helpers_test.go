@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/internal/proc"
 	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/mailbox"
@@ -50,7 +51,12 @@ func addMembers(t *testing.T, tm team.Team, names ...string) {
 	}
 }
 
-func opts() Options { return Options{} }
+// opts is the options of a lifecycle call from a bare environment: no
+// variable reaches it, so no test asks the tmux server of the terminal
+// it runs in.
+func opts() Options {
+	return Options{Backend: backend.Env{Getenv: func(string) string { return "" }}}
+}
 
 func load(t *testing.T, tm team.Team) *team.Config {
 	t.Helper()
