@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -304,5 +305,30 @@ func TestClaudesOwnTeammateIsRefused(t *testing.T) {
 	writeInbox(t, l, entry("alice", permFrame(permID, "alice", "Bash", exampleInput), t0))
 	if _, err := l.Answer(context.Background(), permID, "", Decision{Approve: true}); !errors.Is(err, ErrClaudeLeads) {
 		t.Fatalf("Claude's own teammate: %v, want ErrClaudeLeads", err)
+	}
+}
+
+// TestAlwaysTakesOnlyNarrowRules: --always adds only allow rules for the
+// tool asked about, in local settings or the session; a teammate cannot
+// slip in a rule for another tool, a replacement of the person's rules,
+// or a rule for every project.
+func TestAlwaysTakesOnlyNarrowRules(t *testing.T) {
+	sugg := func(s ...string) Request {
+		return Request{ID: permID, Kind: KindPermission, ToolName: "Bash", Suggestions: json.RawMessage("[" + strings.Join(s, ",") + "]")}
+	}
+	own := `{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make test"}],"behavior":"allow","destination":"localSettings"}`
+	for _, bad := range []string{
+		`{"type":"addRules","rules":[{"toolName":"Write"}],"behavior":"allow","destination":"localSettings"}`,
+		`{"type":"replaceRules","rules":[{"toolName":"Bash"}],"behavior":"allow","destination":"localSettings"}`,
+		`{"type":"addRules","rules":[{"toolName":"Bash"}],"behavior":"allow","destination":"userSettings"}`,
+		`{"type":"addRules","rules":[{"toolName":"Bash"},{"toolName":"Edit"}],"behavior":"allow","destination":"session"}`,
+	} {
+		if got, err := AlwaysRules(sugg(bad)); err == nil {
+			t.Errorf("AlwaysRules took %s", got)
+		}
+		got, err := AlwaysRules(sugg(bad, own))
+		if err != nil || len(got) != 1 || string(got[0]) != own {
+			t.Errorf("AlwaysRules(%s + own) = %s, %v; want only the Bash rule in local settings", bad, got, err)
+		}
 	}
 }

@@ -148,9 +148,14 @@ func permission(r Request, d Decision) (any, error) {
 }
 
 // AlwaysRules returns the "always allow" updates the request suggests:
-// its permission_suggestions entries that add or replace allow rules
-// (§7, tool permission step 5). It fails when there is none, so that
-// --always never silently approves just once.
+// its permission_suggestions entries that add allow rules for the very
+// tool it asks about, kept in this project's local settings or the
+// session (§7, tool permission step 5). The suggestions are the
+// teammate's words, so nothing wider is taken from them: no replaceRules
+// (it would drop the person's own rules), no rule for another tool, and
+// nothing written to the user's settings for every project. It fails when
+// no suggestion qualifies, so that --always never silently approves just
+// once.
 func AlwaysRules(r Request) ([]json.RawMessage, error) {
 	var sugg []json.RawMessage
 	if len(r.Suggestions) > 0 && string(r.Suggestions) != "null" {
@@ -161,14 +166,26 @@ func AlwaysRules(r Request) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	for _, s := range sugg {
 		var u struct {
-			Type     string            `json:"type"`
-			Behavior string            `json:"behavior"`
-			Rules    []json.RawMessage `json:"rules"`
+			Type        string `json:"type"`
+			Behavior    string `json:"behavior"`
+			Destination string `json:"destination"`
+			Rules       []struct {
+				ToolName string `json:"toolName"`
+			} `json:"rules"`
 		}
-		if json.Unmarshal(s, &u) != nil {
+		if json.Unmarshal(s, &u) != nil || u.Type != "addRules" || u.Behavior != "allow" || len(u.Rules) == 0 {
 			continue
 		}
-		if (u.Type == "addRules" || u.Type == "replaceRules") && u.Behavior == "allow" && len(u.Rules) > 0 {
+		switch u.Destination {
+		case "localSettings", "session":
+		default:
+			continue
+		}
+		own := true
+		for _, rule := range u.Rules {
+			own = own && rule.ToolName == r.ToolName
+		}
+		if own {
 			out = append(out, s)
 		}
 	}

@@ -42,15 +42,22 @@ its protocol actions, so --from team-lead there is obeyed with a warning.
 A Claude Code lead reads its inbox only once it has a teammate of its own;
 send says so when a message to it will wait.
 
-Protocol messages, which Claude Code teammates act on, are sent with --type:
+Protocol messages are sent with --type, as raw frames:
 
     paneteam send -t review --to alice --type shutdown_request --reason "done"
     paneteam send -t review --to team-lead --from alice --type shutdown_approved --request-id ID
-    paneteam send -t review --to alice --type plan_approval_response --request-id ID --approve
-    paneteam send -t review --to alice --type permission_response --request-id ID --deny
-    paneteam send -t review --to alice --type mode_set_request --mode acceptEdits
     paneteam send -t review --to team-lead --from alice --type idle_notification
     paneteam send -t review --to alice --type task_assignment --task-id 3 --subject "fix login"
+
+To answer a teammate's permission, sandbox or plan request, use
+'paneteam approve ID' and 'paneteam deny ID' (see 'paneteam requests'):
+they bind the answer to the request (tool_use_id, input digest,
+planDigest), sign it for a keyed teammate and record it as answered.
+Claude Code 2.1.330 takes a raw plan_approval_response without planDigest
+from a keyed teammate's lead as a rejection, and an unbound
+permission_response skips those checks; it drops mode_set_request from
+an inbox altogether (PROTOCOL-2.1.330.md §6-§7). The raw frames stay for
+older Claude Code and for tools of your own.
 
 A shutdown_request gets a new request id (shutdown-<ms>@<recipient>), printed
 on stdout, one line per recipient, to match the answer against.
