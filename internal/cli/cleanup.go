@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/lifecycle"
+	"github.com/paneteam/paneteam/termtext"
 )
 
 func cleanupCommand(env Env) *ucli.Command {
@@ -188,9 +189,9 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 		switch {
 		case p.Closed:
 			closed++
-			fmt.Fprintf(w, "%s pane %s (%s) on %s: %s\n", would(dry, "closed", "would close"), p.Pane, p.Agent, p.Socket, p.Why)
+			fmt.Fprintf(w, "%s pane %s (%s) on %s: %s\n", would(dry, "closed", "would close"), p.Pane, termtext.Visible(p.Agent), p.Socket, p.Why)
 		case dry:
-			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, p.Agent, p.Socket, p.Why)
+			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, termtext.Visible(p.Agent), p.Socket, p.Why)
 		}
 	}
 	for _, l := range res.StaleLocks {

@@ -186,7 +186,7 @@ func (s style) paint(code, text string) string {
 // mark, summary), then the text indented. A terminal gets colour and
 // relative times; a pipe gets exact timestamps.
 func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
-	when := m.Timestamp
+	when := termtext.Visible(m.Timestamp)
 	if s.color {
 		when = relTime(m.Time(), now)
 	}

@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/termtext"
 )
 
 // plainType is what --type matches for a message that is not a protocol
@@ -163,7 +164,7 @@ func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
 	if err := cmd.Run(); err != nil {
 		if w.c.Context.Err() == nil {
 			fmt.Fprintf(w.env.Stderr, "paneteam: --exec failed for the message from %s at %s (%v); it stays unread\n",
-				m.From, m.Timestamp, err)
+				termtext.Visible(m.From), termtext.Visible(m.Timestamp), err)
 		}
 		return false
 	}

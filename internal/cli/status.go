@@ -18,6 +18,7 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/teamfind"
+	"github.com/paneteam/paneteam/termtext"
 )
 
 // aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot
@@ -281,12 +282,14 @@ func writeStatus(env Env, teams []teamStatus) error {
 		if i > 0 {
 			fmt.Fprintln(env.Stdout)
 		}
-		head := ts.Name
+		// Names, backends and descriptions are in config.json, which any
+		// member can write: shown, never interpreted (termtext.Visible).
+		head := termtext.Visible(ts.Name)
 		if ts.Backend != "" {
-			head += " (" + ts.Backend + ")"
+			head += " (" + termtext.Visible(ts.Backend) + ")"
 		}
 		if ts.Description != "" {
-			head += ": " + ts.Description
+			head += ": " + termtext.Visible(ts.Description)
 		}
 		fmt.Fprintln(env.Stdout, head)
 		if ts.Error != "" {
@@ -302,8 +305,8 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
 		for _, m := range ts.Members {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, runByWord(m.RunBy), stateWord(m), orDefault(m.Backend, "-"),
-				paneWord(m), unreadWord(m))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", termtext.Visible(m.Name), runByWord(m.RunBy), stateWord(m),
+				termtext.Visible(orDefault(m.Backend, "-")), termtext.Visible(paneWord(m)), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

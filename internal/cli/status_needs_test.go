@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
 )
 
 // TestStatusShowsWhoNeedsYou: a teammate with a request waiting for the
@@ -67,5 +71,26 @@ func TestStatusShowsWhoNeedsYou(t *testing.T) {
 	}
 	if badge, _, _ := ptRun(t, vars, "", "status", "--format", "iterm2"); badge != "\x1b]1337;SetUserVar=paneteam_needs=\a" {
 		t.Errorf("after both answers, status --format iterm2 printed %q, want the variable emptied", badge)
+	}
+}
+
+// TestStatusShowsConfigTextAsText: config.json is anyone's to write; a
+// description or backend holding an escape sequence is shown as text.
+func TestStatusShowsConfigTextAsText(t *testing.T) {
+	root, vars := reqTeam(t)
+	tm := team.Team{Root: root, Name: "crew"}
+	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		c.Description = "review \x1b]52;c;cm0gLXJmIH4=\x07 clipboard"
+		c.Member("alice").BackendType = "tmux\x1b[2J"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := ptRun(t, vars, "", "status", "--team", "crew")
+	if code != 0 {
+		t.Fatalf("status: %d %s", code, errs)
+	}
+	if strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `\x1b]52;`) || !strings.Contains(out, `tmux\x1b[2J`) {
+		t.Errorf("status printed config text raw:\n%q", out)
 	}
 }
