@@ -91,6 +91,9 @@ start paneteam per message: each start costs a few milliseconds.`,
 			if err != nil {
 				return err
 			}
+			if err := checkSignable(env, t, cfg, to, from); err != nil {
+				return err
+			}
 			if c.Bool("lines") {
 				return sendLines(c, env, t, to, mailbox.Message{From: from, Summary: c.String("summary"), Color: color})
 			}
@@ -98,6 +101,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 			if err != nil {
 				return err
 			}
+
 			now := time.Now()
 			var sent []delivery
 			var failed []string

@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/paneteam/paneteam/lifecycle"
+	"github.com/paneteam/paneteam/team"
 )
 
 func shutdownCommand(env Env) *ucli.Command {
@@ -54,9 +55,20 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 			if c.Bool("all") == (len(names) > 0) {
 				return usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
 			}
-			t, _, err := openTeam(c, env)
+			t, cfg, err := openTeam(c, env)
 			if err != nil {
 				return err
+			}
+			if !c.Bool("force") {
+				// An unsigned request to a keyed teammate would only be
+				// waited on for the whole timeout (--force closes anyway).
+				who := names
+				if c.Bool("all") {
+					who = cfg.MemberNames()
+				}
+				if err := checkSignable(env, t, cfg, who, team.LeadName); err != nil {
+					return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
+				}
 			}
 			res, err := lifecycleOptions(c, env).Shutdown(c.Context, t, lifecycle.ShutdownOptions{
 				Names: names, All: c.Bool("all"), Reason: c.String("reason"),

@@ -278,3 +278,42 @@ func (r spawnRequest) prepareClaude(ctx context.Context, t team.Team, cfg *team.
 	l.key = key
 	return l, provenance.Lead{Store: r.keys}, forget, nil
 }
+
+// checkSignable refuses to write as the lead (team-lead, user or system)
+// to a teammate paneteam started with a signing key when this process
+// cannot sign for it: the teammate would show the entry as
+// verified="false" and refuse what it asks (a shutdown waited for in vain),
+// so saying why at once is better. It happens when this process looks in
+// another state folder than the spawn did. Inside another teammate, where
+// nothing is ever signed, an explicit --from team-lead is obeyed with a
+// warning on stderr, as in a team Claude Code leads.
+func checkSignable(env Env, t team.Team, cfg *team.Config, names []string, from string) error {
+	if !team.IsLeadSender(from) {
+		return nil
+	}
+	for _, name := range names {
+		m := cfg.Member(name)
+		if m == nil || m.Paneteam == nil || !m.Paneteam.Keyed {
+			continue
+		}
+		if !actsAsLead(env) {
+			fmt.Fprintf(env.Stderr, "paneteam: warning: %s believes %s only when signed, and this process runs inside teammate %s, "+
+				"which never signs: %s will show it as verified=\"false\" and refuse what it asks\n",
+				m.Name, from, env.Getenv("PANETEAM_AGENT"), m.Name)
+			continue
+		}
+		st, err := provenance.DefaultStore(env.Getenv)
+		if err != nil {
+			return fmt.Errorf("%s believes %s only when signed, and its key cannot be found: %w", m.Name, from, err)
+		}
+		if k, err := st.Load(t.InboxPath(m.Name)); err != nil || k == nil {
+			why := "no key in " + st.Dir
+			if err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("%s believes %s only when signed, and its signing key is missing (%s): "+
+				"run paneteam with the PANETEAM_STATE_DIR it was spawned with, or spawn it again", m.Name, from, why)
+		}
+	}
+	return nil
+}

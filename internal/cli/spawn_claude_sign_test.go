@@ -135,6 +135,23 @@ func TestSpawnClaudeSignsAsTheLead(t *testing.T) {
 	// PANETEAM_AGENT), even naming team-lead: never signed.
 	inside := append(append([]string(nil), s.vars...), "PANETEAM_AGENT=bob")
 	s.runEnv(inside, "send", "--team", "crew", "--to", "alice", "--from", "team-lead", "from inside a teammate")
+	// A process acting as the lead that cannot find alice's key (another
+	// state folder) refuses at once rather than write what alice would
+	// take as forged; shutdown without --force too.
+	elsewhere := append(append([]string(nil), s.vars...), "PANETEAM_STATE_DIR="+t.TempDir())
+	for _, args := range [][]string{
+		{"send", "--team", "crew", "--to", "alice", "unsignable"},
+		{"shutdown", "--team", "crew", "alice", "--timeout", "30s"},
+	} {
+		saved := s.vars
+		s.vars = elsewhere
+		start := time.Now()
+		_, errOut, code := s.run(args...)
+		s.vars = saved
+		if code == 0 || !strings.Contains(errOut, "signing key is missing") || time.Since(start) > 10*time.Second {
+			t.Errorf("paneteam %v with alice's key elsewhere: exit %d after %v: %s", args, code, time.Since(start), errOut)
+		}
+	}
 	s.runIgnoringExit("shutdown", "--team", "crew", "alice", "--timeout", "1s", "--force")
 
 	got := map[string]readEntry{}
@@ -147,6 +164,9 @@ func TestSpawnClaudeSignsAsTheLead(t *testing.T) {
 	}
 	if e := got["from the lead"]; !e.verifies {
 		t.Errorf("the lead's message: %+v", e)
+	}
+	if _, ok := got["unsignable"]; ok {
+		t.Error("a message paneteam could not sign reached alice")
 	}
 	if e, ok := got["from inside a teammate"]; !ok || e.signed {
 		t.Errorf("a teammate's message in the lead's name: %+v (present %v), want unsigned", e, ok)
