@@ -156,12 +156,20 @@ func (in *Inbox) Clear(ctx context.Context) error {
 
 // Reset makes the inbox exist and hold nothing ("[]"), as Claude Code's
 // lead leaves a teammate's inbox before writing its first prompt
-// (PROTOCOL-2.1.330.md §11).
+// (PROTOCOL-2.1.330.md §11). What it held goes to the archive, marked
+// read ('inbox --archived' shows it), not away.
 func (in *Inbox) Reset(ctx context.Context) error {
 	if err := in.ensure(); err != nil {
 		return err
 	}
-	return in.transform(ctx, func([]Message) ([]Message, error) { return []Message{}, nil })
+	return in.transform(ctx, func(cur []Message) ([]Message, error) {
+		out := make([]Message, len(cur))
+		for i, m := range cur {
+			m.Read = true
+			out[i] = m
+		}
+		return out, nil
+	})
 }
 
 // Update applies fn to the messages under the lock; fn returning nil

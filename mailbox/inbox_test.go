@@ -186,3 +186,23 @@ func TestLargeTextRoundTrips(t *testing.T) {
 		t.Fatal("large text changed on the way")
 	}
 }
+
+// TestResetArchivesWhatTheInboxHeld: a keyed spawn clears the teammate's
+// inbox as Claude Code does; what was in it stays readable in the archive.
+func TestResetArchivesWhatTheInboxHeld(t *testing.T) {
+	in := New(filepath.Join(testutil.Root(t), "alice.json"), lockfile.Options{})
+	ctx := context.Background()
+	if err := in.Append(ctx, Message{From: "bob", Text: "left from before", Timestamp: Timestamp(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := in.ReadAll(); err != nil || len(msgs) != 0 {
+		t.Fatalf("inbox after Reset: %+v %v, want empty", msgs, err)
+	}
+	arch, err := in.Archived()
+	if err != nil || len(arch) != 1 || arch[0].Text != "left from before" {
+		t.Fatalf("archive after Reset: %+v %v, want the message it held", arch, err)
+	}
+}
