@@ -509,3 +509,27 @@ func (h *harness) waitResponse(id, feedback string) {
 		h.t.Fatal(err)
 	}
 }
+
+// TestDashboardMessageTakesTextExactly: prefix + W opens the dashboard,
+// and a message typed there (m on a member) reaches the teammate byte for
+// byte and runs nothing.
+func TestDashboardMessageTakesTextExactly(t *testing.T) {
+	h := start(t)
+	h.spawnAlice()
+	for _, text := range append(slices.Clone(texts), fourK) {
+		h.openPopup("W", "REQUESTS WAITING FOR YOU")
+		// Members are listed lead first: down selects alice.
+		h.keys("Down", "m")
+		h.waitScreen("the message question", func(s string) bool { return strings.Contains(s, "message to alice") })
+		if len(text) > 1000 {
+			h.typeText("\x1b[200~" + text + "\x1b[201~") // pasted, as a terminal pastes it
+		} else {
+			h.typeText(text)
+		}
+		h.keys("Enter")
+		h.waitInbox("alice", text)
+		h.keys("q")
+		h.waitGone("message sent")
+		h.checkMarkers()
+	}
+}
