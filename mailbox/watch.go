@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/filesig"
+
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -103,7 +105,7 @@ type watcher struct {
 	// seen counts, per message, the most copies of it ever seen at once:
 	// two identical sends are two messages.
 	seen    map[msgID]int
-	lastSig fileSig
+	lastSig filesig.Sig
 	fs      *fsnotify.Watcher
 	warned  bool
 }
@@ -111,7 +113,7 @@ type watcher struct {
 // scan reads the inbox and returns the messages not seen before (nil when
 // nothing changed). Unless force, an unchanged file is not read again.
 func (w *watcher) scan(first, force bool) ([]Message, error) {
-	sig := statSig(w.in.Path)
+	sig := filesig.Stat(w.in.Path)
 	if !force && !first && sig == w.lastSig {
 		return nil, nil
 	}
@@ -252,21 +254,4 @@ func (w *watcher) report(err error) {
 	if w.opts.OnError != nil {
 		w.opts.OnError(err)
 	}
-}
-
-// fileSig tells whether a file may have changed without reading it: the
-// inode changes on every rename over it, size and mtime on an in-place write.
-type fileSig struct {
-	exists bool
-	size   int64
-	mtime  time.Time
-	ino    uint64
-}
-
-func statSig(path string) fileSig {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fileSig{}
-	}
-	return fileSig{exists: true, size: st.Size(), mtime: st.ModTime(), ino: inode(st)}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/filesig"
+
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -116,24 +118,8 @@ func firstLine(s string) string {
 	return s
 }
 
-// fileSig tells whether a file may have changed without reading it.
-type fileSig struct {
-	exists bool
-	size   int64
-	mtime  time.Time
-	ino    uint64
-}
-
-func statSig(path string) fileSig {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fileSig{}
-	}
-	return fileSig{exists: true, size: st.Size(), mtime: st.ModTime(), ino: inode(st)}
-}
-
 type cachedFile struct {
-	sig  fileSig
+	sig  filesig.Sig
 	msgs []mailbox.Message
 }
 
@@ -191,7 +177,7 @@ func (r *mailReader) read(path string) (inbox, archived []mailbox.Message, err e
 // cached keeps the last good read of a file; a file that does not parse
 // for now (Claude Code 2.1.88 rewrites in place) keeps its last messages.
 func (r *mailReader) cached(path string, load func() ([]mailbox.Message, error)) ([]mailbox.Message, error) {
-	sig := statSig(path)
+	sig := filesig.Stat(path)
 	if c, ok := r.files[path]; ok && c.sig == sig {
 		return c.msgs, nil
 	}

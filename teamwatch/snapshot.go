@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/filesig"
+
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -333,7 +335,7 @@ func (s *Snapshot) readLocks(t team.Team, prev *Snapshot) {
 			if err != nil {
 				rel = filepath.Join(dir, e.Name())
 			}
-			l := Lock{Path: rel, Since: st.ModTime(), ino: inode(st)}
+			l := Lock{Path: rel, Since: st.ModTime(), ino: filesig.Inode(st)}
 			if o, ok := old[rel]; ok && o.ino == l.ino && o.Since.Before(l.Since) {
 				l.Since = o.Since
 			}

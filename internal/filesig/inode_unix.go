@@ -1,13 +1,14 @@
 //go:build unix
 
-package teamwatch
+package filesig
 
 import (
 	"os"
 	"syscall"
 )
 
-func inode(st os.FileInfo) uint64 {
+// Inode is st's inode number (0 where the system has none).
+func Inode(st os.FileInfo) uint64 {
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		return uint64(s.Ino)
 	}

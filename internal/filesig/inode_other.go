@@ -1,9 +1,9 @@
 //go:build !unix
 
-package mailbox
+package filesig
 
 import "os"
 
 // inode is unknown here; size and mtime still reveal most changes, and
 // file-system events the rest.
-func inode(os.FileInfo) uint64 { return 0 }
+func Inode(os.FileInfo) uint64 { return 0 }
