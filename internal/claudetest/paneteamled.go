@@ -2,8 +2,6 @@ package claudetest
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -21,23 +19,7 @@ import (
 func StartHost(t testing.TB, opts Options) *Session {
 	t.Helper()
 	s, srv, _ := prepare(t, opts, "claudetest.StartHost")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := srv.Run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", "lead",
-		"-x", "200", "-y", "50", "-c", s.Cwd, "/bin/sh")
-	if err != nil {
-		t.Fatalf("start the lead's shell in tmux: %v", err)
-	}
-	f := strings.Fields(out)
-	if len(f) != 2 {
-		t.Fatalf("new-session printed %q, want pane id and pid", out)
-	}
-	s.Pane = f[0]
-	if s.PID, err = strconv.Atoi(f[1]); err != nil {
-		t.Fatalf("pane pid %q: %v", f[1], err)
-	}
-	s.Started = time.Now()
-	t.Cleanup(s.Close)
+	s.startPane(t, srv, "lead", "/bin/sh")
 	return s
 }
 

@@ -74,12 +74,24 @@ func Start(t testing.TB, opts Options) *Session {
 		keep = ""
 	}
 	line := "exec env -i " + keep + tmux.ShellJoin(append(env, append([]string{bin}, args...)...))
+	s.startPane(t, srv, "claude", "/bin/sh", "-c", line)
+	// Keep the pane (and its last screen) if Claude exits, for Screen.
+	srv.Run(context.Background(), "set-option", "-t", s.Pane, "-p", "remain-on-exit", "on")
+	return s
+}
+
+// startPane starts argv as the first pane of a new session of srv, in the
+// session's project folder, and records that pane and its process as the
+// session's; Close (registered with t.Cleanup) ends them.
+func (s *Session) startPane(t testing.TB, srv tmux.Server, session string, argv ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := srv.Run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", "claude",
-		"-x", "200", "-y", "50", "-c", s.Cwd, "/bin/sh", "-c", line)
+	args := append([]string{"new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", session,
+		"-x", "200", "-y", "50", "-c", s.Cwd}, argv...)
+	out, err := srv.Run(ctx, args...)
 	if err != nil {
-		t.Fatalf("start Claude Code in tmux: %v", err)
+		t.Fatalf("start %s in tmux: %v", argv[0], err)
 	}
 	f := strings.Fields(out)
 	if len(f) != 2 {
@@ -90,10 +102,7 @@ func Start(t testing.TB, opts Options) *Session {
 		t.Fatalf("pane pid %q: %v", f[1], err)
 	}
 	s.Started = time.Now()
-	// Keep the pane (and its last screen) if Claude exits, for Screen.
-	srv.Run(ctx, "set-option", "-t", s.Pane, "-p", "remain-on-exit", "on")
 	t.Cleanup(s.Close)
-	return s
 }
 
 // prepare is what every session starts with: a private tmux server whose
