@@ -36,7 +36,10 @@ var PlanModes = []string{"default", "acceptEdits", "auto", "bypassPermissions", 
 // feedback (§7, tool permission step 3).
 const DefaultDeny = "Permission denied"
 
-// The frames, fields in the order Claude Code 2.1.330 writes them.
+// The permission_response frame, fields in the order Claude Code 2.1.330
+// writes them (the sandbox and plan answers are mailbox's own frames). It
+// differs from mailbox.PermissionResponse in what it leaves out: an
+// approval carries no updated_input, so the teammate runs its own input.
 
 type approvedRequest struct {
 	ToolUseID   string `json:"tool_use_id"`
@@ -56,24 +59,6 @@ type permissionResponse struct {
 	ApprovedRequest *approvedRequest   `json:"approved_request,omitempty"`
 	Response        *permissionSuccess `json:"response,omitempty"`
 	Error           *string            `json:"error,omitempty"`
-}
-
-type sandboxResponse struct {
-	Type      string `json:"type"`
-	RequestID string `json:"requestId"`
-	Host      string `json:"host"`
-	Allow     bool   `json:"allow"`
-	Timestamp string `json:"timestamp"`
-}
-
-type planResponse struct {
-	Type           string `json:"type"`
-	RequestID      string `json:"requestId"`
-	Approved       bool   `json:"approved"`
-	Feedback       string `json:"feedback,omitempty"`
-	Timestamp      string `json:"timestamp"`
-	PermissionMode string `json:"permissionMode,omitempty"`
-	PlanDigest     string `json:"planDigest,omitempty"`
 }
 
 // Response returns the frame (the text of the inbox entry) that answers r
@@ -205,7 +190,7 @@ func sandbox(r Request, d Decision) (any, error) {
 		return nil, fmt.Errorf("--always goes with a tool call; %s asks for a network host", r.ID)
 	}
 	// The teammate denies unless host equals the host it asked for (§7).
-	return sandboxResponse{Type: mailbox.TypeSandboxPermissionResp, RequestID: r.ID, Host: r.Host,
+	return mailbox.SandboxPermissionResponse{Type: mailbox.TypeSandboxPermissionResp, RequestID: r.ID, Host: r.Host,
 		Allow: d.Approve, Timestamp: mailbox.Timestamp(d.Now)}, nil
 }
 
@@ -213,7 +198,7 @@ func plan(r Request, d Decision) (any, error) {
 	if d.Always {
 		return nil, fmt.Errorf("--always goes with a tool call; %s is a plan", r.ID)
 	}
-	resp := planResponse{Type: mailbox.TypePlanApprovalResponse, RequestID: r.ID, Approved: d.Approve,
+	resp := mailbox.PlanApprovalResponse{Type: mailbox.TypePlanApprovalResponse, RequestID: r.ID, Approved: d.Approve,
 		Feedback: d.Feedback, Timestamp: mailbox.Timestamp(d.Now)}
 	if !d.Approve {
 		if d.Mode != "" {

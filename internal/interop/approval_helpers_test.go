@@ -1,16 +1,13 @@
 package interop
 
 import (
-	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/claudetest"
-	"github.com/paneteam/paneteam/internal/testutil"
 )
 
 // ledTeam is a team a person leads from paneteam: no Claude Code lead, a
@@ -38,21 +35,8 @@ func newLedTeam(t *testing.T, name string) *ledTeam {
 // project folder, inside the tmux server, with Claude's environment.
 func (lt *ledTeam) run(t *testing.T, extra []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(testutil.Binary(t), args...)
-	env := append(lt.s.Env(), "PANETEAM_ROOT="+lt.s.ConfigDir, "PANETEAM_STATE_DIR="+lt.state)
-	env = append(env, lt.s.TmuxEnv(t)...)
-	cmd.Env = testutil.Env(append(env, extra...)...)
-	cmd.Dir = lt.s.Cwd
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run paneteam %v: %v", args, err)
-	}
-	return out.String(), errb.String(), code
+	env := append([]string{"PANETEAM_STATE_DIR=" + lt.state}, lt.s.TmuxEnv(t)...)
+	return ptWith(t, lt.s, append(env, extra...), args...)
 }
 
 func (lt *ledTeam) ok(t *testing.T, args ...string) string {
