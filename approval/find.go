@@ -44,18 +44,22 @@ type Listing struct {
 // answered. It takes no lock: every file it reads is replaced atomically
 // or only appended to.
 func Find(t team.Team, cfg *team.Config) (*Listing, error) {
-	path := t.InboxPath(team.LeadName)
-	var msgs []mailbox.Message
-	archived, err := readArchive(mailbox.ArchivePath(path), []byte("_request"))
-	if err != nil {
-		return nil, err
-	}
-	msgs = append(msgs, archived...)
-	inbox, err := mailbox.New(path, lockfile.Options{}).ReadAll()
+	inbox, err := mailbox.New(t.InboxPath(team.LeadName), lockfile.Options{}).ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("read the lead's inbox: %w", err)
 	}
-	msgs = append(msgs, inbox...)
+	return FindIn(t, cfg, inbox)
+}
+
+// FindIn is Find for a caller that has read the lead's inbox already (the
+// status line, which also counts its unread messages): the inbox is read
+// once per refresh.
+func FindIn(t team.Team, cfg *team.Config, inbox []mailbox.Message) (*Listing, error) {
+	archived, err := readArchive(mailbox.ArchivePath(t.InboxPath(team.LeadName)), []byte("_request"))
+	if err != nil {
+		return nil, err
+	}
+	msgs := append(archived, inbox...)
 
 	answers, err := readAnswered(AnsweredPath(t))
 	if err != nil {

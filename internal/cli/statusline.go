@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/paneteam/paneteam/approval"
+
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -31,17 +33,28 @@ func tmuxStatusOf(ctx context.Context, bend backend.Env, teams []loadedTeam) []t
 			continue
 		}
 		cfg := tl.cfg
-		waiting := waitingPerMember(tl.team, cfg)
+		// The lead's inbox, read once: its unread count, and the requests
+		// in it waiting for an answer.
+		leadMsgs, leadErr := mailbox.New(tl.team.InboxPath(team.LeadName), lockfile.Options{}).ReadAll()
+		var waiting map[string]int
+		if leadErr == nil {
+			if l, err := approval.FindIn(tl.team, cfg, leadMsgs); err == nil {
+				waiting = approval.PerTeammate(l.Waiting())
+			}
+		}
 		for i := range cfg.Members {
 			m := &cfg.Members[i]
 			ms := memberStatus{Name: m.Name, Active: m.Active(), Waiting: waiting[m.Name]}
 			ms.NeedsYou = ms.Waiting > 0
 			if m.Name == team.LeadName {
 				// The lead's own pane is not shown; its inbox is.
-				if unread, err := mailbox.New(tl.team.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {
+				if leadErr != nil {
 					ms.Unread = -1
-				} else {
-					ms.Unread = len(unread)
+				}
+				for _, msg := range leadMsgs {
+					if !msg.Read {
+						ms.Unread++
+					}
 				}
 			} else if m.BackendType == team.BackendTmux {
 				ms.Pane = tmuxPaneState(ctx, servers, m)
