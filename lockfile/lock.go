@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -98,20 +99,40 @@ func Lock(ctx context.Context, target string, opts Options) (unlock func() error
 }
 
 type holder struct {
-	dir     string // the lock directory
-	queue   *flock.Flock
-	record  string // the flock file, which records dir's mtime
-	stale   time.Duration
-	mu      sync.Mutex
-	mtime   time.Time
-	lost    bool
-	stop    chan struct{}
-	stopped chan struct{}
+	dir    string // the lock directory
+	queue  *flock.Flock
+	record string // the flock file, which records dir's mtime
+	stale  time.Duration
+	mu     sync.Mutex
+	mtime  time.Time
+	lost   bool
+	done   bool        // released: the refresh timer must not touch the directory
+	timer  *time.Timer // refreshes the lock while it is held
+}
+
+// realPath is the file proper-lockfile locks for target: it resolves its
+// real path, and puts the lock directory beside it. Only a symlink as the
+// last element moves that directory; a symlinked folder above it names the
+// same directory entry either way. So the common case costs one lstat, not
+// one per path element.
+func realPath(target string) (string, error) {
+	st, err := os.Lstat(target)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode()&fs.ModeSymlink == 0 && !strings.Contains(target, "..") {
+		return filepath.Clean(target), nil
+	}
+	return filepath.EvalSymlinks(target)
+}
+
+func newQueue(real string) *flock.Flock {
+	return flock.New(QueuePath(real), flock.SetPermissions(FilePerm))
 }
 
 func acquire(ctx context.Context, target string, opts Options) (*holder, error) {
 	opts = opts.withDefaults()
-	real, err := filepath.EvalSymlinks(target)
+	real, err := realPath(target)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", target, err)
 	}
@@ -126,7 +147,7 @@ func acquire(ctx context.Context, target string, opts Options) (*holder, error) 
 		return fmt.Errorf("lock %s: %w", dir, err)
 	}
 
-	q := flock.New(QueuePath(real), flock.SetPermissions(FilePerm))
+	q := newQueue(real)
 	if err := flockwait.Lock(ctx, q); err != nil {
 		return nil, timeout(err)
 	}
@@ -135,9 +156,53 @@ func acquire(ctx context.Context, target string, opts Options) (*holder, error) 
 		q.Unlock()
 		return nil, timeout(err)
 	}
-	h.stop, h.stopped = make(chan struct{}), make(chan struct{})
-	go h.refresh(opts.Stale / 2)
+	h.startRefresh(opts.Stale / 2)
 	return h, nil
+}
+
+// tryAcquire takes the lock on target only if it is free now: no other
+// paneteam process queues for it and no lock directory is there (or the
+// one there is stale or a dead paneteam holder's). Otherwise it returns a
+// nil holder and no error, having changed nothing.
+func tryAcquire(target string, opts Options) (*holder, error) {
+	opts = opts.withDefaults()
+	real, err := realPath(target)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", target, err)
+	}
+	dir := LockPath(real)
+	q := newQueue(real)
+	ok, err := q.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
+	for {
+		err := os.Mkdir(h.dir, DirPerm)
+		if err == nil {
+			if err := h.claim(); err != nil {
+				q.Unlock()
+				return nil, fmt.Errorf("lock %s: %w", dir, err)
+			}
+			h.startRefresh(opts.Stale / 2)
+			return h, nil
+		}
+		var taken bool
+		if errors.Is(err, fs.ErrExist) {
+			taken, err = h.tryTakeOver()
+		}
+		if err != nil {
+			q.Unlock()
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		if !taken {
+			q.Unlock()
+			return nil, nil
+		}
+	}
 }
 
 func (h *holder) mkdirLoop(ctx context.Context) error {
@@ -209,12 +274,19 @@ func (h *holder) touch() error {
 	if err := os.Chtimes(h.dir, now, now); err != nil {
 		return err
 	}
+	// Read back: the file system may keep less than nanoseconds.
 	st, err := os.Stat(h.dir)
 	if err != nil {
 		return err
 	}
 	h.mtime = st.ModTime()
-	return os.WriteFile(h.record, []byte(strconv.FormatInt(h.mtime.UnixNano(), 10)), FilePerm)
+	return h.writeRecord([]byte(strconv.FormatInt(h.mtime.UnixNano(), 10)))
+}
+
+// writeRecord replaces the flock file's content; only the holder of the
+// flock writes or reads it.
+func (h *holder) writeRecord(b []byte) error {
+	return os.WriteFile(h.record, b, FilePerm)
 }
 
 func (h *holder) recorded() time.Time {
@@ -229,30 +301,31 @@ func (h *holder) recorded() time.Time {
 	return time.Unix(0, ns)
 }
 
-// refresh keeps the lock fresh, as proper-lockfile's holder does, and
-// notices when someone else changed it.
-func (h *holder) refresh(every time.Duration) {
-	defer close(h.stopped)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.stop:
+// startRefresh keeps the lock fresh while it is held, as proper-lockfile's
+// holder does, and notices when someone else changed it. A timer, not a
+// goroutine: most holds end in a few milliseconds, long before the first
+// refresh, and a goroutine would cost every one of them its start and its
+// stop.
+func (h *holder) startRefresh(every time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var tick func()
+	tick = func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.done || h.lost {
 			return
-		case <-t.C:
-			h.mu.Lock()
-			if err := h.check(); err != nil {
-				h.lost = true
-			} else if err := h.touch(); err != nil {
-				h.lost = true
-			}
-			lost := h.lost
-			h.mu.Unlock()
-			if lost {
-				return
-			}
+		}
+		if err := h.check(); err != nil {
+			h.lost = true
+		} else if err := h.touch(); err != nil {
+			h.lost = true
+		}
+		if !h.lost {
+			h.timer = time.AfterFunc(every, tick)
 		}
 	}
+	h.timer = time.AfterFunc(every, tick)
 }
 
 // check reports ErrCompromised when the lock directory is not the one this
@@ -276,19 +349,21 @@ func (h *holder) valid() error {
 }
 
 func (h *holder) release() error {
-	close(h.stop)
-	<-h.stopped
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	defer h.queue.Unlock()
+	h.done = true
+	if h.timer != nil {
+		h.timer.Stop()
+	}
 	if err := h.check(); err != nil {
 		return fmt.Errorf("release %s: %w", h.dir, err)
 	}
-	if err := os.Remove(h.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("release %s: %w", h.dir, err)
+	if err := syscall.Rmdir(h.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("release %s: %w", h.dir, &fs.PathError{Op: "rmdir", Path: h.dir, Err: err})
 	}
 	// After the rmdir: a record naming a directory that is gone matches
 	// nothing, while a record cleared first could leave a live-looking lock.
-	os.WriteFile(h.record, nil, FilePerm)
+	h.writeRecord(nil)
 	return nil
 }

@@ -24,6 +24,22 @@ func TransformThen(ctx context.Context, path string, opts Options, fn func(old [
 	if err != nil {
 		return err
 	}
+	return transformWith(h, path, fn, after)
+}
+
+// TryTransformThen is TransformThen when the lock is free at once; when it
+// is not (another process holds or queues for it), it changes nothing and
+// reports done=false, so the caller can queue its change instead of
+// waiting (mailbox's group commit does).
+func TryTransformThen(path string, opts Options, fn func(old []byte) ([]byte, error), after func()) (done bool, err error) {
+	h, err := tryAcquire(path, opts)
+	if err != nil || h == nil {
+		return false, err
+	}
+	return true, transformWith(h, path, fn, after)
+}
+
+func transformWith(h *holder, path string, fn func(old []byte) ([]byte, error), after func()) error {
 	wrote := false
 	werr := transformHeld(h, path, func(old []byte) ([]byte, error) {
 		data, err := fn(old)

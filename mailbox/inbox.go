@@ -184,8 +184,17 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 	if _, err := os.Stat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
 	}
+	_, err := in.write(ctx, fn, nil, false)
+	return err
+}
+
+// write changes the inbox under its lock: it takes along what senders
+// queued, appends own (the caller's messages, sent after everything
+// queued), then applies fn. With try set it writes only if the lock is
+// free at once, and reports whether it did.
+func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error), own []Message, try bool) (bool, error) {
 	var taken []string
-	return lockfile.TransformThen(ctx, in.Path, in.Lock, func(old []byte) ([]byte, error) {
+	change := func(old []byte) ([]byte, error) {
 		taken = nil
 		// Every write first takes along what senders queued (spool.go), so
 		// that after a holder died between taking the queue and retiring
@@ -195,7 +204,7 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 		if err != nil {
 			return nil, err
 		}
-		if fn == nil && len(files) == 0 {
+		if fn == nil && len(files) == 0 && len(own) == 0 {
 			return nil, nil // only draining, and nothing is queued: skip the parse
 		}
 		var fresh, leftover []Message
@@ -206,6 +215,7 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 				fresh = append(fresh, q.msg)
 			}
 		}
+		fresh = append(fresh, own...)
 		if fn == nil && len(leftover) == 0 {
 			out, archive, ok, err := spliceDrain(old, fresh)
 			if err != nil {
@@ -232,7 +242,7 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 			}
 		}
 		if next == nil {
-			if len(files) == 0 {
+			if len(files) == 0 && len(own) == 0 {
 				return nil, nil
 			}
 			next = cur
@@ -243,11 +253,16 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 			return nil, err
 		}
 		return Encode(next)
-	}, func() {
+	}
+	after := func() {
 		for _, f := range taken {
 			os.Remove(f)
 		}
-	})
+	}
+	if try {
+		return lockfile.TryTransformThen(in.Path, in.Lock, change, after)
+	}
+	return true, lockfile.TransformThen(ctx, in.Path, in.Lock, change, after)
 }
 
 // appendMissing appends the queued messages a dead holder had taken that
@@ -274,6 +289,9 @@ func appendMissing(cur, queued []Message) []Message {
 // ensure creates the inbox as [] if it is missing, atomically, so no reader
 // ever sees it empty.
 func (in *Inbox) ensure() error {
+	if _, err := os.Lstat(in.Path); err == nil {
+		return nil // the common case: one system call
+	}
 	if err := os.MkdirAll(filepath.Dir(in.Path), lockfile.DirPerm); err != nil {
 		return fmt.Errorf("create inbox folder: %w", err)
 	}

@@ -46,6 +46,14 @@ func (in *Inbox) Send(ctx context.Context, m Message) error {
 	if err := in.ensure(); err != nil {
 		return err
 	}
+	// Uncontended, the common case: the lock is free now, so m goes
+	// straight into the inbox, with whatever others queued before it, and
+	// needs no queue file of its own. A busy lock, or an inbox moved aside
+	// since ensure, takes the queue.
+	done, err := in.write(ctx, nil, []Message{m}, true)
+	if done || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
+		return err
+	}
 	own, err := in.spool(m)
 	if err != nil {
 		return err

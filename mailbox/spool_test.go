@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -94,6 +96,9 @@ func TestQueueLeftByACrashedHolderIsNotDeliveredTwice(t *testing.T) {
 	queue := mailbox.SpoolDir(in.Path)
 	stale := filepath.Join(queue, "00000000000000000001-1-000000000000.msg.taken")
 	b, _ := json.Marshal(m)
+	if err := os.MkdirAll(queue, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(stale, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +136,9 @@ func TestQueueTakenByAHolderThatDiedBeforeWritingIsDelivered(t *testing.T) {
 	lost := msg("bob", "taken, never written")
 	b, _ := json.Marshal(lost)
 	stale := filepath.Join(mailbox.SpoolDir(in.Path), "00000000000000000001-1-000000000000.msg.taken")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(stale, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -157,5 +165,87 @@ func TestIdenticalMessagesAreAllDelivered(t *testing.T) {
 	}
 	if all, _ := in.ReadAll(); len(all) != 3 {
 		t.Fatalf("three identical sends left %d messages: %q", len(all), texts(all))
+	}
+}
+
+// An uncontended send writes the inbox and nothing else: no queue file,
+// no queue folder, no lock left behind.
+func TestUncontendedSendLeavesNothingBeside(t *testing.T) {
+	in := archiveInbox(t)
+	if err := in.Send(context.Background(), msg("bob", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(in.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		switch e.Name() {
+		case filepath.Base(in.Path), "." + filepath.Base(in.Path) + ".flock":
+		default:
+			t.Errorf("an uncontended send left %s beside the inbox", e.Name())
+		}
+	}
+	if all, _ := in.ReadAll(); texts(all) != "hello" {
+		t.Fatalf("inbox holds %q", texts(all))
+	}
+}
+
+// While another process holds the lock (here Claude Code's own lock
+// directory, fresh), a send queues its message and waits; once the lock is
+// released the message is written, and the queue is left empty.
+func TestSendQueuesWhileTheLockIsHeld(t *testing.T) {
+	for _, holder := range []string{"claude", "paneteam"} {
+		t.Run(holder, func(t *testing.T) {
+			in := archiveInbox(t)
+			ctx := context.Background()
+			if err := in.Send(ctx, msg("bob", "first")); err != nil {
+				t.Fatal(err)
+			}
+			var release func() error
+			switch holder {
+			case "claude":
+				if err := os.Mkdir(in.Path+".lock", 0o700); err != nil {
+					t.Fatal(err)
+				}
+				release = func() error { return os.Remove(in.Path + ".lock") }
+			case "paneteam":
+				unlock, err := lockfile.Lock(ctx, in.Path, lockfile.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				release = unlock
+			}
+			done := make(chan error, 1)
+			go func() { done <- mailbox.New(in.Path, in.Lock).Send(ctx, msg("carol", "waited")) }()
+			queue := mailbox.SpoolDir(in.Path)
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				if left, _ := os.ReadDir(queue); len(left) == 1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the waiting send queued no message")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("the send returned (%v) while the lock was held", err)
+			default:
+			}
+			if err := release(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if all, _ := in.ReadAll(); texts(all) != "first,waited" {
+				t.Fatalf("inbox holds %q", texts(all))
+			}
+			if left, _ := os.ReadDir(queue); len(left) != 0 {
+				t.Fatalf("queue not emptied: %d files left", len(left))
+			}
+		})
 	}
 }
