@@ -3,6 +3,7 @@ package lockfile
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,13 +30,19 @@ func WriteAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
-	sweepTemps(path)
+	if rand.N(sweepOneIn) == 0 {
+		sweepTemps(path)
+	}
 	return syncDir(filepath.Dir(path))
 }
 
 // abandonedAfter is the age past which a temp file cannot belong to a
 // writer still at work: writes take milliseconds.
 const abandonedAfter = time.Minute
+
+// sweepOneIn: one write in this many sweeps. Reading the folder on every
+// write would cost every send for what only a killed writer leaves.
+const sweepOneIn = 8
 
 // sweepTemps removes temp files of path that a killed writer left behind,
 // so a folder shared by many writers does not fill with them.
@@ -102,9 +109,7 @@ func writeTemp(path string, data []byte) (string, error) {
 		os.Remove(name)
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Chmod(FilePerm); err != nil {
-		return fail(err)
-	}
+	// CreateTemp made it 0600 (FilePerm), so no chmod.
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
