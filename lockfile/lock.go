@@ -280,23 +280,42 @@ func (h *holder) touch() error {
 		return err
 	}
 	h.mtime = st.ModTime()
-	return h.writeRecord([]byte(strconv.FormatInt(h.mtime.UnixNano(), 10)))
+	return h.writeRecord(h.mtime)
 }
 
-// writeRecord replaces the flock file's content; only the holder of the
-// flock writes or reads it.
-func (h *holder) writeRecord(b []byte) error {
-	return os.WriteFile(h.record, b, FilePerm)
+// writeRecord writes t into the flock file in place, at a fixed width:
+// no truncate, so the file keeps its one block instead of freeing and
+// allocating it again on every lock and release (which cost more than the
+// rest of taking the lock). noRecord, all zeros, is a cleared record.
+func (h *holder) writeRecord(t time.Time) error {
+	f, err := os.OpenFile(h.record, os.O_WRONLY|os.O_CREATE, FilePerm)
+	if err != nil {
+		return err
+	}
+	var ns int64
+	if !t.Equal(noRecord) {
+		ns = t.UnixNano()
+	}
+	_, err = f.WriteAt([]byte(fmt.Sprintf("%0*d", recordWidth, ns)), 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
+
+// recordWidth holds any UnixNano until the year 2286.
+const recordWidth = 20
+
+var noRecord = time.Time{}
 
 func (h *holder) recorded() time.Time {
 	b, err := os.ReadFile(h.record)
 	if err != nil {
-		return time.Time{}
+		return noRecord
 	}
 	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return time.Time{}
+	if err != nil || ns == 0 {
+		return noRecord
 	}
 	return time.Unix(0, ns)
 }
@@ -364,6 +383,6 @@ func (h *holder) release() error {
 	}
 	// After the rmdir: a record naming a directory that is gone matches
 	// nothing, while a record cleared first could leave a live-looking lock.
-	h.writeRecord(nil)
+	h.writeRecord(noRecord)
 	return nil
 }
