@@ -44,20 +44,48 @@ func MarshalIndent(v any) ([]byte, error) {
 // of keys the Go type does not know, so that writing it back keeps both.
 // The zero value is an object read from nothing: known keys come out in the
 // type's canonical order.
+//
+// Most reads never write back (a status line, a send reading its team), so
+// Unmarshal only keeps the object's bytes; they are split into keys the
+// first time they are needed.
 type Fields struct {
+	raw     []byte       // the object as read, not split yet
+	known   reflect.Type // the type that claimed keys of raw
 	order   []string
 	unknown map[string]json.RawMessage
 }
 
+// split returns f with raw split into order and unknown.
+func (f Fields) split() Fields {
+	if f.raw == nil {
+		return f
+	}
+	// Unmarshal checked both: raw is a valid object, known a struct.
+	pairs, _ := objectPairs(f.raw)
+	claimed, _ := keysOf(f.known)
+	out := Fields{}
+	for _, p := range pairs {
+		out.order = append(out.order, p.key)
+		if !claimed[p.key] {
+			if out.unknown == nil {
+				out.unknown = map[string]json.RawMessage{}
+			}
+			out.unknown[p.key] = p.val
+		}
+	}
+	return out
+}
+
 // Get returns the raw value of a field the type does not know.
 func (f *Fields) Get(key string) (json.RawMessage, bool) {
-	v, ok := f.unknown[key]
+	v, ok := f.split().unknown[key]
 	return v, ok
 }
 
 // Set stores a raw value under a key the type does not know; a new key goes
 // after the keys that were read.
 func (f *Fields) Set(key string, v json.RawMessage) {
+	*f = f.split()
 	if f.unknown == nil {
 		f.unknown = map[string]json.RawMessage{}
 	}
@@ -69,34 +97,31 @@ func (f *Fields) Set(key string, v json.RawMessage) {
 
 // Delete removes a field the type does not know.
 func (f *Fields) Delete(key string) {
+	*f = f.split()
 	delete(f.unknown, key)
 }
 
 // Unmarshal decodes data into known (a pointer to a struct type with no
 // custom UnmarshalJSON, usually an alias of the record type) and records in
-// f the key order and every key that known's fields do not claim.
+// f the key order and every key that known's fields do not claim. f keeps
+// data, as the unknown values always did: callers pass bytes they do not
+// reuse (json.Unmarshal's input, one json.Decoder value).
 func Unmarshal(data []byte, known any, f *Fields) error {
 	if err := json.Unmarshal(data, known); err != nil {
 		return err
 	}
-	pairs, err := objectPairs(data)
-	if err != nil {
-		return err
-	}
-	claimed, err := keysOf(known)
-	if err != nil {
-		return err
-	}
-	*f = Fields{}
-	for _, p := range pairs {
-		f.order = append(f.order, p.key)
-		if !claimed[p.key] {
-			if f.unknown == nil {
-				f.unknown = map[string]json.RawMessage{}
-			}
-			f.unknown[p.key] = p.val
+	if i := skipSpace(data, 0); i >= len(data) || data[i] != '{' {
+		_, err := objectPairs(data) // not an object: its error
+		if err == nil {
+			err = fmt.Errorf("jsonx: not a JSON object")
 		}
+		return err
 	}
+	t := reflect.TypeOf(known)
+	if _, err := keysOf(t); err != nil {
+		return err
+	}
+	*f = Fields{raw: data, known: t}
 	return nil
 }
 
@@ -104,6 +129,7 @@ func Unmarshal(data []byte, known any, f *Fields) error {
 // with f: keys that were read keep their place, known keys that are new
 // follow in the struct's order, and keys the type no longer sets are gone.
 func MarshalWith(known any, f Fields) ([]byte, error) {
+	f = f.split()
 	kb, err := Marshal(known)
 	if err != nil {
 		return nil, err
@@ -269,8 +295,7 @@ func skipValue(b []byte, i int) (int, error) {
 
 // keysOf lists the JSON keys a struct (or pointer to one) claims: every
 // exported field's json name, omitempty or not.
-func keysOf(v any) (map[string]bool, error) {
-	t := reflect.TypeOf(v)
+func keysOf(t reflect.Type) (map[string]bool, error) {
 	if k, ok := keyCache.Load(t); ok {
 		return k.(map[string]bool), nil
 	}

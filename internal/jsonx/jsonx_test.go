@@ -168,3 +168,21 @@ func TestKeysAreEscapedAsTheEncoderDoes(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want.Bytes())
 	}
 }
+
+// A record must be an object: null decodes into nothing in encoding/json,
+// and would otherwise pass for an empty record.
+func TestNonObjectIsRefused(t *testing.T) {
+	for _, in := range []string{"null", ` "x"`, "[1]", "3"} {
+		var r rec
+		if err := json.Unmarshal([]byte(in), &r); err == nil {
+			t.Errorf("%s was accepted as a record", in)
+		}
+	}
+	var r rec
+	if err := json.Unmarshal([]byte(` {"name":"a","x":1}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := r.Fields.Get("x"); !ok || string(v) != "1" {
+		t.Fatalf("unknown field x = %q, %v", v, ok)
+	}
+}
