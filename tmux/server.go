@@ -5,7 +5,6 @@
 package tmux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,21 +140,21 @@ func (s Server) run(ctx context.Context, shown, argv []string) (string, error) {
 	}
 	// -u: what tmux prints must not depend on the caller's locale (see
 	// fieldSep); the bytes of titles and names come back as they are.
-	cmd := exec.CommandContext(ctx, s.bin(), append(append([]string{"-u"}, s.Args()...), argv...)...)
+	var env []string
 	if s.TmpDir != "" {
-		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+s.TmpDir)
+		env = append(os.Environ(), "TMUX_TMPDIR="+s.TmpDir)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	full := append(append([]string{s.bin(), "-u"}, s.Args()...), argv...)
+	stdout, stderr, err := runProcess(ctx, s.bin(), full, env)
+	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err() // tmux was killed because the caller gave up
 		} else {
-			err = classify(err, stderr.String())
+			err = classify(err, string(stderr))
 		}
-		return "", &Error{Args: shown, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+		return "", &Error{Args: shown, Stderr: strings.TrimSpace(string(stderr)), Err: err}
 	}
-	return strings.TrimRight(stdout.String(), "\n"), nil
+	return strings.TrimRight(string(stdout), "\n"), nil
 }
 
 // Error is a failed tmux command: the subcommand and its args, tmux's
