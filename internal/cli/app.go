@@ -82,6 +82,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 // newApp builds the root command for a run with args: only the command
 // args name (see commandsFor).
 func newApp(env Env, args []string) *ucli.Command {
+	one := 1
 	app := &ucli.Command{
 		Name:                  "paneteam",
 		Usage:                 "run teams of AI coding agents in terminal panes",
@@ -93,6 +94,10 @@ func newApp(env Env, args []string) *ucli.Command {
 		EnableShellCompletion: true,
 		Flags:                 globalFlags(),
 		Commands:              commandsFor(env, args),
+		// A first argument that is no command ends the top level's flags,
+		// so that "paneteam sned --to x" says there is no command sned
+		// rather than that --to is no flag.
+		StopOnNthArg: &one,
 		// paneteam, not urfave, decides how errors print and the exit code.
 		ExitErrHandler: func(context.Context, *ucli.Command, error) {},
 		OnUsageError:   onUsageError,
@@ -102,13 +107,6 @@ func newApp(env Env, args []string) *ucli.Command {
 		// A bad flag on any command is a usage error (exit 2), like the app's.
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
-		}
-		// "help" and "h" stay ordinary arguments of a command that has no
-		// subcommands ("paneteam send --to bob help" sends "help"): urfave/cli
-		// v3 gives every command a help subcommand, v2 only those with
-		// subcommands. --help still shows the command's help.
-		if len(c.Commands) == 0 && c != app {
-			c.HideHelpCommand = true
 		}
 		return nil
 	})
