@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -404,5 +405,71 @@ func TestPackageInitIsCheap(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatalf("no paneteam package in the init trace:\n%s", out)
+	}
+}
+
+// initBudget is what the initialisers of all the binary's packages, the
+// dependencies' and the runtime's included, may allocate in total before
+// main runs. With urfave/cli/v3 they allocate about 134 KB (Bubble Tea
+// about 95 KB of it, unicode tables 11 KB); with urfave/cli/v2 they
+// allocated about 352 KB, 214 KB of it in blackfriday, v2's man-page
+// renderer, which every process initialised and none used. 192 KiB
+// leaves about 60 KB for dependencies to grow and Go releases to move
+// tables around, and is less than any one mistake of that kind costs: a
+// Markdown or template engine linked in, or a large regular expression
+// compiled at init (TestPackageInitIsCheap covers paneteam's own).
+const initBudget = 192 << 10
+
+// TestInitAllocationBudget sums the bytes every package initialiser
+// allocates (GODEBUG=inittrace=1) at `paneteam --version` and fails above
+// initBudget: a dependency's init is paid by every keybinding and
+// status-line refresh as much as paneteam's own (issue 15). Allocation is
+// counted rather than time, which a busy machine would make noisy.
+// PANETEAM_INIT_BUDGET_BINARY points it at another build (a binary built
+// on urfave/cli/v2, say) to check that it fails there.
+func TestInitAllocationBudget(t *testing.T) {
+	bin := os.Getenv("PANETEAM_INIT_BUDGET_BINARY")
+	if bin == "" {
+		bin = filepath.Join(t.TempDir(), "paneteam")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = filepath.Join(testutil.ModuleRoot(), "cmd", "paneteam")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = testutil.Env("GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("paneteam --version: %v\n%s", err, out)
+	}
+	// init unicode @2.4 ms, 0.012 ms clock, 11400 bytes, 5 allocs
+	line := regexp.MustCompile(`^init (\S+) @.*, (\d+) bytes,`)
+	type pkg struct {
+		name  string
+		bytes int
+	}
+	var pkgs []pkg
+	total := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		m := line.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		pkgs = append(pkgs, pkg{m[1], n})
+		total += n
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("read %d packages from the init trace, expected all of them:\n%s", len(pkgs), out)
+	}
+	if total > initBudget {
+		sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].bytes > pkgs[j].bytes })
+		var top []string
+		for _, p := range pkgs[:min(5, len(pkgs))] {
+			top = append(top, fmt.Sprintf("%s %d", p.name, p.bytes))
+		}
+		t.Errorf("package initialisers allocate %d bytes in all (budget %d); the largest: %s. "+
+			"Find who links them with `go mod why -m` and keep the work out of init", total, initBudget, strings.Join(top, ", "))
 	}
 }

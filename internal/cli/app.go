@@ -6,9 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"io"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 )
 
 // Exit codes.
@@ -49,9 +49,17 @@ func Main(ctx context.Context, args []string, env Env) int {
 	// urfave/cli reports an unknown command (or help topic) through this
 	// callback and then returns nil: remembered here, it fails the run, so
 	// a script with a typo ("paneteam sned") does not see success.
+	// Every command with subcommands ("paneteam task sned") reports its
+	// own, which would otherwise be an error with exit code 3.
 	var unknown string
-	app.CommandNotFound = func(_ *ucli.Context, name string) { unknown = name }
-	err := app.RunContext(ctx, intersperse(app, args))
+	_ = app.Walk(func(c *ucli.Command) error {
+		c.CommandNotFound = func(_ context.Context, _ *ucli.Command, name string) { unknown = name }
+		return nil
+	})
+	if v2Completion(args) && env.Getenv("_CLI_ZSH_AUTOCOMPLETE_HACK") != "1" {
+		app.Writer = &namesOnly{w: app.Writer}
+	}
+	err := app.Run(ctx, completionArgs(args))
 	if err == nil && unknown != "" {
 		err = usagef("no command %q", unknown)
 	}
@@ -71,31 +79,92 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return ExitFailure
 }
 
-// newApp builds the app for a run with args: only the command args name
-// (see commandsFor).
-func newApp(env Env, args []string) *ucli.App {
-	app := &ucli.App{
-		Name:                 "paneteam",
-		Usage:                "run teams of AI coding agents in terminal panes",
-		Version:              Version,
-		Description:          appDescription,
-		Reader:               env.Stdin,
-		Writer:               env.Stdout,
-		ErrWriter:            env.Stderr,
-		EnableBashCompletion: true,
-		Flags:                globalFlags(),
-		Commands:             commandsFor(env, args),
+// newApp builds the root command for a run with args: only the command
+// args name (see commandsFor).
+func newApp(env Env, args []string) *ucli.Command {
+	one := 1
+	app := &ucli.Command{
+		Name:                  "paneteam",
+		Usage:                 "run teams of AI coding agents in terminal panes",
+		Version:               Version,
+		Description:           appDescription,
+		Reader:                env.Stdin,
+		Writer:                env.Stdout,
+		ErrWriter:             env.Stderr,
+		EnableShellCompletion: true,
+		Flags:                 globalFlags(),
+		Commands:              commandsFor(env, args),
+		// A first argument that is no command ends the top level's flags,
+		// so that "paneteam sned --to x" says there is no command sned
+		// rather than that --to is no flag.
+		StopOnNthArg: &one,
 		// paneteam, not urfave, decides how errors print and the exit code.
-		ExitErrHandler: func(*ucli.Context, error) {},
-		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
-		// Set, so that urfave/cli does not stat the binary at every start
-		// to fill it in; help does not show it.
-		Compiled: time.Unix(0, 0),
+		ExitErrHandler: func(context.Context, *ucli.Command, error) {},
+		OnUsageError:   onUsageError,
 	}
 	bindEnv(env, app)
+	_ = app.Walk(func(c *ucli.Command) error {
+		// A bad flag on any command is a usage error (exit 2), like the app's.
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsageError
+		}
+		return nil
+	})
 	return app
+}
+
+// onUsageError makes a bad flag or argument, on any command, a usage
+// error (exit 2) printed by Main, instead of urfave/cli's own message
+// followed by the whole help text.
+func onUsageError(_ context.Context, _ *ucli.Command, err error, _ bool) error {
+	return usageError{err}
+}
+
+// v2Completion reports a completion request from the scripts written for
+// urfave/cli v2 (paneteam's command line before v3), which people may have
+// installed: they ask with --generate-bash-completion, which v3 calls
+// --generate-shell-completion, and v2's bash script wants bare names,
+// where v3 prints "name:description" (v2 did so only for its zsh script,
+// which sets _CLI_ZSH_AUTOCOMPLETE_HACK=1).
+func v2Completion(args []string) bool {
+	return len(args) > 1 && args[len(args)-1] == "--generate-bash-completion"
+}
+
+// completionArgs turns v2's completion flag into v3's. The flag is
+// replaced in place: for the top level (completing a command name)
+// urfave/cli reads os.Args, whose array args is in a real run.
+func completionArgs(args []string) []string {
+	if v2Completion(args) {
+		args[len(args)-1] = "--generate-shell-completion"
+	}
+	return args
+}
+
+// namesOnly writes each "name:description" line of a completion as
+// "name".
+type namesOnly struct {
+	w    io.Writer
+	skip bool // in a line's description
+}
+
+func (n *namesOnly) Write(p []byte) (int, error) {
+	var out []byte
+	for _, b := range p {
+		switch {
+		case b == '\n':
+			n.skip = false
+			out = append(out, b)
+		case n.skip:
+		case b == ':':
+			n.skip = true
+		default:
+			out = append(out, b)
+		}
+	}
+	if _, err := n.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 const appDescription = `paneteam reads and writes the same files as Claude Code's agent teams

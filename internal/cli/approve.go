@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/approval"
 )
@@ -41,18 +42,18 @@ paneteam does not hold, paneteam refuses: answer in Claude Code.`,
 			&ucli.BoolFlag{Name: "all", Usage: "approve every waiting request (narrow with --from, --tool)"},
 			&ucli.StringFlag{Name: "tool", Usage: "with --all: only tool calls of this tool, such as Bash"},
 		),
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			d := approval.Decision{Approve: true, Feedback: c.String("feedback"), Mode: c.String("mode"), Always: c.Bool("always")}
 			if c.Bool("all") {
 				if c.NArg() > 0 {
 					return usagef("give a request ID or --all, not both")
 				}
-				return answerAll(c, env, d)
+				return answerAll(ctx, c, env, d)
 			}
 			if c.IsSet("tool") {
 				return usagef("--tool narrows --all; with one ID, drop it")
 			}
-			return answerOne(c, env, d)
+			return answerOne(ctx, c, env, d)
 		},
 	}
 }
@@ -71,8 +72,8 @@ your feedback. ID may be any unique beginning of the id.
     paneteam deny perm-1767225600000-abc1234 --team review --feedback "use make test"
     paneteam deny plan_approval-1767225600000@alice@review --team review --feedback "split step 2"`,
 		Flags: answerFlags(),
-		Action: func(c *ucli.Context) error {
-			return answerOne(c, env, approval.Decision{Feedback: c.String("feedback")})
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			return answerOne(ctx, c, env, approval.Decision{Feedback: c.String("feedback")})
 		},
 	}
 }
@@ -86,15 +87,15 @@ func answerFlags() []ucli.Flag {
 	}
 }
 
-func answerOne(c *ucli.Context, env Env, d approval.Decision) error {
+func answerOne(ctx context.Context, c *ucli.Command, env Env, d approval.Decision) error {
 	if c.NArg() != 1 {
 		return usagef("give one request ID (see 'paneteam requests'), got %d arguments", c.NArg())
 	}
-	lead, err := openLead(c, env)
+	lead, err := openLead(ctx, c, env)
 	if err != nil {
 		return err
 	}
-	res, err := lead.Answer(c.Context, c.Args().First(), c.String("from"), d)
+	res, err := lead.Answer(ctx, c.Args().First(), c.String("from"), d)
 	if err != nil {
 		return err
 	}
@@ -103,8 +104,8 @@ func answerOne(c *ucli.Context, env Env, d approval.Decision) error {
 
 // answerAll answers every waiting request that --from and --tool keep;
 // one that cannot be answered is reported and the rest still are.
-func answerAll(c *ucli.Context, env Env, d approval.Decision) error {
-	lead, err := openLead(c, env)
+func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decision) error {
+	lead, err := openLead(ctx, c, env)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func answerAll(c *ucli.Context, env Env, d approval.Decision) error {
 		if tool := c.String("tool"); tool != "" && (r.Kind != approval.KindPermission || !strings.EqualFold(tool, r.ToolName)) {
 			continue
 		}
-		res, err := lead.AnswerRequest(c.Context, r, d)
+		res, err := lead.AnswerRequest(ctx, r, d)
 		if err != nil {
 			failed++
 			fmt.Fprintf(env.Stderr, "paneteam: %s: %v\n", approval.Visible(r.ID), err)
@@ -141,7 +142,7 @@ func answerAll(c *ucli.Context, env Env, d approval.Decision) error {
 	return nil
 }
 
-func printAnswers(c *ucli.Context, env Env, rs []approval.Result, list bool) error {
+func printAnswers(c *ucli.Command, env Env, rs []approval.Result, list bool) error {
 	if c.Bool("json") {
 		if list {
 			if rs == nil {

@@ -1,12 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/team"
@@ -29,8 +30,8 @@ Detach from tmux as usual (prefix d). From inside another tmux, the team's
 server is nested in this pane; 'paneteam attach' in a tmux popup keeps it
 out of your layout (see tmux.conf.example).`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to show (default: the whole team)")},
-		Action: func(c *ucli.Context) error {
-			t, cfg, err := openTeam(c, env)
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			t, cfg, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -40,17 +41,17 @@ out of your layout (see tmux.conf.example).`,
 					return fmt.Errorf("team %s has no member %q (members: %s)", t.Name, name, strings.Join(cfg.MemberNames(), ", "))
 				}
 				if m.BackendType == team.BackendInProcess {
-					return attachInProcess(c, env, t, m)
+					return attachInProcess(ctx, c, env, t, m)
 				}
 			}
-			return attachTmux(c, env, cfg, m)
+			return attachTmux(ctx, c, env, cfg, m)
 		},
 	}
 }
 
 // attachTmux attaches to (or, from inside that same server, switches to)
 // the team's tmux server.
-func attachTmux(c *ucli.Context, env Env, cfg *team.Config, m *team.Member) error {
+func attachTmux(ctx context.Context, c *ucli.Command, env Env, cfg *team.Config, m *team.Member) error {
 	sock, private := teamSocket(cfg, m)
 	if sock == "" {
 		return fmt.Errorf("team %s has no tmux panes paneteam started: spawn one with 'paneteam spawn-pane --team %s --name NAME -- COMMAND'", cfg.Name, cfg.Name)
@@ -61,19 +62,19 @@ func attachTmux(c *ucli.Context, env Env, cfg *team.Config, m *team.Member) erro
 		target = cfg.Paneteam.LeaderPane
 	}
 	if m != nil && m.TmuxPaneID != "" {
-		p, err := srv.OwnedPane(c.Context, m.TmuxPaneID, m.AgentID)
+		p, err := srv.OwnedPane(ctx, m.TmuxPaneID, m.AgentID)
 		if err != nil {
 			return attachErr(srv, err)
 		}
 		if p.Session == tmux.HiddenSession {
 			return fmt.Errorf("%s's pane is hidden: run 'paneteam show --team %s --name %s' first", m.Name, cfg.Name, m.Name)
 		}
-		if _, err := srv.RunSeq(c.Context, []string{"select-window", "-t", p.ID}, []string{"select-pane", "-t", p.ID}); err != nil {
+		if _, err := srv.RunSeq(ctx, []string{"select-window", "-t", p.ID}, []string{"select-pane", "-t", p.ID}); err != nil {
 			return attachErr(srv, err)
 		}
 		target = p.ID
 	}
-	if _, err := srv.Run(c.Context, "has-session", "-t", target); err != nil {
+	if _, err := srv.Run(ctx, "has-session", "-t", target); err != nil {
 		return attachErr(srv, err)
 	}
 	args := append(srv.Args(), "attach-session", "-t", target)
@@ -85,7 +86,7 @@ func attachTmux(c *ucli.Context, env Env, cfg *team.Config, m *team.Member) erro
 	} else {
 		vars = without(vars, "TMUX") // tmux refuses to nest while $TMUX is set
 	}
-	cmd := exec.CommandContext(c.Context, "tmux", args...)
+	cmd := exec.CommandContext(ctx, "tmux", args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
 	cmd.Env = Env{Vars: vars}.Environ()
 	if err := cmd.Run(); err != nil {

@@ -1,13 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/ptyhost"
 	"github.com/paneteam/paneteam/team"
@@ -25,7 +26,7 @@ const (
 // goes in, output comes out (the most recent output first), the terminal's
 // size follows SIGWINCH, and Ctrl-] detaches. The terminal is put back as
 // it was on every way out (deferred restore).
-func attachInProcess(c *ucli.Context, env Env, t team.Team, m *team.Member) error {
+func attachInProcess(ctx context.Context, c *ucli.Command, env Env, t team.Team, m *team.Member) error {
 	paths, st, err := hostOf(t, m)
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func attachInProcess(c *ucli.Context, env Env, t team.Team, m *team.Member) erro
 		o.Resize = resize
 	}
 	fmt.Fprintf(env.Stderr, "paneteam: attached to %s (in-process); detach with %s\r\n", m.Name, detachName)
-	err = ptyhost.Attach(c.Context, paths.Socket, o)
+	err = ptyhost.Attach(ctx, paths.Socket, o)
 	switch {
 	case errors.Is(err, ptyhost.ErrDetached):
 		fmt.Fprintf(env.Stderr, "\r\npaneteam: detached from %s; it keeps running\r\n", m.Name)

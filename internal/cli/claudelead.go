@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/team"
@@ -76,7 +76,7 @@ func withRoot(env []string, root string) []string {
 // (default team-lead, or $PANETEAM_AGENT) is from: in a team a live Claude
 // Code process leads, team.ChooseSender decides, so that paneteam never
 // writes as Claude's lead unless --from says so.
-func defaultSender(c *ucli.Context, env Env, cfg *team.Config, from string) (string, error) {
+func defaultSender(c *ucli.Command, env Env, cfg *team.Config, from string) (string, error) {
 	lead := team.LeadOf(cfg)
 	if !lead.ClaudeLed() {
 		return from, nil

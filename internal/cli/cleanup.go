@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/lifecycle"
 	"github.com/paneteam/paneteam/termtext"
@@ -60,27 +61,27 @@ nothing to do (unless on a terminal), and concurrent runs take turns.
 			&ucli.DurationFlag{Name: "older-than", Usage: "with --orphans: spare teams active (and servers started) within this long; a team whose Claude Code lead is gone is spared 1h by default"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.Bool("orphans") {
-				return cleanupOrphans(c, env)
+				return cleanupOrphans(ctx, c, env)
 			}
 			if c.IsSet("older-than") {
 				return usagef("--older-than goes with --orphans")
 			}
-			return cleanupTeam(c, env)
+			return cleanupTeam(ctx, c, env)
 		},
 	}
 }
 
-func cleanupTeam(c *ucli.Context, env Env) error {
+func cleanupTeam(ctx context.Context, c *ucli.Command, env Env) error {
 	if c.String("team") == "" {
 		return usagef("say what to clean up: --team NAME, or --orphans for teams whose lead is gone")
 	}
-	t, _, err := openTeam(c, env)
+	t, _, err := openTeam(ctx, c, env)
 	if err != nil {
 		return err
 	}
-	res, err := lifecycleOptions(c, env).Cleanup(c.Context, t, lifecycle.CleanupOptions{
+	res, err := lifecycleOptions(c, env).Cleanup(ctx, t, lifecycle.CleanupOptions{
 		Force: c.Bool("force"), DryRun: c.Bool("dry-run"),
 	})
 	if res == nil {
@@ -96,7 +97,7 @@ func cleanupTeam(c *ucli.Context, env Env) error {
 	return err
 }
 
-func cleanupOrphans(c *ucli.Context, env Env) error {
+func cleanupOrphans(ctx context.Context, c *ucli.Command, env Env) error {
 	// PANETEAM_TEAM may be set in a teammate's environment; only a --team
 	// typed next to --orphans is a mistake.
 	if team := c.String("team"); team != "" && team != env.Getenv("PANETEAM_TEAM") {
@@ -116,7 +117,7 @@ func cleanupOrphans(c *ucli.Context, env Env) error {
 			ro.ClaudeGrace = -1 // none; zero would mean the default
 		}
 	}
-	res, err := lifecycleOptions(c, env).Reap(c.Context, root, ro)
+	res, err := lifecycleOptions(c, env).Reap(ctx, root, ro)
 	if res == nil {
 		return err
 	}

@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 )
 
 // commandTable lists every subcommand: the name it is called by and the
@@ -95,7 +96,7 @@ func commandName(args []string) (name string, version bool) {
 		switch strings.TrimLeft(a, "-") {
 		case "version", "v":
 			version = true
-		case "help", "h", "generate-bash-completion":
+		case "help", "h", "generate-shell-completion", "generate-bash-completion":
 			return "", false // urfave/cli prints help or completions: it needs them all
 		}
 		if takesValue(globals, a) {
@@ -111,6 +112,8 @@ func pending(name, issue string) *ucli.Command {
 		Name:   name,
 		Usage:  "(in progress, " + issue + ")",
 		Hidden: true,
-		Action: func(*ucli.Context) error { return fmt.Errorf("%s is not available in this build", name) },
+		Action: func(context.Context, *ucli.Command) error {
+			return fmt.Errorf("%s is not available in this build", name)
+		},
 	}
 }

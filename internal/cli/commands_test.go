@@ -172,3 +172,52 @@ func TestEveryCommandIsInTheTable(t *testing.T) {
 		}
 	}
 }
+
+// Completion scripts from urfave/cli v2, which people may have installed,
+// ask with --generate-bash-completion and want bare names (v2's zsh
+// script sets _CLI_ZSH_AUTOCOMPLETE_HACK=1 and wants "name:usage"); v3's
+// own scripts (paneteam completion bash) ask with
+// --generate-shell-completion and split "name:usage" themselves.
+func TestCompletionForV2AndV3Scripts(t *testing.T) {
+	_, vars := ptRootVars(t)
+	complete := func(extra string, args ...string) []string {
+		cmd := exec.Command(testutil.Binary(t), args...)
+		cmd.Env = testutil.Env("HOME=" + vars["HOME"])
+		if extra != "" {
+			cmd.Env = append(cmd.Env, extra)
+		}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("completion of %q: %v", args, err)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	has := func(lines []string, want string) bool {
+		for _, l := range lines {
+			if l == want {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"--generate-bash-completion"}, "send"},
+		{"", []string{"send", "--t", "--generate-bash-completion"}, "--to"},
+		{"_CLI_ZSH_AUTOCOMPLETE_HACK=1", []string{"--generate-bash-completion"}, "send:append a message to a teammate's inbox; exits 0 only once it is on disk"},
+		{"", []string{"--generate-shell-completion"}, "send:append a message to a teammate's inbox; exits 0 only once it is on disk"},
+		{"", []string{"send", "--t", "--generate-shell-completion"}, "--to:recipient's member name"},
+	} {
+		if got := complete(tc.env, tc.args...); !has(got, tc.want) {
+			t.Errorf("%s paneteam %q: no line %q in\n%s", tc.env, tc.args, tc.want, strings.Join(got, "\n"))
+		}
+	}
+	// v3's completion scripts are printed by a hidden command.
+	script := complete("", "completion", "bash")
+	if !strings.Contains(strings.Join(script, "\n"), "--generate-shell-completion") {
+		t.Errorf("paneteam completion bash printed no bash completion script:\n%s", strings.Join(script, "\n"))
+	}
+}

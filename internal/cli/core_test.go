@@ -166,6 +166,7 @@ func TestUnknownCommandIsAUsageError(t *testing.T) {
 		unknown string
 	}{
 		{[]string{"sned", "hi"}, "sned"},
+		{[]string{"sned", "--to", "x", "hi"}, "sned"},
 		{[]string{"task", "no-such-subcommand"}, "no-such-subcommand"},
 		{[]string{"help", "no-such-topic"}, "no-such-topic"},
 	} {

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/charmbracelet/x/term"
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/dashboard"
 	"github.com/paneteam/paneteam/lifecycle"
@@ -50,7 +50,7 @@ teammate wrote is shown with control characters as visible escapes.`,
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval (file-system events refresh at once)", Value: teamwatch.DefaultPoll},
 			&ucli.DurationFlag{Name: "stop-timeout", Usage: "how long s waits for a teammate to answer its shutdown request", Value: lifecycle.DefaultShutdownTimeout},
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() > 0 {
 				return usagef("dashboard takes no arguments (got %q): name the team with --team", c.Args().First())
 			}
@@ -61,7 +61,7 @@ teammate wrote is shown with control characters as visible escapes.`,
 				return usagef("dashboard draws on a terminal, and stdin or stdout is not one: " +
 					"run it in a terminal or a tmux popup (for scripts: paneteam status, requests or monitor)")
 			}
-			err := dashboardTeam(c, env)
+			err := dashboardTeam(ctx, c, env)
 			if err != nil && env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "" {
 				// A popup closes when its command exits: say why first.
 				holdOnError(env, err)
@@ -71,15 +71,15 @@ teammate wrote is shown with control characters as visible escapes.`,
 	}
 }
 
-func dashboardTeam(c *ucli.Context, env Env) error {
+func dashboardTeam(ctx context.Context, c *ucli.Command, env Env) error {
 	// openTeam finds the team as every command does: --team, else
 	// PANETEAM_TEAM, else inside tmux (a popup included) the session's
 	// @paneteam-team, else the Claude Code session the caller runs in.
-	t, _, err := openTeam(c, env)
+	t, _, err := openTeam(ctx, c, env)
 	if err != nil {
 		return err
 	}
-	return runDashboard(c, env, t)
+	return runDashboard(ctx, c, env, t)
 }
 
 // holdOnError shows err and waits for a key, so that a popup does not
@@ -97,7 +97,7 @@ func holdOnError(env Env, err error) {
 	f.Read(b[:]) //nolint:errcheck
 }
 
-func runDashboard(c *ucli.Context, env Env, t team.Team) error {
+func runDashboard(ctx context.Context, c *ucli.Command, env Env, t team.Team) error {
 	bend := statusBackendEnv(env)
 	opts := teamwatch.Options{Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
 		return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
@@ -106,10 +106,10 @@ func runDashboard(c *ucli.Context, env Env, t team.Team) error {
 	defer w.Close()
 	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
 		Agent: env.Getenv("PANETEAM_AGENT"), User: env.Getenv("PANETEAM_USER"), Signer: leadSigner(env)}
-	if lead, err := openLead(c, env); err == nil {
+	if lead, err := openLead(ctx, c, env); err == nil {
 		live.Keys = lead.Keys // as approve and deny answer
 	}
-	final, err := dashboard.Run(c.Context, live, dashboard.RunOptions{
+	final, err := dashboard.Run(ctx, live, dashboard.RunOptions{
 		Options: dashboard.Options{
 			Team: t.Name, Review: c.Bool("requests"), Color: env.Color(),
 			// A popup has TMUX but no TMUX_PANE: jumping there must close it.

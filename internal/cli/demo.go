@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -40,7 +40,7 @@ end), in-process teammates otherwise.
 			&ucli.BoolFlag{Name: "keep", Usage: "leave the temporary root (and the team's files) in place at the end"},
 			&ucli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "give up on a step that takes longer"},
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			root := c.String("root")
 			if root == "" {
 				tmp, err := os.MkdirTemp("", "paneteam-demo-")
@@ -53,7 +53,7 @@ end), in-process teammates otherwise.
 				root = tmp
 			}
 			d := &demo{env: env, root: root, backend: c.String("backend"), timeout: c.Duration("timeout"), keep: c.Bool("keep")}
-			return d.run(c.Context)
+			return d.run(ctx)
 		},
 	}
 }

@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"context"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
@@ -16,13 +17,13 @@ func globalFlags() []ucli.Flag {
 		&ucli.StringFlag{
 			Name:    "root",
 			Usage:   "folder holding teams/ and tasks/ (default: $CLAUDE_CONFIG_DIR, else ~/.claude)",
-			EnvVars: []string{"PANETEAM_ROOT"},
+			Sources: ucli.EnvVars("PANETEAM_ROOT"),
 		},
 		&ucli.DurationFlag{
 			Name:    "lock-timeout",
 			Usage:   "how long to wait for another process's lock on a team file before giving up",
 			Value:   lockfile.DefaultTimeout,
-			EnvVars: []string{"PANETEAM_LOCK_TIMEOUT"},
+			Sources: ucli.EnvVars("PANETEAM_LOCK_TIMEOUT"),
 		},
 	}
 }
@@ -33,7 +34,7 @@ func teamFlag() ucli.Flag {
 		Name:    "team",
 		Aliases: []string{"t"},
 		Usage:   "team name (as given to team-create; case and punctuation are forgiven); may be left out inside a Claude Code session or its tmux pane",
-		EnvVars: []string{"PANETEAM_TEAM"},
+		Sources: ucli.EnvVars("PANETEAM_TEAM"),
 	}
 }
 
@@ -43,29 +44,29 @@ func jsonFlag() ucli.Flag {
 }
 
 // rootOf resolves the team root of a command.
-func rootOf(c *ucli.Context, env Env) (string, error) {
+func rootOf(c *ucli.Command, env Env) (string, error) {
 	return team.Root(c.String("root"), env.Getenv)
 }
 
 // lockOpts is the lock configuration of a command.
-func lockOpts(c *ucli.Context) lockfile.Options {
+func lockOpts(c *ucli.Command) lockfile.Options {
 	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
 }
 
 // openTeam opens the team named by --team (or PANETEAM_TEAM), else (inside
 // tmux) by the session's @paneteam-team option (tmux_team.go), else the
 // Claude Code session's team the caller runs in (teamfind.Infer).
-func openTeam(c *ucli.Context, env Env) (team.Team, *team.Config, error) {
+func openTeam(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, error) {
 	root, err := rootOf(c, env)
 	if err != nil {
 		return team.Team{}, nil, err
 	}
 	name := c.String("team")
 	if name == "" {
-		name = tmuxTeam(c, env)
+		name = tmuxTeam(ctx, c, env)
 	}
 	if name == "" {
-		if name, err = teamfind.Infer(c.Context, root, teamfind.Self(env.Getenv)); err != nil {
+		if name, err = teamfind.Infer(ctx, root, teamfind.Self(env.Getenv)); err != nil {
 			if teamfind.IsAmbiguous(err) {
 				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
 			}
@@ -91,7 +92,7 @@ func layoutFlags() []ucli.Flag {
 // layoutChoice is what --layout and --lead-percent ask for: each flag
 // given overrides the team's kept layout (backend.TeamLayout), and keep
 // says whether one was given, so that the choice is kept in turn.
-func layoutChoice(c *ucli.Context, kept layout.Policy) (pol layout.Policy, keep bool, err error) {
+func layoutChoice(c *ucli.Command, kept layout.Policy) (pol layout.Policy, keep bool, err error) {
 	pol = kept
 	if c.IsSet("layout") {
 		if pol.Kind, err = layout.ParseKind(c.String("layout")); err != nil {

@@ -1,7 +1,8 @@
 package cli
 
 import (
-	ucli "github.com/urfave/cli/v2"
+	"context"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/layout"
@@ -19,7 +20,7 @@ A teammate Claude Code started itself is refused: its pane is Claude's.
 
     paneteam hide --team review --name alice`,
 		Flags:  []ucli.Flag{teamFlag(), memberFlag("teammate to hide")},
-		Action: func(c *ucli.Context) error { return moveMember(c, env, true, nil) },
+		Action: func(ctx context.Context, c *ucli.Command) error { return moveMember(ctx, c, env, true, nil) },
 	}
 }
 
@@ -33,11 +34,11 @@ re-lays out the window.
 
     paneteam show --team review --name alice`,
 		Flags: append([]ucli.Flag{teamFlag(), memberFlag("teammate to show")}, layoutFlags()...),
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
 				return err
 			}
-			return moveMember(c, env, false, func(cfg *team.Config) (layout.Policy, bool, error) {
+			return moveMember(ctx, c, env, false, func(cfg *team.Config) (layout.Policy, bool, error) {
 				return layoutChoice(c, backend.TeamLayout(cfg))
 			})
 		},
@@ -46,10 +47,10 @@ re-lays out the window.
 
 // moveMember hides or shows the member --name names (backend.SetHidden),
 // after refusing the lead and Claude Code's own teammates (memberOf).
-func moveMember(c *ucli.Context, env Env, hide bool, show backend.ShowLayout) error {
-	t, _, m, err := memberOf(c, env)
+func moveMember(ctx context.Context, c *ucli.Command, env Env, hide bool, show backend.ShowLayout) error {
+	t, _, m, err := memberOf(ctx, c, env)
 	if err != nil {
 		return err
 	}
-	return backend.SetHidden(c.Context, backendEnv(env), t, lockOpts(c), m.Name, hide, show)
+	return backend.SetHidden(ctx, backendEnv(env), t, lockOpts(c), m.Name, hide, show)
 }

@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"context"
 	"os"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/ptyhost"
 )
@@ -17,13 +18,13 @@ func hostCommand(env Env) *ucli.Command {
 		Usage:           "(internal) host an in-process teammate under a pseudo-terminal",
 		Hidden:          true,
 		SkipFlagParsing: true,
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			o, err := ptyhost.ParseArgs(c.Args().Slice())
 			if err != nil {
 				return usagef("%v", err)
 			}
 			// The launcher reads the ready line on fd 3 (ptyhost.Start).
-			return ptyhost.Serve(c.Context, o, os.NewFile(3, "ready"))
+			return ptyhost.Serve(ctx, o, os.NewFile(3, "ready"))
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -41,7 +42,7 @@ them.`,
 			&ucli.IntFlag{Name: "last", Usage: "only the last N messages (0: all)"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() > 0 {
 				return usagef("inbox takes no arguments (got %q): name the inbox with --name", c.Args().First())
 			}
@@ -52,7 +53,7 @@ them.`,
 			if c.Int("last") < 0 {
 				return usagef("--last must be 0 (all) or more")
 			}
-			t, cfg, err := openTeam(c, env)
+			t, cfg, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -85,7 +86,7 @@ them.`,
 				return err
 			}
 			if c.Bool("mark-read") && len(msgs) > 0 {
-				if _, err := in.MarkRead(c.Context, msgs); err != nil {
+				if _, err := in.MarkRead(ctx, msgs); err != nil {
 					return fmt.Errorf("mark %s's messages read: %w", name, err)
 				}
 			}
@@ -100,7 +101,7 @@ func nameFlag() ucli.Flag {
 		Name:    "name",
 		Aliases: []string{"n"},
 		Usage:   "whose inbox (default: $PANETEAM_AGENT, else team-lead)",
-		EnvVars: []string{"PANETEAM_AGENT"},
+		Sources: ucli.EnvVars("PANETEAM_AGENT"),
 	}
 }
 

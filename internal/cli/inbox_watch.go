@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/termtext"
@@ -54,14 +54,14 @@ protocol message type, or "message" for plain text.`,
 			&ucli.StringFlag{Name: "type", Usage: `only messages of this protocol type ("message": plain text)`},
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval when no file-system event comes", Value: mailbox.DefaultPoll},
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() > 0 {
 				return usagef("inbox-watch takes no arguments (got %q): name the inbox with --name", c.Args().First())
 			}
 			if c.Duration("poll") <= 0 {
 				return usagef("--poll must be positive, such as 1s")
 			}
-			t, cfg, err := openTeam(c, env)
+			t, cfg, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -76,8 +76,8 @@ protocol message type, or "message" for plain text.`,
 			}
 			// A missing inbox folder (writers create it lazily) is waited
 			// for by Watch, never created here: see mailbox.Watch.
-			w := &inboxWatch{env: env, c: c, in: mailbox.New(t.InboxPath(name), lockOpts(c)), style: styleFor(env)}
-			err = w.in.Watch(c.Context, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
+			w := &inboxWatch{env: env, ctx: ctx, c: c, in: mailbox.New(t.InboxPath(name), lockOpts(c)), style: styleFor(env)}
+			err = w.in.Watch(ctx, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
 			if errors.Is(err, context.Canceled) {
 				return nil // interrupted: the normal way to stop watching
 			}
@@ -88,7 +88,8 @@ protocol message type, or "message" for plain text.`,
 
 type inboxWatch struct {
 	env      Env
-	c        *ucli.Context
+	ctx      context.Context // the run's, for marking read and --exec
+	c        *ucli.Command
 	in       *mailbox.Inbox
 	style    style
 	lastWarn string
@@ -111,7 +112,7 @@ func (w *inboxWatch) deliver(batch []mailbox.Message) error {
 		}
 	}
 	if w.c.Bool("mark-read") && len(handled) > 0 {
-		if _, err := w.in.MarkRead(w.c.Context, handled); err != nil {
+		if _, err := w.in.MarkRead(w.ctx, handled); err != nil {
 			return fmt.Errorf("mark printed messages read: %w", err)
 		}
 	}
@@ -157,12 +158,12 @@ func (w *inboxWatch) handle(m mailbox.Message) (bool, error) {
 }
 
 func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
-	cmd := exec.CommandContext(w.c.Context, "sh", "-c", cmdline)
+	cmd := exec.CommandContext(w.ctx, "sh", "-c", cmdline)
 	cmd.Stdin = bytes.NewReader(append(line, '\n'))
 	cmd.Stdout, cmd.Stderr = w.env.Stdout, w.env.Stderr
 	cmd.Env = append(w.env.Environ(), "PANETEAM_FROM="+m.From, "PANETEAM_MESSAGE_TYPE="+messageType(m))
 	if err := cmd.Run(); err != nil {
-		if w.c.Context.Err() == nil {
+		if w.ctx.Err() == nil {
 			fmt.Fprintf(w.env.Stderr, "paneteam: --exec failed for the message from %s at %s (%v); it stays unread\n",
 				termtext.Visible(m.From), termtext.Visible(m.Timestamp), err)
 		}

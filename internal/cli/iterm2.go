@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/iterm2"
@@ -18,7 +19,7 @@ func iterm2Command(env Env) *ucli.Command {
 
     paneteam iterm2 doctor     # what paneteam sees and would choose, and fixes
     paneteam iterm2 profile > ~/Library/Application\ Support/iTerm2/DynamicProfiles/paneteam.json`,
-		Subcommands: []*ucli.Command{iterm2ProfileCommand(env), iterm2DoctorCommand(env)},
+		Commands: []*ucli.Command{iterm2ProfileCommand(env), iterm2DoctorCommand(env)},
 	}
 }
 
@@ -38,7 +39,7 @@ Install it, then open teammates with the profile of their colour:
 
 The output is JSON already; --json is accepted for symmetry.`,
 		Flags: []ucli.Flag{jsonFlag()},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() != 0 {
 				return usagef("iterm2 profile takes no arguments")
 			}
@@ -82,7 +83,7 @@ Python API is off).
 			&ucli.StringFlag{Name: "backend", Usage: "judge this request (auto, tmux, iterm2, in-process) instead of $PANETEAM_BACKEND"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			r := iterm2Doctor(env, c.String("backend"))
 			if c.Bool("json") {
 				return printJSON(env.Stdout, r)

@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/lifecycle"
 	"github.com/paneteam/paneteam/team"
@@ -29,12 +30,12 @@ Claude Code teammate to finish its work first, use 'paneteam shutdown'.
 A teammate Claude Code started itself (in its process or its own pane) is
 refused at once: only Claude's lead can stop it; ask Claude's lead.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to stop"), jsonFlag()},
-		Action: func(c *ucli.Context) error {
-			t, _, m, err := memberOf(c, env)
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			t, _, m, err := memberOf(ctx, c, env)
 			if err != nil {
 				return err
 			}
-			d, departErr := departOne(c, env, t, m.Name)
+			d, departErr := departOne(ctx, c, env, t, m.Name)
 			if !d.Removed {
 				return departErr
 			}
@@ -73,8 +74,8 @@ refused at once: only Claude's lead can stop it; ask Claude's lead.`,
 // (lifecycle.Depart): close its pane, remove the member, release its tasks,
 // remove its worktree fail-closed. Unless Removed, the error says why it
 // is still a member.
-func departOne(c *ucli.Context, env Env, t team.Team, name string) (lifecycle.Departure, error) {
-	deps, err := lifecycleOptions(c, env).Depart(c.Context, t, []string{name})
+func departOne(ctx context.Context, c *ucli.Command, env Env, t team.Team, name string) (lifecycle.Departure, error) {
+	deps, err := lifecycleOptions(c, env).Depart(ctx, t, []string{name})
 	if len(deps) != 1 {
 		return lifecycle.Departure{Name: name}, err
 	}
@@ -96,12 +97,12 @@ func memberFlag(usage string) ucli.Flag {
 // memberOf opens the team and finds the teammate named by --name; the lead
 // is refused (its pane is the user's own), and so is a teammate Claude
 // Code started (only Claude's lead may stop or move it).
-func memberOf(c *ucli.Context, env Env) (team.Team, *team.Config, *team.Member, error) {
+func memberOf(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, *team.Member, error) {
 	name := c.String("name")
 	if name == "" {
 		return team.Team{}, nil, nil, usagef("no teammate given: pass --name NAME")
 	}
-	t, cfg, err := openTeam(c, env)
+	t, cfg, err := openTeam(ctx, c, env)
 	if err != nil {
 		return t, nil, nil, err
 	}

@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/ptyhost"
 	"github.com/paneteam/paneteam/team"
@@ -31,8 +32,8 @@ To type into the teammate, use 'paneteam attach --team T --name N'.`,
 			&ucli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new output until the teammate ends"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
-			t, cfg, err := openTeam(c, env)
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			t, cfg, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -48,7 +49,7 @@ To type into the teammate, use 'paneteam attach --team T --name N'.`,
 				return printLogJSON(env, paths, name)
 			}
 			if c.Bool("follow") {
-				return ptyhost.FollowLog(c.Context, paths, env.Stdout)
+				return ptyhost.FollowLog(ctx, paths, env.Stdout)
 			}
 			_, err = ptyhost.CopyLog(paths, env.Stdout)
 			return err

@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/teamwatch"
@@ -42,25 +42,25 @@ subject, owner, state, pending, lock, heldForSeconds).`,
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval (also how soon a dead pane or an old lock is noticed)", Value: teamwatch.DefaultPoll},
 			&ucli.DurationFlag{Name: "lock-age", Usage: "report a lock held longer than this", Value: teamwatch.DefaultLockAge},
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() > 0 {
 				return usagef("monitor takes no arguments (got %q): name the team with --team", c.Args().First())
 			}
 			if c.Duration("poll") <= 0 || c.Duration("lock-age") <= 0 {
 				return usagef("--poll and --lock-age must be positive, such as 1s")
 			}
-			t, _, err := openTeam(c, env)
+			t, _, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
 			w := newTeamWatcher(c, env, t)
 			defer w.Close()
-			if _, _, err := w.Next(c.Context); err != nil {
+			if _, _, err := w.Next(ctx); err != nil {
 				return stopped(err)
 			}
 			fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", teamwatch.Visible(t.Name))
 			for {
-				_, events, err := w.Next(c.Context)
+				_, events, err := w.Next(ctx)
 				if errors.Is(err, teamwatch.ErrTeamGone) {
 					events = []teamwatch.Event{{Time: time.Now(), Kind: teamwatch.KindTeamDeleted, Team: t.Name}}
 				} else if err != nil {
@@ -82,7 +82,7 @@ subject, owner, state, pending, lock, heldForSeconds).`,
 // newTeamWatcher follows the team named by --team with the command's
 // --poll and --lock-age (when it has them), checking pane liveness as
 // status does, and reporting problems it survives once each.
-func newTeamWatcher(c *ucli.Context, env Env, t team.Team) *teamwatch.Watcher {
+func newTeamWatcher(c *ucli.Command, env Env, t team.Team) *teamwatch.Watcher {
 	bend := statusBackendEnv(env)
 	var last string
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{

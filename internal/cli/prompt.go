@@ -1,12 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/ask"
 	"github.com/paneteam/paneteam/team"
@@ -33,7 +34,7 @@ Inside tmux (a popup included) the team is the session's @paneteam-team
 option, unless --team or $PANETEAM_TEAM names one, and the lead's pane is
 the pane the key was pressed in. Esc or Ctrl-C cancels. When the command
 fails, its error stays on screen until a key is pressed.`,
-		Subcommands: []*ucli.Command{
+		Commands: []*ucli.Command{
 			promptSendCommand(env),
 			promptSpawnCommand(env),
 			promptMemberCommand(env, "hide", "hide", "hide a teammate's pane (it keeps working)"),
@@ -52,8 +53,8 @@ runs paneteam send with the message on stdin.
 
     paneteam prompt send --team review`,
 		Flags: []ucli.Flag{teamFlag(), &ucli.StringFlag{Name: "to", Usage: "recipient (asked when not given)"}},
-		Action: func(c *ucli.Context) error {
-			return runPrompt(c, env, func(p *prompter) ([]string, string, error) {
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			return runPrompt(ctx, c, env, func(p *prompter) ([]string, string, error) {
 				to := c.String("to")
 				if to == "" {
 					var err error
@@ -101,8 +102,8 @@ folder. COMMAND (after --) is what the teammate runs, as spawn-pane takes it.
 			&ucli.BoolFlag{Name: "claude", Usage: "a Claude Code teammate (asks for its first prompt)"},
 			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: passed to spawn-pane"},
 		},
-		Action: func(c *ucli.Context) error {
-			return runPrompt(c, env, func(p *prompter) ([]string, string, error) {
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			return runPrompt(ctx, c, env, func(p *prompter) ([]string, string, error) {
 				name, err := p.term.LineUntil("teammate name: ", func(s string) error { return team.CheckName("member", s) })
 				if err != nil {
 					return nil, "", err
@@ -148,8 +149,8 @@ func promptMemberCommand(env Env, name, verb, usage string) *ucli.Command {
 
     paneteam prompt %s --team review`, name, name),
 		Flags: []ucli.Flag{teamFlag()},
-		Action: func(c *ucli.Context) error {
-			return runPrompt(c, env, func(p *prompter) ([]string, string, error) {
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			return runPrompt(ctx, c, env, func(p *prompter) ([]string, string, error) {
 				fmt.Fprintf(p.term.Out, "teammates: %s\r\n", strings.Join(p.names(true), ", "))
 				who, err := p.term.LineUntil(verb+" teammate: ", p.checkMember(false))
 				if err != nil {
@@ -216,7 +217,7 @@ type askFunc func(*prompter) (args []string, stdin string, err error)
 // CLI in-process (so each answer is one argv element, never parsed by a
 // shell). Any failure stays on screen until a key is pressed: a popup
 // closes when paneteam exits.
-func runPrompt(c *ucli.Context, env Env, questions askFunc) error {
+func runPrompt(ctx context.Context, c *ucli.Command, env Env, questions askFunc) error {
 	f, ok := env.Stdin.(*os.File)
 	if !ok {
 		return usagef("paneteam prompt asks on a terminal: run it in one, or in a tmux popup (display-popup -E)")
@@ -226,7 +227,7 @@ func runPrompt(c *ucli.Context, env Env, questions askFunc) error {
 		return usagef("%v", err)
 	}
 	defer term.Close()
-	code, err := promptOnce(c, env, term, questions)
+	code, err := promptOnce(ctx, c, env, term, questions)
 	switch {
 	case errors.Is(err, ask.ErrCanceled):
 		return exitError{ExitFailure, err}
@@ -247,10 +248,10 @@ func runPrompt(c *ucli.Context, env Env, questions askFunc) error {
 	return exitError{code, errors.New("nothing was done (see the message above)")}
 }
 
-func promptOnce(c *ucli.Context, env Env, term *ask.Terminal, questions askFunc) (int, error) {
+func promptOnce(ctx context.Context, c *ucli.Command, env Env, term *ask.Terminal, questions askFunc) (int, error) {
 	p := &prompter{term: term, team: c.String("team")}
 	if tv := env.Getenv("TMUX"); tv != "" {
-		here, err := tmux.FindHere(c.Context, tv, env.Getenv("TMUX_PANE"))
+		here, err := tmux.FindHere(ctx, tv, env.Getenv("TMUX_PANE"))
 		if err != nil {
 			return 0, err
 		}
@@ -297,5 +298,5 @@ func promptOnce(c *ucli.Context, env Env, term *ask.Terminal, questions askFunc)
 	if c.IsSet("lock-timeout") {
 		global = append(global, "--lock-timeout="+c.Duration("lock-timeout").String())
 	}
-	return Main(c.Context, append(global, args...), inner), nil
+	return Main(ctx, append(global, args...), inner), nil
 }

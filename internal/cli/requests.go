@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/approval"
 	"github.com/paneteam/paneteam/mailbox"
@@ -44,19 +44,19 @@ line).`,
 			&ucli.BoolFlag{Name: "watch", Aliases: []string{"w"}, Usage: "keep running and print each new request as it arrives"},
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval with --watch when no file-system event comes", Value: mailbox.DefaultPoll},
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() > 0 {
 				return usagef("requests takes no arguments (got %q): see one request with 'paneteam show ID'", c.Args().First())
 			}
 			if c.Duration("poll") <= 0 {
 				return usagef("--poll must be positive, such as 1s")
 			}
-			lead, err := openLead(c, env)
+			lead, err := openLead(ctx, c, env)
 			if err != nil {
 				return err
 			}
 			if c.Bool("watch") {
-				return watchRequests(c, env, lead)
+				return watchRequests(ctx, c, env, lead)
 			}
 			ls, err := lead.List()
 			if err != nil {
@@ -78,8 +78,8 @@ line).`,
 // openLead opens the lead side of the team named by --team. Only a
 // caller acting as the lead (not a process inside a teammate) holds the
 // teammates' signing keys, so only it can answer a keyed teammate.
-func openLead(c *ucli.Context, env Env) (*approval.Lead, error) {
-	t, _, err := openTeam(c, env)
+func openLead(ctx context.Context, c *ucli.Command, env Env) (*approval.Lead, error) {
+	t, _, err := openTeam(ctx, c, env)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func openLead(c *ucli.Context, env Env) (*approval.Lead, error) {
 	return l, nil
 }
 
-func watchRequests(c *ucli.Context, env Env, lead *approval.Lead) error {
+func watchRequests(ctx context.Context, c *ucli.Command, env Env, lead *approval.Lead) error {
 	var lastWarn string
 	warn := func(err error) {
 		if msg := err.Error(); msg != lastWarn {
@@ -102,7 +102,7 @@ func watchRequests(c *ucli.Context, env Env, lead *approval.Lead) error {
 			fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", msg)
 		}
 	}
-	err := lead.Watch(c.Context, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: warn}, func(rs []approval.Request) error {
+	err := lead.Watch(ctx, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: warn}, func(rs []approval.Request) error {
 		now := time.Now()
 		if !c.Bool("json") {
 			writeRequests(env.Stdout, rs, now)

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/leadinbox"
 	"github.com/paneteam/paneteam/mailbox"
@@ -72,8 +72,8 @@ one JSON object per line the moment it is written:
 A script that sends many messages should keep one --lines open rather than
 start paneteam per message: each start costs a few milliseconds.`,
 		Flags: sendFlags(),
-		Action: func(c *ucli.Context) error {
-			t, cfg, err := openTeam(c, env)
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			t, cfg, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 				return err
 			}
 			if c.Bool("lines") {
-				return sendLines(c, env, t, to, mailbox.Message{From: from, Summary: c.String("summary"), Color: color})
+				return sendLines(ctx, c, env, t, to, mailbox.Message{From: from, Summary: c.String("summary"), Color: color})
 			}
 			compose, err := composer(c, env, t, cfg, from)
 			if err != nil {
@@ -112,7 +112,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 					return err
 				}
 				d.Message.Color = color
-				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env)).Send(c.Context, d.Message); err != nil {
+				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env)).Send(ctx, d.Message); err != nil {
 					if len(to) == 1 {
 						return fmt.Errorf("send to %s: %w", name, err)
 					}
@@ -137,7 +137,7 @@ func sendFlags() []ucli.Flag {
 		teamFlag(),
 		&ucli.StringFlag{Name: "to", Usage: "recipient's member name"},
 		&ucli.BoolFlag{Name: "broadcast", Usage: "send to every member but the sender"},
-		&ucli.StringFlag{Name: "from", Usage: "sender's name (default: $PANETEAM_AGENT, else team-lead; in a team a live Claude Code leads, $PANETEAM_USER or \"human\")", EnvVars: []string{"PANETEAM_AGENT"}},
+		&ucli.StringFlag{Name: "from", Usage: "sender's name (default: $PANETEAM_AGENT, else team-lead; in a team a live Claude Code leads, $PANETEAM_USER or \"human\")", Sources: ucli.EnvVars("PANETEAM_AGENT")},
 		&ucli.StringFlag{Name: "summary", Usage: "a short preview receivers show (for idle_notification: its summary)"},
 		&ucli.StringFlag{Name: "color", Usage: "sender's colour shown by receivers (default: the sender's team colour): " + strings.Join(team.Colors, ", ")},
 		&ucli.BoolFlag{Name: "create-inbox", Usage: "send to a name that is not a member (its inbox is created; nobody may read it)"},
@@ -186,7 +186,7 @@ func reportSent(env Env, asJSON bool, sent []delivery) error {
 // sender is who the message is from (team.ChooseSender): in a team a live
 // Claude Code process leads, the caller's own name unless --from says
 // otherwise, with a warning when --from names Claude's lead.
-func sender(c *ucli.Context, env Env, cfg *team.Config, lead team.Lead) (string, error) {
+func sender(c *ucli.Command, env Env, cfg *team.Config, lead team.Lead) (string, error) {
 	agent := env.Getenv("PANETEAM_AGENT")
 	explicit := c.String("from")
 	if explicit == agent {
@@ -215,7 +215,7 @@ func noteUnpolled(env Env, t team.Team, cfg *team.Config, lead team.Lead, to []s
 }
 
 // recipients resolves --to or --broadcast to inbox names.
-func recipients(c *ucli.Context, t team.Team, cfg *team.Config, from string) ([]string, error) {
+func recipients(c *ucli.Command, t team.Team, cfg *team.Config, from string) ([]string, error) {
 	members := strings.Join(cfg.MemberNames(), ", ")
 	to, all := c.String("to"), c.Bool("broadcast")
 	switch {
@@ -251,7 +251,7 @@ func recipients(c *ucli.Context, t team.Team, cfg *team.Config, from string) ([]
 }
 
 // senderColor is --color, else the sender's team colour, else none.
-func senderColor(c *ucli.Context, cfg *team.Config, from string) (string, error) {
+func senderColor(c *ucli.Command, cfg *team.Config, from string) (string, error) {
 	if col := c.String("color"); col != "" {
 		if !team.ValidColor(col) {
 			return "", usagef("colour %q is not a team colour: use one of %s", col, strings.Join(team.Colors, ", "))
@@ -266,7 +266,7 @@ func senderColor(c *ucli.Context, cfg *team.Config, from string) (string, error)
 
 // composer returns the function that builds the message for one recipient:
 // plain text, or the protocol message --type names.
-func composer(c *ucli.Context, env Env, t team.Team, cfg *team.Config, from string) (composeFunc, error) {
+func composer(c *ucli.Command, env Env, t team.Team, cfg *team.Config, from string) (composeFunc, error) {
 	if err := checkTypeFlags(c); err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func composer(c *ucli.Context, env Env, t team.Team, cfg *team.Config, from stri
 type composeFunc func(to string, now time.Time) (mailbox.Message, string, error)
 
 // messageText is the TEXT argument, or stdin when it is absent or "-".
-func messageText(c *ucli.Context, env Env) (string, error) {
+func messageText(c *ucli.Command, env Env) (string, error) {
 	switch {
 	case c.NArg() > 1:
 		return "", usagef("give the message as one argument (quote it) or on stdin, got %d arguments", c.NArg())
@@ -345,7 +345,7 @@ var sendTypes = mailbox.Composable
 var protocolFlags = []string{"request-id", "reason", "approve", "reject", "feedback", "allow", "deny",
 	"input", "mode", "idle-reason", "task-id", "completed-status", "subject", "description"}
 
-func checkTypeFlags(c *ucli.Context) error {
+func checkTypeFlags(c *ucli.Command) error {
 	kind := c.String("type")
 	allowed, ok := typeFlags[kind]
 	if !ok {
@@ -371,7 +371,7 @@ func checkTypeFlags(c *ucli.Context) error {
 }
 
 // protocolBuilder turns the flags into a mailbox.Draft per recipient.
-func protocolBuilder(c *ucli.Context, t team.Team, cfg *team.Config, from, kind string) (func(string, time.Time) (any, string, error), error) {
+func protocolBuilder(c *ucli.Command, t team.Team, cfg *team.Config, from, kind string) (func(string, time.Time) (any, string, error), error) {
 	d := mailbox.Draft{
 		Type: kind, From: from, RequestID: c.String("request-id"), Reason: c.String("reason"),
 		Feedback: c.String("feedback"), Mode: c.String("mode"), IdleReason: c.String("idle-reason"),
@@ -415,7 +415,7 @@ func protocolBuilder(c *ucli.Context, t team.Team, cfg *team.Config, from, kind 
 // permissionInput is --input, else the input of the permission_request
 // with that id in the sender's inbox or archive: allowing a call runs the
 // tool with updated_input, so guessing it is not an option.
-func permissionInput(c *ucli.Context, t team.Team, from, id string) (json.RawMessage, error) {
+func permissionInput(c *ucli.Command, t team.Team, from, id string) (json.RawMessage, error) {
 	if s := c.String("input"); s != "" {
 		if !json.Valid([]byte(s)) {
 			return nil, usagef("--input is not valid JSON: give the tool input as a JSON object")
@@ -450,7 +450,7 @@ func ptr[T any](v T) *T { return &v }
 // at the first line it cannot deliver and says how far it got. SIGINT or
 // SIGTERM ends it between lines (a line already read is still delivered),
 // the normal way to stop a stream that never closes.
-func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox.Message) error {
+func sendLines(ctx context.Context, c *ucli.Command, env Env, t team.Team, to []string, proto mailbox.Message) error {
 	if c.String("type") != "" {
 		return usagef("--lines sends plain text; protocol messages (--type) are sent one per command")
 	}
@@ -470,7 +470,7 @@ func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox
 		var l readLine
 		select {
 		case l = <-lines:
-		case <-c.Context.Done():
+		case <-ctx.Done():
 			return nil
 		}
 		if l.err != nil && !errors.Is(l.err, io.EOF) {
@@ -485,7 +485,7 @@ func sendLines(c *ucli.Context, env Env, t team.Team, to []string, proto mailbox
 			}
 			for i, in := range inboxes {
 				// A line read is delivered even if a signal comes meanwhile.
-				if err := in.Send(context.WithoutCancel(c.Context), m); err != nil {
+				if err := in.Send(context.WithoutCancel(ctx), m); err != nil {
 					if i > 0 {
 						return fmt.Errorf("line %d: send to %s: %w (it reached %s; %s)", n, to[i], err, strings.Join(to[:i], ", "), deliveredSoFar(delivered))
 					}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/approval"
 )
@@ -38,9 +39,9 @@ Without an ID:
 ` + pane.Description
 	pane.Flags = append(pane.Flags, jsonFlag(),
 		&ucli.StringFlag{Name: "from", Usage: "with a request ID: only requests from this teammate"})
-	pane.Action = func(c *ucli.Context) error {
+	pane.Action = func(ctx context.Context, c *ucli.Command) error {
 		if c.NArg() == 0 {
-			return paneAction(c)
+			return paneAction(ctx, c)
 		}
 		if c.NArg() > 1 {
 			return usagef("show takes one request ID, got %d arguments", c.NArg())
@@ -48,13 +49,13 @@ Without an ID:
 		if c.IsSet("name") {
 			return usagef("give a request ID or --name (a hidden pane), not both")
 		}
-		return showRequest(c, env, c.Args().First())
+		return showRequest(ctx, c, env, c.Args().First())
 	}
 	return pane
 }
 
-func showRequest(c *ucli.Context, env Env, id string) error {
-	lead, err := openLead(c, env)
+func showRequest(ctx context.Context, c *ucli.Command, env Env, id string) error {
+	lead, err := openLead(ctx, c, env)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/lifecycle"
 	"github.com/paneteam/paneteam/team"
@@ -50,12 +51,12 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 			&ucli.StringFlag{Name: "reason", Aliases: []string{"r"}, Usage: "why, passed on to the teammates in the request"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			names := append(c.StringSlice("name"), c.Args().Slice()...)
 			if c.Bool("all") == (len(names) > 0) {
 				return usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
 			}
-			t, cfg, err := openTeam(c, env)
+			t, cfg, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -70,7 +71,7 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 					return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
 				}
 			}
-			res, err := lifecycleOptions(c, env).Shutdown(c.Context, t, lifecycle.ShutdownOptions{
+			res, err := lifecycleOptions(c, env).Shutdown(ctx, t, lifecycle.ShutdownOptions{
 				Names: names, All: c.Bool("all"), Reason: c.String("reason"),
 				Timeout: c.Duration("timeout"), Force: c.Bool("force"),
 			})
@@ -94,7 +95,7 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 
 // lifecycleOptions is what the lifecycle commands need from the command
 // line and the environment captured at start.
-func lifecycleOptions(c *ucli.Context, env Env) lifecycle.Options {
+func lifecycleOptions(c *ucli.Command, env Env) lifecycle.Options {
 	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env), Signer: leadSigner(env)}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/backend"
 	"github.com/paneteam/paneteam/claudeversion"
@@ -72,23 +72,23 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
 			jsonFlag(),
 		}, layoutFlags()...),
-		Action: func(c *ucli.Context) error { return spawnPane(c, env) },
+		Action: func(ctx context.Context, c *ucli.Command) error { return spawnPane(ctx, c, env) },
 	}
 }
 
-func spawnPane(c *ucli.Context, env Env) error {
+func spawnPane(ctx context.Context, c *ucli.Command, env Env) error {
 	req, err := spawnRequestFrom(c, env)
 	if err != nil {
 		return err
 	}
-	t, cfg, err := openTeam(c, env)
+	t, cfg, err := openTeam(ctx, c, env)
 	if err != nil {
 		return err
 	}
 	if req.promptFrom, err = promptSender(env, cfg); err != nil {
 		return err
 	}
-	b, err := backend.Choose(spawnBackendEnv(c.Context, env, cfg), cfg, c.String("backend"))
+	b, err := backend.Choose(spawnBackendEnv(ctx, env, cfg), cfg, c.String("backend"))
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func spawnPane(c *ucli.Context, env Env) error {
 		return err
 	}
 	if req.claude {
-		req.version = claudeVersionOf(c.Context, env, prog, req.member.Cwd, backendEnv(env).Warn)
+		req.version = claudeVersionOf(ctx, env, prog, req.member.Cwd, backendEnv(env).Warn)
 		req.sign = !c.Bool("no-sign") && actsAsLead(env)
 		if req.keys, err = provenance.DefaultStore(env.Getenv); err != nil {
 			req.sign = false
@@ -110,7 +110,7 @@ func spawnPane(c *ucli.Context, env Env) error {
 	if req.policy, req.keepLayout, err = layoutChoice(c, backend.TeamLayout(cfg)); err != nil {
 		return err
 	}
-	res, err := spawnMember(c.Context, t, cfg, b, req, lockOpts(c))
+	res, err := spawnMember(ctx, t, cfg, b, req, lockOpts(c))
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ type spawnRequest struct {
 	keys    provenance.Store
 }
 
-func spawnRequestFrom(c *ucli.Context, env Env) (spawnRequest, error) {
+func spawnRequestFrom(c *ucli.Command, env Env) (spawnRequest, error) {
 	r := spawnRequest{claude: c.Bool("claude"), perm: c.String("permission-mode"), vars: env.Getenv, startup: c.Duration("startup-check"), worktree: c.Bool("worktree")}
 	r.command = c.Args().Slice()
 	if len(r.command) > 0 && r.command[0] == "--" {

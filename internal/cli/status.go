@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/approval"
 	"github.com/paneteam/paneteam/backend"
@@ -68,7 +68,7 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			jsonFlag(),
 			&ucli.StringFlag{Name: "format", Usage: "text; tmux for a status-line segment; iterm2 to set the lead's badge", Value: "text"},
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() > 0 {
 				return usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
 			}
@@ -76,20 +76,20 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			if format != "text" && format != "tmux" && format != "iterm2" {
 				return usagef("--format %q: use text, tmux or iterm2", format)
 			}
-			teams, err := loadTeams(c, env)
+			teams, err := loadTeams(ctx, c, env)
 			if err != nil {
 				return err
 			}
 			bend := statusBackendEnv(env)
 			if format == "tmux" && !c.Bool("json") {
-				return writeTmuxStatus(env.Stdout, tmuxStatusOf(c.Context, bend, teams)) // statusline.go
+				return writeTmuxStatus(env.Stdout, tmuxStatusOf(ctx, bend, teams)) // statusline.go
 			}
 			if format == "iterm2" && !c.Bool("json") {
 				return writeITerm2Status(env.Stdout, teams)
 			}
 			var out []teamStatus
 			for _, tl := range teams {
-				out = append(out, statusOf(c.Context, bend, tl))
+				out = append(out, statusOf(ctx, bend, tl))
 			}
 			switch {
 			case c.Bool("json"):
@@ -111,9 +111,9 @@ type loadedTeam struct {
 
 // loadTeams opens --team, or every team under the root; a team whose
 // config does not parse is reported, not fatal.
-func loadTeams(c *ucli.Context, env Env) ([]loadedTeam, error) {
+func loadTeams(ctx context.Context, c *ucli.Command, env Env) ([]loadedTeam, error) {
 	if c.String("team") != "" {
-		t, cfg, err := openTeam(c, env)
+		t, cfg, err := openTeam(ctx, c, env)
 		if err != nil {
 			return nil, err
 		}

@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/team"
 )
@@ -24,7 +25,7 @@ share one list:
 
 A task waits for the tasks in its blockedBy until they are completed; that is
 worked out on every read. Ids are never reused, even after a delete.`,
-		Subcommands: []*ucli.Command{
+		Commands: []*ucli.Command{
 			taskCreateCommand(env),
 			taskListCommand(env),
 			taskGetCommand(env),
@@ -38,7 +39,7 @@ worked out on every read. Ids are never reused, even after a delete.`,
 
 func fromFlag() ucli.Flag {
 	return &ucli.StringFlag{Name: "from", Usage: "who assigns (the sender of the task_assignment message)",
-		EnvVars: []string{"PANETEAM_AGENT"}, Value: team.LeadName}
+		Sources: ucli.EnvVars("PANETEAM_AGENT"), Value: team.LeadName}
 }
 
 func taskCreateCommand(env Env) *ucli.Command {
@@ -64,7 +65,7 @@ task_assignment message.`,
 			fromFlag(),
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() != 0 {
 				return usagef("task create takes no arguments (got %q): give the title with --subject", c.Args().First())
 			}
@@ -75,7 +76,7 @@ task_assignment message.`,
 			if err != nil {
 				return err
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -90,12 +91,12 @@ task_assignment message.`,
 				Owner:       owner,
 				BlockedBy:   blockedBy,
 			}
-			task, err := s.list.Create(c.Context, nt)
+			task, err := s.list.Create(ctx, nt)
 			if err != nil {
 				return err
 			}
 			if owner != "" {
-				if err := s.notifyAssignment(c, task, c.String("from")); err != nil {
+				if err := s.notifyAssignment(ctx, c, task, c.String("from")); err != nil {
 					return err
 				}
 			}
@@ -128,7 +129,7 @@ warning on stderr (and left untouched).
 			&ucli.BoolFlag{Name: "available", Usage: "only tasks that can be claimed now: pending, unowned, not blocked"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() != 0 {
 				return usagef("task list takes no arguments (got %q)", c.Args().First())
 			}
@@ -136,7 +137,7 @@ warning on stderr (and left untouched).
 			if status != "" && !team.ValidStatus(status) {
 				return usagef("--status %q is not a task status: use one of %s", status, strings.Join(team.Statuses, ", "))
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -171,12 +172,12 @@ func taskGetCommand(env Env) *ucli.Command {
 
     paneteam task get --team review 3`,
 		Flags: []ucli.Flag{teamFlag(), jsonFlag()},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			id, err := taskID(c)
 			if err != nil {
 				return err
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -209,11 +210,11 @@ the reason and exit status 1. The new owner gets a task_assignment message.
     paneteam task claim --team review --owner alice 3`,
 		Flags: []ucli.Flag{
 			teamFlag(),
-			&ucli.StringFlag{Name: "owner", Usage: "team member who takes the task (required)", EnvVars: []string{"PANETEAM_AGENT"}},
+			&ucli.StringFlag{Name: "owner", Usage: "team member who takes the task (required)", Sources: ucli.EnvVars("PANETEAM_AGENT")},
 			fromFlag(),
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			id, err := taskID(c)
 			if err != nil {
 				return err
@@ -221,7 +222,7 @@ the reason and exit status 1. The new owner gets a task_assignment message.
 			if c.String("owner") == "" {
 				return usagef("task claim needs --owner NAME (or PANETEAM_AGENT)")
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -229,11 +230,11 @@ the reason and exit status 1. The new owner gets a task_assignment message.
 			if err != nil {
 				return err
 			}
-			task, err := s.list.Claim(c.Context, id, owner)
+			task, err := s.list.Claim(ctx, id, owner)
 			if err != nil {
 				return err
 			}
-			if err := s.notifyAssignment(c, task, c.String("from")); err != nil {
+			if err := s.notifyAssignment(ctx, c, task, c.String("from")); err != nil {
 				return err
 			}
 			return s.printChanged(c, task, "claimed")
@@ -251,16 +252,16 @@ task gets it. Tasks that listed it in blockedBy no longer wait for it.
 
     paneteam task delete --team review 3`,
 		Flags: []ucli.Flag{teamFlag(), jsonFlag()},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			id, err := taskID(c)
 			if err != nil {
 				return err
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
-			if err := s.list.Delete(c.Context, id); err != nil {
+			if err := s.list.Delete(ctx, id); err != nil {
 				return err
 			}
 			if c.Bool("json") {
@@ -282,16 +283,16 @@ for the tasks of a teammate that shuts down:
 
     paneteam task release --team review 3`,
 		Flags: []ucli.Flag{teamFlag(), jsonFlag()},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			id, err := taskID(c)
 			if err != nil {
 				return err
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
-			task, err := s.list.Release(c.Context, id)
+			task, err := s.list.Release(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -302,9 +303,9 @@ for the tasks of a teammate that shuts down:
 
 // taskID is the one ID argument of a task subcommand, checked before it
 // gets anywhere near a file name.
-func taskID(c *ucli.Context) (string, error) {
+func taskID(c *ucli.Command) (string, error) {
 	if c.NArg() != 1 {
-		return "", usagef("task %s takes one task ID, got %d arguments", c.Command.Name, c.NArg())
+		return "", usagef("task %s takes one task ID, got %d arguments", c.Name, c.NArg())
 	}
 	id := c.Args().First()
 	if err := team.CheckTaskID(id); err != nil {
@@ -314,7 +315,7 @@ func taskID(c *ucli.Context) (string, error) {
 }
 
 // idList reads a flag like "1,2, 3" as a list of task ids, checked.
-func idList(c *ucli.Context, flag string) ([]string, error) {
+func idList(c *ucli.Command, flag string) ([]string, error) {
 	var ids []string
 	for _, p := range strings.Split(c.String(flag), ",") {
 		if p = strings.TrimSpace(p); p == "" {

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/jsonx"
 	"github.com/paneteam/paneteam/mailbox"
@@ -24,8 +25,8 @@ type taskSession struct {
 	list *team.TaskList
 }
 
-func openTasks(c *ucli.Context, env Env) (*taskSession, error) {
-	t, cfg, err := openTeam(c, env)
+func openTasks(ctx context.Context, c *ucli.Command, env Env) (*taskSession, error) {
+	t, cfg, err := openTeam(ctx, c, env)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (s *taskSession) readAll() ([]*team.Task, map[string]*team.Task, error) {
 // notifyAssignment sends the new owner a task_assignment message, as
 // Claude Code does when a task gets an owner (PROTOCOL.md, "Protocol
 // messages"). The task is already assigned; a failure here says so.
-func (s *taskSession) notifyAssignment(c *ucli.Context, t *team.Task, from string) error {
+func (s *taskSession) notifyAssignment(ctx context.Context, c *ucli.Command, t *team.Task, from string) error {
 	from, err := defaultSender(c, s.env, s.cfg, from)
 	if err != nil {
 		return err
@@ -87,7 +88,7 @@ func (s *taskSession) notifyAssignment(c *ucli.Context, t *team.Task, from strin
 		msg.Color = m.Color
 	}
 	in := mailbox.New(s.team.InboxPath(t.Owner), lockOpts(c)).SignedBy(leadSigner(s.env))
-	if err := in.Append(c.Context, msg); err != nil {
+	if err := in.Append(ctx, msg); err != nil {
 		return fmt.Errorf("task %s is assigned to %s, but the task_assignment message was not delivered: %w", t.ID, t.Owner, err)
 	}
 	return nil

@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/team"
 )
@@ -34,7 +35,7 @@ that does not exist and a dependency cycle.`,
 			fromFlag(),
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			id, err := taskID(c)
 			if err != nil {
 				return err
@@ -50,7 +51,7 @@ that does not exist and a dependency cycle.`,
 			if err != nil {
 				return err
 			}
-			s, err := openTasks(c, env)
+			s, err := openTasks(ctx, c, env)
 			if err != nil {
 				return err
 			}
@@ -59,12 +60,12 @@ that does not exist and a dependency cycle.`,
 				return err
 			}
 			if len(addBlockedBy) > 0 {
-				if _, err := s.list.AddBlockedBy(c.Context, id, addBlockedBy); err != nil {
+				if _, err := s.list.AddBlockedBy(ctx, id, addBlockedBy); err != nil {
 					return err
 				}
 			}
 			newOwner := false
-			task, err := s.list.Update(c.Context, id, func(t *team.Task) error {
+			task, err := s.list.Update(ctx, id, func(t *team.Task) error {
 				before := *t
 				if c.IsSet("status") {
 					t.Status = status
@@ -89,7 +90,7 @@ that does not exist and a dependency cycle.`,
 				return err
 			}
 			if newOwner {
-				if err := s.notifyAssignment(c, task, c.String("from")); err != nil {
+				if err := s.notifyAssignment(ctx, c, task, c.String("from")); err != nil {
 					return err
 				}
 			}
@@ -98,7 +99,7 @@ that does not exist and a dependency cycle.`,
 	}
 }
 
-func setIf(c *ucli.Context, flag string, dst *string) {
+func setIf(c *ucli.Command, flag string, dst *string) {
 	if c.IsSet(flag) {
 		*dst = c.String(flag)
 	}
@@ -112,7 +113,7 @@ func sameFields(a, b team.Task) bool {
 
 // printChanged reports a task a command changed: one line for people, the
 // task object for scripts.
-func (s *taskSession) printChanged(c *ucli.Context, t *team.Task, what string) error {
+func (s *taskSession) printChanged(c *ucli.Command, t *team.Task, what string) error {
 	if c.Bool("json") {
 		return s.printTask(t)
 	}

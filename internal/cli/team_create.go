@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/proc"
 	"github.com/paneteam/paneteam/team"
@@ -34,7 +35,7 @@ the process of the tmux pane this runs in, else the parent shell.`,
 			&ucli.IntFlag{Name: "leader-pid", Usage: "pid of the lead's process (default: this tmux pane's process, else the parent shell)"},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			if c.NArg() != 1 {
 				return usagef("team-create takes one NAME, got %d arguments", c.NArg())
 			}
@@ -44,7 +45,7 @@ the process of the tmux pane this runs in, else the parent shell.`,
 			}
 			pid := c.Int("leader-pid")
 			if pid == 0 {
-				pid = defaultLeaderPID(c, env)
+				pid = defaultLeaderPID(ctx, c, env)
 			}
 			start, err := proc.StartTime(pid)
 			if err != nil {
@@ -76,10 +77,10 @@ the process of the tmux pane this runs in, else the parent shell.`,
 // defaultLeaderPID is the process that owns the lead: inside tmux, the
 // process of the pane this command runs in (it outlives this command);
 // elsewhere the parent shell.
-func defaultLeaderPID(c *ucli.Context, env Env) int {
+func defaultLeaderPID(ctx context.Context, c *ucli.Command, env Env) int {
 	if env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") != "" {
 		if srv, err := tmux.FromTMUX(env.Getenv("TMUX")); err == nil {
-			if out, err := srv.PanePID(c.Context, env.Getenv("TMUX_PANE")); err == nil {
+			if out, err := srv.PanePID(ctx, env.Getenv("TMUX_PANE")); err == nil {
 				if pid, err := strconv.Atoi(out); err == nil && pid > 0 {
 					return pid
 				}

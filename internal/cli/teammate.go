@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/ptyhost"
 	"github.com/paneteam/paneteam/teammate"
@@ -42,16 +42,16 @@ spawn-pane sets them, so this just works:
     paneteam spawn-pane --team review --name echo -- paneteam teammate`,
 		Flags: []ucli.Flag{
 			teamFlag(),
-			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "this teammate's name", EnvVars: []string{"PANETEAM_AGENT"}},
+			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "this teammate's name", Sources: ucli.EnvVars("PANETEAM_AGENT")},
 			&ucli.DurationFlag{Name: "idle-after", Value: teammate.DefaultIdleAfter, Usage: "quiet time after which the lead is told this teammate is idle"},
 			&ucli.DurationFlag{Name: "poll", Value: teammate.DefaultPoll, Usage: "how often the inbox is read"},
 		},
-		Action: func(c *ucli.Context) error { return runTeammate(c, env) },
+		Action: func(ctx context.Context, c *ucli.Command) error { return runTeammate(ctx, c, env) },
 	}
 }
 
-func runTeammate(c *ucli.Context, env Env) error {
-	t, cfg, err := openTeam(c, env)
+func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
+	t, cfg, err := openTeam(ctx, c, env)
 	if err != nil {
 		return err
 	}
@@ -74,9 +74,9 @@ func runTeammate(c *ucli.Context, env Env) error {
 		}
 		fmt.Fprintf(env.Stdout, "%s@%s: reference teammate; answering each message with a quote of it\r\n", name, t.Name)
 		ref := &teammate.Reference{Team: t, Name: name, Color: color, Lock: lockOpts(c), Out: env.Stdout}
-		return teammate.Run(c.Context, tc, ref)
+		return teammate.Run(ctx, tc, ref)
 	}
-	return runWrapped(c.Context, env, tc, argv)
+	return runWrapped(ctx, env, tc, argv)
 }
 
 // runWrapped runs argv under a pseudo-terminal mirrored to this one: when

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -18,12 +18,12 @@ const tmuxAskTimeout = 3 * time.Second
 // how tmux.conf.example's popups learn their team: the popup command
 // line is a fixed string, and the team, read by paneteam from the server,
 // never passes through a shell or a format (issue 12).
-func tmuxTeam(c *ucli.Context, env Env) string {
+func tmuxTeam(ctx context.Context, c *ucli.Command, env Env) string {
 	tv := env.Getenv("TMUX")
 	if tv == "" {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(c.Context, tmuxAskTimeout)
+	ctx, cancel := context.WithTimeout(ctx, tmuxAskTimeout)
 	defer cancel()
 	here, err := tmux.FindHere(ctx, tv, env.Getenv("TMUX_PANE"))
 	if err != nil {

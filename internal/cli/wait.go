@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	ucli "github.com/urfave/cli/v2"
+	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/teamwatch"
@@ -39,16 +39,15 @@ fails the wait at once, naming it (for --until gone, leaving is success).
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval (also how soon a dead pane is noticed)", Value: teamwatch.DefaultPoll},
 			jsonFlag(),
 		},
-		Action: func(c *ucli.Context) error {
+		Action: func(ctx context.Context, c *ucli.Command) error {
 			wt, err := waitTarget(c)
 			if err != nil {
 				return err
 			}
-			t, _, err := openTeam(c, env)
+			t, _, err := openTeam(ctx, c, env)
 			if err != nil {
 				return err
 			}
-			ctx := c.Context
 			if d := c.Duration("timeout"); d > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, d)
@@ -78,7 +77,7 @@ type waitGoal struct {
 	names []string // nil with --all
 }
 
-func waitTarget(c *ucli.Context) (*waitGoal, error) {
+func waitTarget(c *ucli.Command) (*waitGoal, error) {
 	if c.NArg() > 0 {
 		return nil, usagef("wait takes no arguments (got %q): name teammates with --name or use --all", c.Args().First())
 	}
@@ -99,7 +98,9 @@ func waitTarget(c *ucli.Context) (*waitGoal, error) {
 	case c.Duration("timeout") < 0 || c.Duration("poll") <= 0:
 		return nil, usagef("--timeout must not be negative and --poll must be positive")
 	}
-	wt.names = names
+	if !c.Bool("all") {
+		wt.names = names // nil with --all (urfave/cli v3 gives an empty slice)
+	}
 	return wt, nil
 }
 
