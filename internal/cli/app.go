@@ -45,6 +45,20 @@ func (e exitError) Unwrap() error { return e.err }
 // Main runs paneteam with args (args[0] is the program name) and returns
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
+	if isRootHelp(args) {
+		if ok, err := writeRootHelp(env.Stdout, Version); ok {
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "paneteam: %v\n", err)
+				return ExitFailure
+			}
+			return ExitOK
+		}
+	}
+	return run(ctx, args, env)
+}
+
+// run is Main without the rendered root help: urfave/cli decides.
+func run(ctx context.Context, args []string, env Env) int {
 	app := newApp(env, args)
 	// urfave/cli reports an unknown command (or help topic) through this
 	// callback and then returns nil: remembered here, it fails the run, so
