@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,9 +19,9 @@ import (
 //
 // It is os/exec's Run cut down to what a tmux client needs, because the
 // status line runs one tmux call on every refresh of every client: no
-// goroutines copying the pipes (one poll loop here), no pidfd probe (os
-// forks a throwaway child to test for pidfd support on a process's first
-// start), and no watcher for ctx unless ctx can end. Together about 0.3 ms
+// goroutines copying the pipes or watching ctx (one poll loop here), no
+// pidfd probe (os forks a throwaway child to test for pidfd support on a
+// process's first start). Together about 0.3 ms
 // of CPU per call (bench/startup).
 func runProcess(ctx context.Context, bin string, argv, env []string) (stdout, stderr []byte, err error) {
 	path, err := exec.LookPath(bin)
@@ -56,28 +57,31 @@ func runProcess(ctx context.Context, bin string, argv, env []string) (stdout, st
 		return nil, nil, &exec.Error{Name: bin, Err: err}
 	}
 
-	// Kill the child if ctx ends first. The watcher stops before the child
-	// is reaped, so the pid it may signal is still the child's.
-	var stopWatch func()
-	if done := ctx.Done(); done != nil {
-		stop, stopped := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(stopped)
-			select {
-			case <-done:
-				syscall.Kill(pid, syscall.SIGKILL)
-			case <-stop:
-			}
-		}()
-		stopWatch = func() { close(stop); <-stopped }
+	// Kill the child if ctx ends first. No watcher goroutine: the poll
+	// below wakes every ctxCheck to look, and only then asks ctx (asking
+	// paneteam's top context installs its signal handler, which a tmux call
+	// that ends at once has no need for).
+	deadline, hasDeadline := ctx.Deadline()
+	killed := false
+	check := func() {
+		if killed {
+			return
+		}
+		if ctx.Err() != nil || (hasDeadline && !time.Now().Before(deadline)) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			killed = true
+		}
 	}
-
-	stdout, stderr, rerr := readBoth(outP[0], errP[0])
+	wait := func() int {
+		d := ctxCheck
+		if hasDeadline {
+			d = min(d, time.Until(deadline))
+		}
+		return max(int(d.Milliseconds()), 1)
+	}
+	stdout, stderr, rerr := readBoth(outP[0], errP[0], wait, check)
 	syscall.Close(outP[0])
 	syscall.Close(errP[0])
-	if stopWatch != nil {
-		stopWatch()
-	}
 	var ws syscall.WaitStatus
 	for {
 		_, err = syscall.Wait4(pid, &ws, 0, nil)
@@ -99,17 +103,24 @@ func runProcess(ctx context.Context, bin string, argv, env []string) (stdout, st
 
 // readBoth reads the two pipes to their ends, whichever has data first, so
 // that a child filling one while the other is read never stalls.
-func readBoth(outFd, errFd int) (stdout, stderr []byte, err error) {
+// Between polls that time out (wait gives the timeout in ms) it calls
+// check.
+func readBoth(outFd, errFd int, wait func() int, check func()) (stdout, stderr []byte, err error) {
 	fds := []unix.PollFd{{Fd: int32(outFd), Events: unix.POLLIN}, {Fd: int32(errFd), Events: unix.POLLIN}}
 	bufs := [2][]byte{}
 	var chunk [16 << 10]byte
 	open := 2
 	for open > 0 {
-		if _, err := unix.Poll(fds, -1); err != nil {
+		n, err := unix.Poll(fds, wait())
+		if err != nil {
 			if errors.Is(err, syscall.EINTR) {
 				continue
 			}
 			return bufs[0], bufs[1], err
+		}
+		if n == 0 {
+			check()
+			continue
 		}
 		for i := range fds {
 			if fds[i].Fd < 0 || fds[i].Revents == 0 {
@@ -133,6 +144,9 @@ func readBoth(outFd, errFd int) (stdout, stderr []byte, err error) {
 	}
 	return bufs[0], bufs[1], nil
 }
+
+// ctxCheck is how often a running tmux call looks at its context.
+const ctxCheck = 100 * time.Millisecond
 
 // ExitError is a tmux client that exited non-zero or was killed.
 type ExitError struct {

@@ -26,18 +26,28 @@ func TestRunProcessReadsBothPipesInFull(t *testing.T) {
 	}
 }
 
-// Ending ctx kills a child that would run on, and the call returns.
+// Ending ctx (its deadline, or a cancel) kills a child that would run on,
+// and the call returns.
 func TestRunProcessStopsWithItsContext(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, _, err := runProcess(ctx, "sleep", []string{"sleep", "30"}, nil)
-	var ee *ExitError
-	if !errors.As(err, &ee) || !ee.Status.Signaled() {
-		t.Fatalf("want the child killed, got %v", err)
-	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Fatalf("returned after %s", took)
+	for _, how := range []string{"deadline", "cancel"} {
+		t.Run(how, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			if how == "deadline" {
+				ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+			} else {
+				time.AfterFunc(100*time.Millisecond, cancel)
+			}
+			defer cancel()
+			start := time.Now()
+			_, _, err := runProcess(ctx, "sleep", []string{"sleep", "30"}, nil)
+			var ee *ExitError
+			if !errors.As(err, &ee) || !ee.Status.Signaled() {
+				t.Fatalf("want the child killed, got %v", err)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("returned after %s", took)
+			}
+		})
 	}
 }
 
