@@ -1,8 +1,9 @@
 package mailbox
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/paneteam/paneteam/provenance"
 )
@@ -66,10 +67,14 @@ func EntryOf(m Message) provenance.Entry {
 		Summary: opt(m.Summary), Color: opt(m.Color), FromPlugin: opt(m.FromPlugin)}
 }
 
-// NewMsgID is a random (version 4) UUID, as Claude Code's msg_id.
+// NewMsgID is a random (version 4) UUID, as Claude Code's msg_id. An
+// identifier, not a secret: math/rand/v2's generator (ChaCha8, seeded from
+// the operating system at start) makes unique ones without the getrandom
+// call and watchdog timer crypto/rand costs every send.
 func NewMsgID() string {
 	var b [16]byte
-	rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])

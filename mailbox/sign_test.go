@@ -263,3 +263,20 @@ func TestRewriteKeepsClaudeSignatures(t *testing.T) {
 		t.Errorf("after a rewrite: %v\n%s", err, b)
 	}
 }
+
+// msg_ids are version 4 UUIDs, as Claude Code's randomUUID makes, and
+// never repeat.
+func TestNewMsgIDIsAVersion4UUID(t *testing.T) {
+	shape := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for i := 0; i < 10000; i++ {
+		id := NewMsgID()
+		if !shape.MatchString(id) {
+			t.Fatalf("%q is not a version 4 UUID", id)
+		}
+		if seen[id] {
+			t.Fatalf("%q repeated", id)
+		}
+		seen[id] = true
+	}
+}

@@ -2,12 +2,13 @@ package mailbox
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -91,8 +92,10 @@ func (in *Inbox) spool(m Message) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("queue message: %w", err)
 	}
+	// The nonce only keeps two senders of one pid and nanosecond apart.
 	var nonce [6]byte
-	rand.Read(nonce[:])
+	binary.LittleEndian.PutUint32(nonce[:4], rand.Uint32())
+	binary.LittleEndian.PutUint16(nonce[4:], uint16(rand.Uint32()))
 	// Names sort in send order: nanoseconds first, fixed width.
 	name := filepath.Join(dir, fmt.Sprintf("%020d-%d-%s.msg", time.Now().UnixNano(), os.Getpid(), hex.EncodeToString(nonce[:])))
 	tmp := name + ".tmp"
