@@ -91,7 +91,7 @@ func QueuePath(target string) string {
 // Lock takes the lock on target, which must exist (like proper-lockfile,
 // which resolves its real path). It returns the function that releases it.
 func Lock(ctx context.Context, target string, opts Options) (unlock func() error, err error) {
-	h, err := acquire(ctx, target, opts)
+	h, err := acquire(ctx, target, opts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,15 @@ func newQueue(real string) *flock.Flock {
 	return flock.New(QueuePath(real), flock.SetPermissions(FilePerm))
 }
 
-func acquire(ctx context.Context, target string, opts Options) (*holder, error) {
+// errSettled is acquire's answer when settled said, once this process held
+// the queue lock, that there is nothing left to do.
+var errSettled = errors.New("settled while waiting")
+
+// acquire takes the lock on target. settled, when set, is asked once this
+// process holds paneteam's queue lock (no other paneteam process is then
+// writing target) and before the lock directory is made: true means the
+// caller's work was done meanwhile, and acquire returns errSettled.
+func acquire(ctx context.Context, target string, opts Options, settled func() bool) (*holder, error) {
 	opts = opts.withDefaults()
 	real, err := realPath(target)
 	if err != nil {
@@ -150,6 +158,10 @@ func acquire(ctx context.Context, target string, opts Options) (*holder, error) 
 	q := newQueue(real)
 	if err := flockwait.Lock(ctx, q); err != nil {
 		return nil, timeout(err)
+	}
+	if settled != nil && settled() {
+		q.Unlock()
+		return nil, errSettled
 	}
 	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
 	if err := h.mkdirLoop(ctx); err != nil {

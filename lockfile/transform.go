@@ -20,7 +20,19 @@ func Transform(ctx context.Context, path string, opts Options, fn func(old []byt
 // durable before anyone else can look). It does not run when nothing was
 // written; a nil after is Transform.
 func TransformThen(ctx context.Context, path string, opts Options, fn func(old []byte) ([]byte, error), after func()) error {
-	h, err := acquire(ctx, path, opts)
+	return TransformUnless(ctx, path, opts, nil, fn, after)
+}
+
+// TransformUnless is TransformThen for a caller whose change another
+// paneteam process may make for it while it waits (mailbox's group
+// commit): settled is asked once no other paneteam process is writing
+// path, before Claude Code's lock is taken, and true ends the call with
+// nothing locked or written. A nil settled is TransformThen.
+func TransformUnless(ctx context.Context, path string, opts Options, settled func() bool, fn func(old []byte) ([]byte, error), after func()) error {
+	h, err := acquire(ctx, path, opts, settled)
+	if errors.Is(err, errSettled) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -184,15 +184,16 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 	if _, err := os.Stat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
 	}
-	_, err := in.write(ctx, fn, nil, false)
+	_, err := in.write(ctx, fn, nil, false, nil)
 	return err
 }
 
 // write changes the inbox under its lock: it takes along what senders
 // queued, appends own (the caller's messages, sent after everything
 // queued), then applies fn. With try set it writes only if the lock is
-// free at once, and reports whether it did.
-func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error), own []Message, try bool) (bool, error) {
+// free at once, and reports whether it did. settled: see
+// lockfile.TransformUnless.
+func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error), own []Message, try bool, settled func() bool) (bool, error) {
 	var taken []string
 	change := func(old []byte) ([]byte, error) {
 		taken = nil
@@ -262,7 +263,7 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 	if try {
 		return lockfile.TryTransformThen(in.Path, in.Lock, change, after)
 	}
-	return true, lockfile.TransformThen(ctx, in.Path, in.Lock, change, after)
+	return true, lockfile.TransformUnless(ctx, in.Path, in.Lock, settled, change, after)
 }
 
 // appendMissing appends the queued messages a dead holder had taken that

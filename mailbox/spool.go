@@ -51,7 +51,7 @@ func (in *Inbox) Send(ctx context.Context, m Message) error {
 	// straight into the inbox, with whatever others queued before it, and
 	// needs no queue file of its own. A busy lock, or an inbox moved aside
 	// since ensure, takes the queue.
-	done, err := in.write(ctx, nil, []Message{m}, true)
+	done, err := in.write(ctx, nil, []Message{m}, true, nil)
 	if done || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
 		return err
 	}
@@ -60,7 +60,7 @@ func (in *Inbox) Send(ctx context.Context, m Message) error {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		err = in.flush(ctx)
+		err = in.flush(ctx, own)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
 			// Moved aside between ensure and the lock: start a fresh inbox.
 			if err = in.ensure(); err == nil {
@@ -111,9 +111,29 @@ func (in *Inbox) spool(m Message) (string, error) {
 
 // flush takes the lock and writes every queued message, the caller's
 // included unless a previous holder already did: every locked write drains
-// the queue (see transform).
-func (in *Inbox) flush(ctx context.Context) error {
-	return in.transform(ctx, nil)
+// the queue (see transform). When the caller's queue file own is gone by
+// the time no other paneteam process is writing (a holder took it, wrote
+// it and retired it), there is nothing left to do, and flush returns
+// without taking Claude Code's lock: under contention most senders end
+// this way, and each would otherwise lock, read and release the inbox for
+// nothing.
+func (in *Inbox) flush(ctx context.Context, own string) error {
+	if _, err := os.Stat(in.Path); err != nil {
+		return fmt.Errorf("inbox %s: %w", in.Path, err)
+	}
+	_, err := in.write(ctx, nil, nil, false, func() bool { return retired(own) })
+	return err
+}
+
+// retired reports whether queue file f was written and removed by a
+// holder: neither it nor its taken name is there.
+func retired(f string) bool {
+	_, err := os.Lstat(f)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, err = os.Lstat(f + takenSuffix)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // queued is a message in the send queue, as a holder takes it.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -247,5 +249,72 @@ func TestSendQueuesWhileTheLockIsHeld(t *testing.T) {
 				t.Fatalf("queue not emptied: %d files left", len(left))
 			}
 		})
+	}
+}
+
+// A sender whose message another paneteam holder took and wrote while it
+// waited is done once it gets its turn: it returns without taking the
+// inbox's lock again, here even though Claude Code holds that lock by
+// then (it would otherwise wait for it and time out).
+func TestSenderWhoseMessageWasWrittenMeanwhileDoesNotLockAgain(t *testing.T) {
+	in := archiveInbox(t)
+	in.Lock = lockfile.Options{Timeout: time.Second}
+	ctx := context.Background()
+	if err := in.Send(ctx, msg("bob", "first")); err != nil {
+		t.Fatal(err)
+	}
+	// Another paneteam process queues ahead of the sender...
+	q := flock.New(lockfile.QueuePath(in.Path))
+	if err := q.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer q.Unlock()
+	done := make(chan error, 1)
+	go func() { done <- mailbox.New(in.Path, in.Lock).Send(ctx, msg("carol", "taken along")) }()
+	queue := mailbox.SpoolDir(in.Path)
+	var queued string
+	deadline := time.Now().Add(5 * time.Second)
+	for queued == "" {
+		if left, _ := os.ReadDir(queue); len(left) == 1 {
+			queued = filepath.Join(queue, left[0].Name())
+		} else if time.Now().After(deadline) {
+			t.Fatal("the waiting send queued no message")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// ...and, as a holder does, takes the queued message, writes it and
+	// retires its file.
+	if err := os.Rename(queued, queued+".taken"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(queued + ".taken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m mailbox.Message
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := in.ReadAll()
+	out, err := mailbox.Encode(append(all, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in.Path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(queued + ".taken"); err != nil {
+		t.Fatal(err)
+	}
+	// Claude Code takes the inbox's lock, and the queue moves on.
+	if err := os.Mkdir(in.Path+".lock", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	q.Unlock()
+	if err := <-done; err != nil {
+		t.Fatalf("the sender whose message was written went on to wait for the lock: %v", err)
+	}
+	if all, _ := in.ReadAll(); texts(all) != "first,taken along" {
+		t.Fatalf("inbox holds %q", texts(all))
 	}
 }

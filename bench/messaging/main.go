@@ -41,6 +41,8 @@ var (
 	samples  = flag.Int("latency-samples", 100, "sends timed for latency")
 	oldCount = flag.Int("old", 20000, "old read messages in the growth run")
 	writes   = flag.Int("writes", 20, "writes timed per inbox in the growth run")
+	before   = flag.String("before", "", "also build paneteam from this checkout (e.g. `git archive BASE | tar -x -C DIR`) and run its two contention writers in the same interleaved rounds")
+	only     = flag.String("only", "", "run only this part: contention, latency or growth")
 )
 
 // bench is one run's shared setup: the binary, the temporary root, the
@@ -63,6 +65,11 @@ func main() {
 }
 
 func run() error {
+	switch *only {
+	case "", "contention", "latency", "growth":
+	default:
+		return fmt.Errorf("-only %q: use contention, latency or growth", *only)
+	}
 	b, cleanup, err := setup()
 	if err != nil {
 		return err
@@ -70,21 +77,37 @@ func run() error {
 	defer cleanup()
 	fmt.Printf("### Messaging (`go run ./bench/messaging`)\n\n%s, %s\n\n", time.Now().UTC().Format("2006-01-02"), machine())
 
-	c, err := b.contention(*senders, *perSend, *rounds)
-	if err != nil {
-		return fmt.Errorf("contention: %w", err)
+	if *before != "" {
+		bin := filepath.Join(filepath.Dir(b.bin), "paneteam-before")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/paneteam")
+		build.Dir = *before
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build paneteam in %s: %v\n%s", *before, err, out)
+		}
+		addBefore(bin)
 	}
-	c.print(os.Stdout)
-	l, err := b.latency(*samples)
-	if err != nil {
-		return fmt.Errorf("latency: %w", err)
+	part := func(name string) bool { return *only == "" || *only == name }
+	if part("contention") {
+		c, err := b.contention(*senders, *perSend, *rounds)
+		if err != nil {
+			return fmt.Errorf("contention: %w", err)
+		}
+		c.print(os.Stdout)
 	}
-	l.print()
-	g, err := b.growth(*oldCount, *writes)
-	if err != nil {
-		return fmt.Errorf("growth: %w", err)
+	if part("latency") {
+		l, err := b.latency(*samples)
+		if err != nil {
+			return fmt.Errorf("latency: %w", err)
+		}
+		l.print()
 	}
-	g.print()
+	if part("growth") {
+		g, err := b.growth(*oldCount, *writes)
+		if err != nil {
+			return fmt.Errorf("growth: %w", err)
+		}
+		g.print()
+	}
 	return nil
 }
 
