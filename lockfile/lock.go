@@ -144,9 +144,10 @@ func acquire(ctx context.Context, target string, opts Options, settled func() bo
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", target, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
+	// A deadline, not context.WithTimeout: deriving from ctx would ask
+	// it at once, and a short wait need not (flockwait.Grace).
 	start := time.Now()
+	deadline := start.Add(opts.Timeout)
 	dir := LockPath(real)
 	timeout := func(err error) error {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -156,7 +157,7 @@ func acquire(ctx context.Context, target string, opts Options, settled func() bo
 	}
 
 	q := newQueue(real)
-	if err := flockwait.Lock(ctx, q); err != nil {
+	if err := flockwait.LockUntil(ctx, q, deadline); err != nil {
 		return nil, timeout(err)
 	}
 	if settled != nil && settled() {
@@ -164,7 +165,7 @@ func acquire(ctx context.Context, target string, opts Options, settled func() bo
 		return nil, errSettled
 	}
 	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
-	if err := h.mkdirLoop(ctx); err != nil {
+	if err := h.mkdirLoop(ctx, deadline); err != nil {
 		q.Unlock()
 		return nil, timeout(err)
 	}
@@ -217,7 +218,7 @@ func tryAcquire(target string, opts Options) (*holder, error) {
 	}
 }
 
-func (h *holder) mkdirLoop(ctx context.Context) error {
+func (h *holder) mkdirLoop(ctx context.Context, deadline time.Time) error {
 	backoff := firstBackoff
 	for {
 		err := os.Mkdir(h.dir, DirPerm)
@@ -234,10 +235,14 @@ func (h *holder) mkdirLoop(ctx context.Context) error {
 		if taken {
 			continue // mkdir again at once, as proper-lockfile does
 		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return context.DeadlineExceeded
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(backoff):
+		case <-time.After(min(backoff, left)):
 		}
 		backoff = min(backoff*2, maxBackoff)
 	}

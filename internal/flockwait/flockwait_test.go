@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,5 +37,72 @@ func TestLockWaitsThenGivesUpAndReleasesLater(t *testing.T) {
 			t.Fatal("an abandoned wait kept the lock")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// askCtx records whether anything asked for Done or Err, as paneteam's top
+// context installs its signal handler when asked.
+type askCtx struct {
+	context.Context
+	asked atomic.Bool
+}
+
+func (c *askCtx) Done() <-chan struct{} { c.asked.Store(true); return c.Context.Done() }
+func (c *askCtx) Err() error            { c.asked.Store(true); return c.Context.Err() }
+
+// A wait shorter than Grace never asks its context; a longer one does, and
+// ends when the context does.
+func TestShortWaitDoesNotAskTheContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.flock")
+	holder := flock.New(p)
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(20*time.Millisecond, func() { holder.Unlock() })
+	ctx := &askCtx{Context: context.Background()}
+	fl := flock.New(p)
+	if err := Lock(ctx, fl); err != nil {
+		t.Fatal(err)
+	}
+	fl.Unlock()
+	if ctx.asked.Load() {
+		t.Fatal("a 20 ms wait asked its context")
+	}
+
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	cctx, cancel := context.WithCancel(context.Background())
+	ctx = &askCtx{Context: cctx}
+	time.AfterFunc(Grace+100*time.Millisecond, cancel)
+	start := time.Now()
+	if err := Lock(ctx, flock.New(p)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want the cancel, got %v", err)
+	}
+	if took := time.Since(start); took > Grace+2*time.Second {
+		t.Fatalf("the cancelled wait went on for %s", took)
+	}
+	if !ctx.asked.Load() {
+		t.Fatal("a long wait never asked its context")
+	}
+}
+
+// A deadline ends a wait with context.DeadlineExceeded, also one shorter
+// than Grace.
+func TestLockUntilDeadline(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.flock")
+	holder := flock.New(p)
+	if err := holder.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock()
+	start := time.Now()
+	err := LockUntil(context.Background(), flock.New(p), time.Now().Add(50*time.Millisecond))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the deadline, got %v", err)
+	}
+	if took := time.Since(start); took < 40*time.Millisecond || took > 2*time.Second {
+		t.Fatalf("gave up after %s", took)
 	}
 }
