@@ -122,6 +122,13 @@ func newApp(env Env, args []string) *ucli.Command {
 		if c.OnUsageError == nil {
 			c.OnUsageError = onUsageError
 		}
+		// A command without subcommands takes "help" and "h" as the
+		// arguments they are: `send --to bob help` sends "help" instead
+		// of printing send's help and exiting 0 with nothing sent.
+		// `paneteam help send` and `send --help` still show it.
+		if c != app && len(c.Commands) == 0 {
+			c.HideHelpCommand = true
+		}
 		return nil
 	})
 	return app

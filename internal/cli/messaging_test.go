@@ -330,3 +330,28 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// "help" and "h" are messages like any other: a send of one delivers it
+// rather than printing send's help and exiting 0 with nothing sent. Help
+// is still `paneteam help send` or `send --help`.
+func TestSendingTheWordHelpSendsIt(t *testing.T) {
+	_, vars, tm := msgTeam(t)
+	for _, text := range []string{"help", "h"} {
+		if out, errs, code := ptRun(t, vars, "", "send", "--team", "t", "--to", "bob", "--from", "alice", text); code != 0 {
+			t.Fatalf("send %q: exit %d: %s%s", text, code, out, errs)
+		}
+	}
+	var got []string
+	for _, m := range inboxOf(t, tm, "bob") {
+		got = append(got, m.Text)
+	}
+	if strings.Join(got, ",") != "help,h" {
+		t.Fatalf("bob's inbox holds %q", got)
+	}
+	for _, args := range [][]string{{"help", "send"}, {"send", "--help"}} {
+		out, errs, code := ptRun(t, vars, "", args...)
+		if code != 0 || !strings.Contains(out, "paneteam send - append a message") {
+			t.Fatalf("paneteam %v: exit %d: %s%s", args, code, out, errs)
+		}
+	}
+}
