@@ -61,7 +61,7 @@ func TestDetectRemembersPerBinary(t *testing.T) {
 	script := func(v string) string {
 		return "#!/bin/sh\necho x >> " + calls + "\necho '" + v + " (Claude Code)'\n"
 	}
-	os.WriteFile(bin, []byte(script("2.1.300")), 0o755)
+	testutil.WriteExecutable(t, bin, []byte(script("2.1.300")))
 	d := Detector{CacheFile: filepath.Join(dir, "state", "versions.json")}
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
@@ -73,7 +73,7 @@ func TestDetectRemembersPerBinary(t *testing.T) {
 	if n := countLines(calls); n != 1 {
 		t.Errorf("--version ran %d times for one binary, want 1", n)
 	}
-	os.WriteFile(bin, []byte(script("2.1.330")), 0o755)
+	testutil.WriteExecutable(t, bin, []byte(script("2.1.330")))
 	later := time.Now().Add(time.Minute)
 	os.Chtimes(bin, later, later)
 	if v, _ := d.Detect(ctx, bin); v != (Version{2, 1, 330}) {
@@ -82,7 +82,7 @@ func TestDetectRemembersPerBinary(t *testing.T) {
 	if n := countLines(calls); n != 2 {
 		t.Errorf("--version ran %d times, want 2", n)
 	}
-	os.WriteFile(bin, []byte("#!/bin/sh\necho 'no version here'\n"), 0o755)
+	testutil.WriteExecutable(t, bin, []byte("#!/bin/sh\necho 'no version here'\n"))
 	os.Chtimes(bin, later.Add(time.Minute), later.Add(time.Minute))
 	if _, err := d.Detect(ctx, bin); err == nil || !strings.Contains(err.Error(), "not a Claude Code version") {
 		t.Errorf("a binary that is not Claude Code: %v", err)

@@ -64,9 +64,7 @@ func TestInstallOlderReleaseOnceIntoTheCache(t *testing.T) {
 
 func TestBinaryHonoursPANETEAM_CLAUDE_BIN(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "claude")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho '9.9.9 (Claude Code)'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteExecutable(t, fake, []byte("#!/bin/sh\necho '9.9.9 (Claude Code)'\n"))
 	t.Setenv("PANETEAM_CLAUDE_BIN", fake)
 	if got := Binary(t); got != fake {
 		t.Errorf("Binary() = %q, want PANETEAM_CLAUDE_BIN %q", got, fake)

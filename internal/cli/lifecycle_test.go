@@ -52,9 +52,7 @@ func newLCWorld(t *testing.T) *lcWorld {
 	srv := testutil.TmuxServer(t)
 	w := &lcWorld{root: testutil.Root(t), bin: testutil.Binary(t), srv: srv}
 	w.script = filepath.Join(t.TempDir(), "teammate.sh")
-	if err := os.WriteFile(w.script, []byte(scriptedTeammate), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteExecutable(t, w.script, []byte(scriptedTeammate))
 	w.vars = append(testutil.TmuxEnv(t, srv, testutil.FirstPane(t, srv)),
 		"PANETEAM_ROOT="+w.root, "PANETEAM_TMUX_CONFIG=/dev/null", "TMUX_TMPDIR="+testutil.ShortTempDir(t))
 	return w

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/jsjson"
+	"github.com/paneteam/paneteam/internal/testutil"
 	"github.com/paneteam/paneteam/provenance"
 )
 
@@ -23,9 +24,7 @@ func fakeClaude(t *testing.T, dir, inbox string) (bin, argvFile, inboxFile strin
 		"cat '" + inbox + "' > '" + inboxFile + ".tmp'; printf '%s\\n' \"$@\" > '" + argvFile + ".tmp'\n" +
 		"mv '" + inboxFile + ".tmp' '" + inboxFile + "'; mv '" + argvFile + ".tmp' '" + argvFile + "'\n" +
 		"exec sleep 600\n"
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteExecutable(t, bin, []byte(script))
 	return bin, argvFile, inboxFile
 }
 

@@ -76,9 +76,7 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	log := filepath.Join(dir, "calls")
 	// One "CALL" line per call: an argument (a -F format) may hold newlines.
 	script := "#!/bin/sh\nprintf 'CALL %s\\n' \"$*\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "tmux"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteExecutable(t, filepath.Join(dir, "tmux"), []byte(script))
 	run := func(args ...string) string {
 		t.Helper()
 		os.Remove(log)

@@ -232,9 +232,7 @@ func start(t *testing.T) *harness {
 	}
 	// A stand-in for Claude Code: prompt-spawned teammates only need a
 	// process that stays up; what reaches them is read from the files.
-	if err := os.WriteFile(filepath.Join(binDir, "claude"), []byte("#!/bin/sh\nexec sleep 2147483647\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteExecutable(t, filepath.Join(binDir, "claude"), []byte("#!/bin/sh\nexec sleep 2147483647\n"))
 	env := testutil.Env("PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"PANETEAM_ROOT="+h.root, "HOME="+h.work, "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
 

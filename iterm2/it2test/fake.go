@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/paneteam/paneteam/internal/testutil"
 )
 
 var (
@@ -87,9 +89,7 @@ func New(t testing.TB, flavor Flavor) *Fake {
 	// Plain sh builtins only: the PATH it runs with may hold nothing else.
 	script := fmt.Sprintf("#!/bin/sh\nexport %s=%s %s=%s %s=%s\nexec %s \"$@\"\n",
 		EnvState, shq(f.StatePath), EnvLog, shq(f.Log), EnvFlavor, shq(string(flavor)), shq(bin))
-	if err := os.WriteFile(f.Bin, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteExecutable(t, f.Bin, []byte(script))
 	return f
 }
 
