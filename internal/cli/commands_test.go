@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	ucli "github.com/urfave/cli/v3"
+
 	"github.com/paneteam/paneteam/internal/testutil"
 )
 
@@ -220,4 +222,22 @@ func TestCompletionForV2AndV3Scripts(t *testing.T) {
 	if !strings.Contains(strings.Join(script, "\n"), "--generate-shell-completion") {
 		t.Errorf("paneteam completion bash printed no bash completion script:\n%s", strings.Join(script, "\n"))
 	}
+}
+
+// flagFields reads every flag of every command without reflection: a
+// flag type it does not know would still work, more slowly, so this is
+// what notices one.
+func TestFlagFieldsKnowsEveryFlag(t *testing.T) {
+	var walk func(cmds []*ucli.Command)
+	walk = func(cmds []*ucli.Command) {
+		for _, c := range cmds {
+			for _, f := range c.Flags {
+				if _, _, _, ok := flagFieldsDirect(f); !ok {
+					t.Errorf("%s: flag %v is a %T, which flagFields reads by reflection", c.Name, f.Names(), f)
+				}
+			}
+			walk(c.Commands)
+		}
+	}
+	walk(append(commands(Env{Vars: map[string]string{}}), &ucli.Command{Name: "paneteam", Flags: globalFlags()}))
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -36,29 +35,17 @@ func envBefore(env Env, flags []ucli.Flag) ucli.BeforeFunc {
 	}
 	var bs []binding
 	for _, f := range flags {
-		v := reflect.ValueOf(f)
-		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-			continue
-		}
-		src := v.Elem().FieldByName("Sources")
-		if !src.IsValid() {
-			continue
-		}
-		chain, ok := src.Addr().Interface().(*ucli.ValueSourceChain)
+		src, usage, name, ok := flagFields(f)
 		if !ok {
 			continue
 		}
-		vars := chain.EnvKeys()
+		vars := src.EnvKeys()
 		if len(vars) == 0 {
 			continue
 		}
-		src.Set(reflect.Zero(src.Type()))
-		if u := v.Elem().FieldByName("Usage"); u.IsValid() && u.Kind() == reflect.String {
-			u.SetString(fmt.Sprintf("%s [$%s]", u.String(), strings.Join(vars, ", $")))
-		}
-		// The Name field, not f.Names(), which allocates, and this runs
-		// for every flag of the command at each start.
-		bs = append(bs, binding{v.Elem().FieldByName("Name").String(), vars})
+		*src = ucli.ValueSourceChain{}
+		*usage = *usage + " [$" + strings.Join(vars, ", $") + "]"
+		bs = append(bs, binding{name, vars})
 	}
 	if len(bs) == 0 {
 		return nil
@@ -79,6 +66,50 @@ func envBefore(env Env, flags []ucli.Flag) ucli.BeforeFunc {
 		}
 		return ctx, nil
 	}
+}
+
+// flagFields returns pointers to a flag's Sources and Usage, and its Name.
+// The flag types paneteam uses are read directly (flagFieldsDirect): this
+// runs for every flag of the command at each start, and reflection's
+// FieldByName cost a send 75 lookups. Any other type is read by
+// reflection.
+func flagFields(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, name string, ok bool) {
+	if src, usage, name, ok := flagFieldsDirect(f); ok {
+		return src, usage, name, true
+	}
+	return flagFieldsReflect(f)
+}
+
+func flagFieldsDirect(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, name string, ok bool) {
+	switch f := f.(type) {
+	case *ucli.StringFlag:
+		return &f.Sources, &f.Usage, f.Name, true
+	case *ucli.BoolFlag:
+		return &f.Sources, &f.Usage, f.Name, true
+	case *ucli.DurationFlag:
+		return &f.Sources, &f.Usage, f.Name, true
+	case *ucli.IntFlag:
+		return &f.Sources, &f.Usage, f.Name, true
+	case *ucli.StringSliceFlag:
+		return &f.Sources, &f.Usage, f.Name, true
+	}
+	return nil, nil, "", false
+}
+
+func flagFieldsReflect(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, name string, ok bool) {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, nil, "", false
+	}
+	s, u, n := v.Elem().FieldByName("Sources"), v.Elem().FieldByName("Usage"), v.Elem().FieldByName("Name")
+	if !s.IsValid() || !u.IsValid() || u.Kind() != reflect.String || !n.IsValid() || n.Kind() != reflect.String {
+		return nil, nil, "", false
+	}
+	src, ok = s.Addr().Interface().(*ucli.ValueSourceChain)
+	if !ok {
+		return nil, nil, "", false
+	}
+	return src, u.Addr().Interface().(*string), n.String(), true
 }
 
 func chainBefore(first, then ucli.BeforeFunc) ucli.BeforeFunc {
