@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+
+	"github.com/paneteam/paneteam/internal/jsonx"
 )
 
 // spliceDrain is the write a send makes (freshly queued messages in, read
@@ -63,12 +66,85 @@ func spliceDrain(old []byte, fresh []Message) (inbox, archive []byte, ok bool, e
 }
 
 // element is m as one element of an encoded inbox: "  {\n    ...\n  }".
+// A message made here (not read from a file, so with no fields of its own
+// to keep) is written directly: it is every send's one encoding, and the
+// reflective encoder's first use in a process cost about 0.2 ms.
+// FuzzElement holds the two ways to the same bytes.
 func element(m Message) ([]byte, error) {
+	if m.Fields.Empty() {
+		return appendElement(make([]byte, 0, 256+len(m.Text)), m), nil
+	}
+	return encodedElement(m)
+}
+
+func encodedElement(m Message) ([]byte, error) {
 	b, err := Encode([]Message{m})
 	if err != nil {
 		return nil, fmt.Errorf("encode message: %w", err)
 	}
 	return b[len("[\n") : len(b)-len("\n]")], nil
+}
+
+// appendElement writes m as Encode lays out an element: Message's fields
+// in their order, omitempty ones left out when empty.
+func appendElement(b []byte, m Message) []byte {
+	b = append(b, "  {\n"...)
+	first := true
+	key := func(k string) {
+		if !first {
+			b = append(b, ",\n"...)
+		}
+		first = false
+		b = append(b, `    "`...)
+		b = append(b, k...)
+		b = append(b, `": `...)
+	}
+	str := func(k, v string) {
+		key(k)
+		b = appendString(b, v)
+	}
+	str("from", m.From)
+	str("text", m.Text)
+	if m.Summary != "" {
+		str("summary", m.Summary)
+	}
+	str("timestamp", m.Timestamp)
+	if m.Color != "" {
+		str("color", m.Color)
+	}
+	if m.MsgV != 0 {
+		key("msgV")
+		b = strconv.AppendInt(b, int64(m.MsgV), 10)
+	}
+	if m.MsgID != "" {
+		str("msg_id", m.MsgID)
+	}
+	if m.Type != "" {
+		str("type", m.Type)
+	}
+	key("read")
+	b = strconv.AppendBool(b, m.Read)
+	if m.LeadSig != "" {
+		str("lead_sig", m.LeadSig)
+	}
+	if m.FromPlugin != "" {
+		str("from_plugin", m.FromPlugin)
+	}
+	return append(b, "\n  }"...)
+}
+
+// appendString writes s as a JSON string as jsonx.Marshal does: printable
+// ASCII needs only quotes; anything else goes through the encoder.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			enc, _ := jsonx.Marshal(s) // a string always encodes
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // rawElement is one message of an inbox as written, with its indent.

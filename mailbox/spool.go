@@ -88,7 +88,9 @@ func (in *Inbox) spool(m Message) (string, error) {
 	if err := os.Mkdir(dir, lockfile.DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("queue message: %w", err)
 	}
-	b, err := json.Marshal(m)
+	// The element as the inbox will hold it: a JSON object like any other,
+	// without a first use of the reflective encoder (see element).
+	b, err := element(m)
 	if err != nil {
 		return "", fmt.Errorf("queue message: %w", err)
 	}

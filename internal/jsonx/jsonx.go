@@ -76,6 +76,9 @@ func (f Fields) split() Fields {
 	return out
 }
 
+// Empty reports whether f holds nothing: a record made in Go, not read.
+func (f *Fields) Empty() bool { return f.raw == nil && len(f.order) == 0 && len(f.unknown) == 0 }
+
 // Get returns the raw value of a field the type does not know.
 func (f *Fields) Get(key string) (json.RawMessage, bool) {
 	v, ok := f.split().unknown[key]
