@@ -254,14 +254,7 @@ func TestVersionDoesNoIO(t *testing.T) {
 		fmt.Println("SKIPPED: TestVersionDoesNoIO: strace is not installed; TestNoIOAtPackageInit still reads the source")
 		t.Skip("strace is not installed")
 	}
-	// Built here as users build it: testutil.Binary follows -race, and a
-	// race binary loads libc and reads /proc for the race runtime.
-	bin := filepath.Join(t.TempDir(), "paneteam")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(testutil.ModuleRoot(), "cmd", "paneteam")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPlain(t)
 	log := filepath.Join(t.TempDir(), "trace")
 	home := t.TempDir()
 	cmd := exec.Command(strace, "-f", "-qq", "-o", log, "-e", "trace=%file,%process,%network,%ipc", bin, "--version")
@@ -347,12 +340,7 @@ func TestNoNetOrCgo(t *testing.T) {
 // Gloss) would write to the person's terminal from every command, wait up
 // to seconds for an answer and could eat their typeahead.
 func TestStartAsksTheTerminalNothing(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "paneteam")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(testutil.ModuleRoot(), "cmd", "paneteam")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildPlain(t)
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = testutil.Env("TERM=xterm-256color", "COLORTERM=truecolor")
 	tty, err := pty.Start(cmd)
@@ -377,12 +365,46 @@ func TestStartAsksTheTerminalNothing(t *testing.T) {
 // 500 KB at every start.) Allocation is counted rather than time, which
 // a busy machine would make noisy.
 func TestPackageInitIsCheap(t *testing.T) {
+	bin := buildPlain(t)
+	const limit = 16 << 10
+	seen := 0
+	for _, p := range initTrace(t, bin) {
+		if !strings.HasPrefix(p.name, "github.com/paneteam/paneteam/") {
+			continue
+		}
+		seen++
+		if p.bytes > limit {
+			t.Errorf("%s allocates %d bytes at initialisation (limit %d): defer that work to first use", p.name, p.bytes, limit)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no paneteam package in the init trace")
+	}
+}
+
+// buildPlain builds paneteam as users build it: testutil.Binary follows
+// -race, and a race binary loads libc and reads /proc for the race runtime.
+func buildPlain(t *testing.T) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "paneteam")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = filepath.Join(testutil.ModuleRoot(), "cmd", "paneteam")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// initPkg is one package's line of GODEBUG=inittrace=1.
+type initPkg struct {
+	name  string
+	bytes int
+}
+
+// initTrace runs `bin --version` with GODEBUG=inittrace=1 and returns what
+// each package initialiser allocated, in the order they ran.
+func initTrace(t *testing.T, bin string) []initPkg {
+	t.Helper()
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = testutil.Env("GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
@@ -390,22 +412,15 @@ func TestPackageInitIsCheap(t *testing.T) {
 		t.Fatalf("paneteam --version: %v\n%s", err, out)
 	}
 	// init github.com/paneteam/paneteam/mailbox @0.9 ms, 0.80 ms clock, 521664 bytes, 1234 allocs
-	line := regexp.MustCompile(`^init (github\.com/paneteam/paneteam/\S*) @.*, (\d+) bytes,`)
-	const limit = 16 << 10
-	seen := 0
+	line := regexp.MustCompile(`^init (\S+) @.*, (\d+) bytes,`)
+	var pkgs []initPkg
 	for _, l := range strings.Split(string(out), "\n") {
-		m := line.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		seen++
-		if n, _ := strconv.Atoi(m[2]); n > limit {
-			t.Errorf("%s allocates %d bytes at initialisation (limit %d): defer that work to first use", m[1], n, limit)
+		if m := line.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			pkgs = append(pkgs, initPkg{m[1], n})
 		}
 	}
-	if seen == 0 {
-		t.Fatalf("no paneteam package in the init trace:\n%s", out)
-	}
+	return pkgs
 }
 
 // initBudget is what the initialisers of all the binary's packages, the
@@ -430,38 +445,15 @@ const initBudget = 192 << 10
 func TestInitAllocationBudget(t *testing.T) {
 	bin := os.Getenv("PANETEAM_INIT_BUDGET_BINARY")
 	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "paneteam")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Dir = filepath.Join(testutil.ModuleRoot(), "cmd", "paneteam")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
-		}
+		bin = buildPlain(t)
 	}
-	cmd := exec.Command(bin, "--version")
-	cmd.Env = testutil.Env("GODEBUG=inittrace=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("paneteam --version: %v\n%s", err, out)
-	}
-	// init unicode @2.4 ms, 0.012 ms clock, 11400 bytes, 5 allocs
-	line := regexp.MustCompile(`^init (\S+) @.*, (\d+) bytes,`)
-	type pkg struct {
-		name  string
-		bytes int
-	}
-	var pkgs []pkg
+	pkgs := initTrace(t, bin)
 	total := 0
-	for _, l := range strings.Split(string(out), "\n") {
-		m := line.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[2])
-		pkgs = append(pkgs, pkg{m[1], n})
-		total += n
+	for _, p := range pkgs {
+		total += p.bytes
 	}
 	if len(pkgs) < 10 {
-		t.Fatalf("read %d packages from the init trace, expected all of them:\n%s", len(pkgs), out)
+		t.Fatalf("read %d packages from the init trace, expected all of them", len(pkgs))
 	}
 	if total > initBudget {
 		sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].bytes > pkgs[j].bytes })
