@@ -101,7 +101,7 @@ func appendElement(b []byte, m Message) []byte {
 	}
 	str := func(k, v string) {
 		key(k)
-		b = appendString(b, v)
+		b = jsonx.AppendString(b, v)
 	}
 	str("from", m.From)
 	str("text", m.Text)
@@ -131,20 +131,6 @@ func appendElement(b []byte, m Message) []byte {
 		str("from_plugin", m.FromPlugin)
 	}
 	return append(b, "\n  }"...)
-}
-
-// appendString writes s as a JSON string as jsonx.Marshal does: printable
-// ASCII needs only quotes; anything else goes through the encoder.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			enc, _ := jsonx.Marshal(s) // a string always encodes
-			return append(b, enc...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // rawElement is one message of an inbox as written, with its indent.
