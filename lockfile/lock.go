@@ -165,7 +165,7 @@ func acquire(ctx context.Context, target string, opts Options, settled func() bo
 		return nil, errSettled
 	}
 	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
-	if err := h.mkdirLoop(ctx, deadline); err != nil {
+	if err := h.mkdirLoop(ctx, deadline, true); err != nil {
 		q.Unlock()
 		return nil, timeout(err)
 	}
@@ -193,32 +193,24 @@ func tryAcquire(target string, opts Options) (*holder, error) {
 		return nil, nil
 	}
 	h := &holder{dir: dir, queue: q, record: QueuePath(real), stale: opts.Stale}
-	for {
-		err := os.Mkdir(h.dir, DirPerm)
-		if err == nil {
-			if err := h.claim(); err != nil {
-				q.Unlock()
-				return nil, fmt.Errorf("lock %s: %w", dir, err)
-			}
-			h.startRefresh(opts.Stale / 2)
-			return h, nil
-		}
-		var taken bool
-		if errors.Is(err, fs.ErrExist) {
-			taken, err = h.tryTakeOver()
-		}
-		if err != nil {
-			q.Unlock()
-			return nil, fmt.Errorf("lock %s: %w", dir, err)
-		}
-		if !taken {
-			q.Unlock()
+	if err := h.mkdirLoop(context.Background(), time.Time{}, false); err != nil {
+		q.Unlock()
+		if errors.Is(err, errBusy) {
 			return nil, nil
 		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
+	h.startRefresh(opts.Stale / 2)
+	return h, nil
 }
 
-func (h *holder) mkdirLoop(ctx context.Context, deadline time.Time) error {
+// errBusy is mkdirLoop's answer, when it may not wait, to a live lock.
+var errBusy = errors.New("lock is held")
+
+// mkdirLoop makes the lock directory, taking over a stale or orphaned one,
+// and waits out a live one (with backoff, until deadline or ctx ends) if
+// wait is set; else it returns errBusy at once.
+func (h *holder) mkdirLoop(ctx context.Context, deadline time.Time, wait bool) error {
 	backoff := firstBackoff
 	for {
 		err := os.Mkdir(h.dir, DirPerm)
@@ -234,6 +226,9 @@ func (h *holder) mkdirLoop(ctx context.Context, deadline time.Time) error {
 		}
 		if taken {
 			continue // mkdir again at once, as proper-lockfile does
+		}
+		if !wait {
+			return errBusy
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
