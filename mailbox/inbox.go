@@ -181,10 +181,16 @@ func (in *Inbox) Update(ctx context.Context, fn func([]Message) ([]Message, erro
 // transform changes the inbox under its lock. A nil fn only writes what
 // senders queued.
 func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, error)) error {
+	return in.transformUnless(ctx, fn, nil)
+}
+
+// transformUnless is transform with settled (see
+// lockfile.TransformUnless).
+func (in *Inbox) transformUnless(ctx context.Context, fn func([]Message) ([]Message, error), settled func() bool) error {
 	if _, err := os.Stat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
 	}
-	_, err := in.write(ctx, fn, nil, false, nil)
+	_, err := in.write(ctx, fn, nil, false, settled)
 	return err
 }
 

@@ -120,11 +120,7 @@ func (in *Inbox) spool(m Message) (string, error) {
 // this way, and each would otherwise lock, read and release the inbox for
 // nothing.
 func (in *Inbox) flush(ctx context.Context, own string) error {
-	if _, err := os.Stat(in.Path); err != nil {
-		return fmt.Errorf("inbox %s: %w", in.Path, err)
-	}
-	_, err := in.write(ctx, nil, nil, false, func() bool { return retired(own) })
-	return err
+	return in.transformUnless(ctx, nil, func() bool { return retired(own) })
 }
 
 // retired reports whether queue file f was written and removed by a
