@@ -32,7 +32,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/paneteam/paneteam/internal/flockwait"
+	"github.com/paneteam/paneteam/internal/sys/flockwait"
 )
 
 // proper-lockfile's numbers, as Claude Code uses them.

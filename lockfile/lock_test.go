@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 func target(t *testing.T) string {

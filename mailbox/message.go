@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/paneteam/paneteam/internal/jsonx"
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
 )
 
 // Message is one inbox entry. Protocol messages carry a JSON object in Text

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/paneteam/paneteam/provenance"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 )
 
 // Signer signs the entries a caller acting as the team's lead writes.

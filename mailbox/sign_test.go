@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/jsjson"
-	"github.com/paneteam/paneteam/provenance"
+	"github.com/paneteam/paneteam/internal/protocol/jsjson"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 )
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)

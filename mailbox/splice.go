@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/paneteam/paneteam/internal/jsonx"
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
 )
 
 // spliceDrain is the write a send makes (freshly queued messages in, read

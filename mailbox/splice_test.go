@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/jsonx"
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
 )
 
 // decoded is what the decoding path writes for a drain of fresh into old:

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/filesig"
+	"github.com/paneteam/paneteam/internal/sys/filesig"
 
 	"github.com/fsnotify/fsnotify"
 )

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/paneteam/paneteam/internal/jsonx"
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
 )
 
 // Config is a team's config.json, in Claude Code's layout. Fields paneteam

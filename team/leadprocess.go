@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/paneteam/paneteam/internal/proc"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
 // LeadProcess is config.json's leadProcess: the Claude Code process that

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/proc"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 func TestSanitisers(t *testing.T) {

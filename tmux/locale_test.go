@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // bareLocale makes tmux clients run as under cron's `env -i`: none of

@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/gofrs/flock"
-	"github.com/paneteam/paneteam/internal/flockwait"
+	"github.com/paneteam/paneteam/internal/sys/flockwait"
 )
 
 // LockSuffix ends the name of paneteam's pane lock beside a tmux socket.

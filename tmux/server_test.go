@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/tmux"
 )

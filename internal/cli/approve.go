@@ -7,7 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/approval"
+	"github.com/paneteam/paneteam/internal/protocol/approval"
 )
 
 func approveCommand(env Env) *ucli.Command {

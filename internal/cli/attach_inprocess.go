@@ -10,7 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/ptyhost"
+	"github.com/paneteam/paneteam/internal/panes/ptyhost"
 	"github.com/paneteam/paneteam/team"
 )
 

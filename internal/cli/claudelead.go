@@ -7,9 +7,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamfind"
 	"github.com/paneteam/paneteam/tmux"
 )
 

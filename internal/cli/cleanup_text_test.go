@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/lifecycle"
 )
 
 // TestReapSaysWhichLocksItRemoved: a cron log shows the pane locks

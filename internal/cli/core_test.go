@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/proc"
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )

@@ -8,10 +8,10 @@ import (
 	"github.com/charmbracelet/x/term"
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/dashboard"
-	"github.com/paneteam/paneteam/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/ui/dashboard"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamwatch"
 )
 
 func dashboardCommand(env Env) *ucli.Command {

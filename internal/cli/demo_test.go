@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // runDemo runs 'paneteam demo' as a user would on a fresh machine, with

@@ -6,10 +6,10 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamfind"
 )
 
 func globalFlags() []ucli.Flag {

@@ -4,7 +4,7 @@ import (
 	"context"
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )

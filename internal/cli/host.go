@@ -6,7 +6,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/ptyhost"
+	"github.com/paneteam/paneteam/internal/panes/ptyhost"
 )
 
 // hostCommand is the in-process backend's host: started detached by

@@ -12,9 +12,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/term/termtext"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/termtext"
 )
 
 func inboxCommand(env Env) *ucli.Command {

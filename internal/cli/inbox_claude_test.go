@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // TestMarkReadRefusedOnInboxesClaudeReads: Claude Code deletes what is

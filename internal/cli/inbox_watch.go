@@ -12,8 +12,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/term/termtext"
 	"github.com/paneteam/paneteam/mailbox"
-	"github.com/paneteam/paneteam/termtext"
 )
 
 // plainType is what --type matches for a message that is not a protocol

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 )
 

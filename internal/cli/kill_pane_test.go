@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/backend"
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )

@@ -10,8 +10,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamwatch"
 )
 
 func monitorCommand(env Env) *ucli.Command {

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamwatch"
 )
 
 // watchTeam is a team in a temp root with teammates written straight into

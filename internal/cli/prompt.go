@@ -9,9 +9,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/ask"
+	"github.com/paneteam/paneteam/internal/term/ask"
+	"github.com/paneteam/paneteam/internal/term/termtext"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/termtext"
 	"github.com/paneteam/paneteam/tmux"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/approval"
+	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/mailbox"
-	"github.com/paneteam/paneteam/provenance"
 )
 
 func requestsCommand(env Env) *ucli.Command {

@@ -14,7 +14,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/leadinbox"
+	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )

@@ -12,7 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/approval"
+	"github.com/paneteam/paneteam/internal/protocol/approval"
 )
 
 // showRequestOrPaneCommand is 'show': a request in full (show ID), or a

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/claudeversion"
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/jsjson"
-	"github.com/paneteam/paneteam/internal/testutil"
-	"github.com/paneteam/paneteam/provenance"
+	"github.com/paneteam/paneteam/internal/protocol/jsjson"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // fakeClaude writes a stand-in for the claude binary: it answers

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/claudeversion"
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 

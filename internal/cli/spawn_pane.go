@@ -12,12 +12,12 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/backend"
-	"github.com/paneteam/paneteam/claudeversion"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
-	"github.com/paneteam/paneteam/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/worktree"
 )
 
 // giveWorktree is spawn-pane --worktree: once the member's final name is

@@ -10,15 +10,15 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/approval"
-	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
+	"github.com/paneteam/paneteam/internal/term/termtext"
 	"github.com/paneteam/paneteam/iterm2"
-	"github.com/paneteam/paneteam/leadinbox"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamfind"
-	"github.com/paneteam/paneteam/termtext"
 )
 
 // aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/paneteam/paneteam/approval"
+	"github.com/paneteam/paneteam/internal/protocol/approval"
 
-	"github.com/paneteam/paneteam/backend"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/jsonx"
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )

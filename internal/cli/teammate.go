@@ -9,8 +9,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/ptyhost"
-	"github.com/paneteam/paneteam/teammate"
+	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/internal/panes/ptyhost"
 )
 
 func teammateCommand(env Env) *ucli.Command {

@@ -8,8 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/teamwatch"
 )
 
 func waitCommand(env Env) *ucli.Command {

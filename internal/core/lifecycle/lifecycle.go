@@ -1,0 +1,184 @@
+// Package lifecycle ends what paneteam started, exactly that, and nothing
+// with unsaved work: the shutdown handshake with teammates, removing
+// members who leave, deleting a team, and reaping teams (and private tmux
+// servers) whose lead process is gone.
+//
+// Ownership is proven, never assumed: panes are closed through the backend
+// that made them (which checks paneteam's @paneteam-agent pane option or a
+// recorded id), private tmux servers are stopped only when their name or
+// the team's record says paneteam (or Claude Code, for claude-swarm-<pid>)
+// started them for a process that is gone, and worktrees are removed
+// fail-closed (see package worktree).
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// Options is what every lifecycle operation needs.
+type Options struct {
+	// Lock configures the locks on team files.
+	Lock lockfile.Options
+	// Backend lets backends be found for members (backend.ForMember).
+	Backend backend.Env
+	// Signer signs what is written as team-lead to teammates that hold
+	// paneteam's key (shutdown requests); nil when the caller does not act
+	// as the lead (Claude Code 2.1.330, PROTOCOL-2.1.330.md §5).
+	Signer mailbox.Signer
+}
+
+// Departure is what became of one member taken out of a team.
+type Departure struct {
+	Name string `json:"name"`
+	// Removed: the pane is closed and the member is out of config.json.
+	Removed       bool      `json:"removed"`
+	ReleasedTasks []string  `json:"releasedTasks,omitempty"`
+	Worktree      *Worktree `json:"worktree,omitempty"`
+	Error         string    `json:"error,omitempty"`
+}
+
+// Worktree is what became of a member's worktree.
+type Worktree struct {
+	Path    string `json:"path"`
+	Removed bool   `json:"removed"`
+	// Kept says why the worktree stays (uncommitted or unpushed work, a
+	// git error), with where it is.
+	Kept string `json:"kept,omitempty"`
+}
+
+// closePane ends m's pane through the backend that started it. A member
+// with neither a backend nor a pane (added by hand, or a lead) has nothing
+// paneteam started.
+func (o Options) closePane(ctx context.Context, cfg *team.Config, m *team.Member) error {
+	if m.BackendType == "" && m.TmuxPaneID == "" {
+		return nil
+	}
+	b, err := backend.ForMember(o.Backend, cfg, m)
+	if err != nil {
+		return err
+	}
+	if err := b.Kill(ctx, cfg, m); err != nil {
+		return fmt.Errorf("close %s's pane %s: %w", m.Name, m.TmuxPaneID, err)
+	}
+	return nil
+}
+
+// alive reports whether m's pane still exists; ok is false when that
+// cannot be told (no backend, or the backend failed), which callers must
+// treat as "maybe".
+func (o Options) alive(ctx context.Context, cfg *team.Config, m *team.Member) (alive, ok bool) {
+	if m.BackendType == "" {
+		return false, false
+	}
+	b, err := backend.ForMember(o.Backend, cfg, m)
+	if err != nil {
+		return false, false
+	}
+	a, err := b.Alive(ctx, cfg, m)
+	return a, err == nil
+}
+
+// removeWorktree removes a member's worktree fail-closed.
+func removeWorktree(ctx context.Context, path string) *Worktree {
+	if path == "" {
+		return nil
+	}
+	w := &Worktree{Path: path}
+	err := worktree.Remove(ctx, path)
+	var k *worktree.KeptError
+	switch {
+	case err == nil:
+		w.Removed = true
+	case errors.As(err, &k):
+		w.Kept = k.Error()
+	default:
+		w.Kept = fmt.Sprintf("kept worktree %s: %v", path, err)
+	}
+	return w
+}
+
+// Depart takes the named members out of team t for good: closes their
+// panes, removes them from config.json, returns their unfinished tasks to
+// pending and removes their worktrees fail-closed. A member whose pane
+// could not be closed stays in config.json (with the error in its
+// Departure); a name that is no longer a member is reported removed. The
+// lead cannot depart: delete the team instead (Cleanup).
+func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Departure, error) {
+	cfg, err := team.Load(t.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Departure, len(names))
+	var gone []string
+	worktrees := map[string]string{}
+	for i, name := range names {
+		out[i].Name = name
+		m := cfg.Member(name)
+		if m == nil {
+			out[i].Removed = true
+			continue
+		}
+		out[i].Name = m.Name
+		if m.Name == team.LeadName {
+			out[i].Error = "the team lead cannot leave its team: delete the team with 'paneteam cleanup'"
+			continue
+		}
+		if err := RefuseClaudeTeammate(cfg, m); err != nil {
+			out[i].Error = err.Error()
+			continue
+		}
+		if err := o.closePane(ctx, cfg, m); err != nil {
+			out[i].Error = err.Error()
+			continue
+		}
+		gone = append(gone, m.Name)
+		worktrees[m.Name] = m.WorktreePath
+	}
+	if len(gone) > 0 {
+		_, err := t.Update(ctx, o.Lock, func(c *team.Config) error {
+			for _, n := range gone {
+				c.RemoveMember(n)
+			}
+			return nil
+		})
+		if err != nil {
+			return out, fmt.Errorf("panes closed but config.json not updated: %w", err)
+		}
+	}
+	var errs []error
+	for i := range out {
+		name := out[i].Name
+		if _, ok := worktrees[name]; !ok {
+			continue
+		}
+		out[i].Removed = true
+		o.forgetKey(t, name)
+		released, err := team.ReleaseTasks(ctx, t, o.Lock, name)
+		out[i].ReleasedTasks = released
+		if err != nil {
+			errs = append(errs, fmt.Errorf("release %s's tasks: %w", name, err))
+		}
+		out[i].Worktree = removeWorktree(ctx, worktrees[name])
+	}
+	return out, errors.Join(errs...)
+}
+
+// forgetKey removes a departed teammate's signing key, if paneteam made
+// one: it signed for a process that is gone.
+func (o Options) forgetKey(t team.Team, name string) {
+	if o.Backend.Getenv == nil {
+		return
+	}
+	if st, err := provenance.DefaultStore(o.Backend.Getenv); err == nil {
+		st.Forget(t.InboxPath(name))
+	}
+}

@@ -1,0 +1,91 @@
+package teamfind
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// Pane liveness, as status reports it.
+const (
+	PaneAlive   = "alive"
+	PaneDead    = "dead"
+	PaneUnknown = "unknown"
+)
+
+// candidate is a tmux server a Claude Code pane teammate may live on;
+// sure says the server is known to be the lead's (its own $TMUX, or its
+// private claude-swarm-<pid> server), so a pane missing there is gone.
+type candidate struct {
+	srv  tmux.Server
+	sure bool
+}
+
+// ClaudeServers lists the tmux servers where Claude Code's lead (pid) puts
+// its pane teammates (PROTOCOL-2.1.330.md §10: "-S <$TMUX>" inside tmux,
+// else "-L claude-swarm-<pid>"): the lead's own $TMUX when its environment
+// is readable, its private server if there is one, then the caller's
+// $TMUX.
+func claudeServers(pid int64, getenv func(string) string) []candidate {
+	var out []candidate
+	if pid > 1 {
+		if env, err := proc.Environ(int(pid)); err == nil && env["TMUX"] != "" {
+			if srv, err := tmux.FromTMUX(env["TMUX"]); err == nil {
+				out = append(out, candidate{srv, true})
+			}
+		}
+		swarm := filepath.Join(swarmDir(getenv), "claude-swarm-"+strconv.FormatInt(pid, 10))
+		if fi, err := os.Lstat(swarm); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			out = append(out, candidate{tmux.Server{Socket: swarm}, true})
+		}
+	}
+	if v := getenv("TMUX"); v != "" {
+		if srv, err := tmux.FromTMUX(v); err == nil {
+			out = append(out, candidate{srv, false})
+		}
+	}
+	return out
+}
+
+func swarmDir(getenv func(string) string) string {
+	base := getenv("TMUX_TMPDIR")
+	if base == "" {
+		base = "/tmp"
+	}
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
+	return filepath.Join(base, "tmux-"+strconv.Itoa(os.Getuid()))
+}
+
+// ClaudePaneState says whether the pane of a teammate Claude Code started
+// in a pane of its own (m.TmuxPaneID, %N) is alive, and if that cannot be
+// told, why. lead is the team's lead as team.LeadOf judged it.
+func ClaudePaneState(ctx context.Context, lead team.Lead, m *team.Member, getenv func(string) string) (string, string) {
+	cands := claudeServers(lead.PID, getenv)
+	if len(cands) == 0 {
+		return PaneUnknown, "Claude Code's tmux server is not known: run this inside Claude Code's tmux"
+	}
+	sureGone := false
+	for _, c := range cands {
+		p, err := c.srv.PaneByID(ctx, m.TmuxPaneID)
+		switch {
+		case err == nil && p.Dead:
+			return PaneDead, ""
+		case err == nil:
+			return PaneAlive, ""
+		case c.sure && (errors.Is(err, tmux.ErrPaneNotFound) || errors.Is(err, tmux.ErrNoServer)):
+			sureGone = true
+		}
+	}
+	if sureGone {
+		return PaneDead, ""
+	}
+	return PaneUnknown, "pane " + m.TmuxPaneID + " is not on the tmux server in $TMUX; Claude Code's may be another"
+}

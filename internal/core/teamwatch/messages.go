@@ -1,0 +1,193 @@
+package teamwatch
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/filesig"
+
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+)
+
+// MessageID identifies one message wherever it lies. Claude Code 2.1.330
+// and paneteam give their entries a msg_id (PROTOCOL-2.1.330.md §3); older
+// writers do not, and then sender, timestamp and text identify it (the
+// key Claude Code 2.1.330 itself prunes delivered entries by). A digest
+// keeps the set of seen messages small however long the texts are.
+type MessageID [sha256.Size]byte
+
+func idOf(m mailbox.Message) MessageID {
+	h := sha256.New()
+	if m.MsgID != "" {
+		fmt.Fprintf(h, "msg_id\x00%s", m.MsgID)
+		var out MessageID
+		h.Sum(out[:0])
+		return out
+	}
+	for _, s := range []string{m.From, m.Timestamp, m.Text} {
+		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	var out MessageID
+	h.Sum(out[:0])
+	return out
+}
+
+// Message is one message seen in an inbox or its archive.
+type Message struct {
+	ID   MessageID `json:"-"`
+	From string    `json:"from"`
+	// To is the inbox's owner.
+	To string `json:"to"`
+	// Kind is the protocol frame type, or "message" for plain text.
+	Kind    string    `json:"kind"`
+	Summary string    `json:"summary,omitempty"`
+	Time    time.Time `json:"time"`
+	Read    bool      `json:"read"`
+	// Archived: found in paneteam's archive beside the inbox.
+	Archived bool `json:"archived,omitempty"`
+
+	raw mailbox.Message
+}
+
+// PlainKind is the Kind of a message that is not a protocol frame.
+const PlainKind = "message"
+
+// summaryMax bounds the summary shown for a message that has none: the
+// first line of its text, cut.
+const summaryMax = 120
+
+func messageOf(to string, m mailbox.Message, archived bool) Message {
+	out := Message{ID: idOf(m), From: m.From, To: to, Kind: PlainKind, Summary: m.Summary, Time: m.Time(),
+		Read: m.Read, Archived: archived, raw: m}
+	if p, ok := mailbox.Parse(m.Text); ok {
+		out.Kind = p.Type
+		if out.Summary == "" {
+			out.Summary = frameSummary(p)
+		}
+	} else if out.Summary == "" {
+		out.Summary = firstLine(m.Text)
+	}
+	return out
+}
+
+// frameSummary is a short account of a protocol frame (Claude Code
+// 2.1.330, PROTOCOL-2.1.330.md §6).
+func frameSummary(p mailbox.Protocol) string {
+	var f struct {
+		RequestID  string `json:"requestId"`
+		ReqID      string `json:"request_id"`
+		Subtype    string `json:"subtype"`
+		Summary    string `json:"summary"`
+		Reason     string `json:"reason"`
+		IdleReason string `json:"idleReason"`
+		ToolName   string `json:"tool_name"`
+		Desc       string `json:"description"`
+		Plan       string `json:"planFilePath"`
+		Subject    string `json:"subject"`
+		TaskID     string `json:"taskId"`
+		Host       struct {
+			Host string `json:"host"`
+		} `json:"hostPattern"`
+	}
+	_ = json.Unmarshal(p.Raw, &f)
+	var parts []string
+	for _, s := range []string{f.RequestID, f.ReqID, f.Subtype, f.IdleReason, f.ToolName, f.Host.Host, f.Plan, f.TaskID, f.Subject, f.Desc, f.Summary, f.Reason} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return firstLine(strings.Join(parts, ": "))
+}
+
+func firstLine(s string) string {
+	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
+	r := []rune(s)
+	if len(r) > summaryMax {
+		return string(r[:summaryMax]) + "…"
+	}
+	if cut {
+		return s + " …"
+	}
+	return s
+}
+
+type cachedFile struct {
+	sig  filesig.Sig
+	msgs []mailbox.Message
+}
+
+// mailReader reads every inbox and archive of a team folder, re-reading
+// only files whose size, mtime or inode changed: a monitor looks often,
+// and archives only grow.
+type mailReader struct {
+	files map[string]cachedFile
+}
+
+func newMailReader() *mailReader { return &mailReader{files: map[string]cachedFile{}} }
+
+// inboxFiles lists the agents with an inbox or archive in dir, by the
+// file stem (the sanitised agent name).
+func inboxFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list inboxes: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		stem, ok := strings.CutSuffix(n, ".archive.jsonl")
+		if !ok {
+			stem, ok = strings.CutSuffix(n, ".json")
+		}
+		if !ok || e.IsDir() || strings.HasPrefix(n, ".") || strings.Contains(stem, ".") || seen[stem] {
+			continue
+		}
+		seen[stem] = true
+		out = append(out, stem)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// read returns the messages of the inbox at path and of its archive. The
+// inbox is read before the archive: paneteam appends to the archive before
+// it rewrites the inbox without those messages, so a message being moved
+// is seen in one or both, never in neither.
+func (r *mailReader) read(path string) (inbox, archived []mailbox.Message, err error) {
+	in := mailbox.New(path, lockfile.Options{})
+	inbox, err = r.cached(path, in.ReadAll)
+	if err != nil {
+		return nil, nil, err
+	}
+	archived, err = r.cached(in.ArchivePath(), in.Archived)
+	return inbox, archived, err
+}
+
+// cached keeps the last good read of a file; a file that does not parse
+// for now (Claude Code 2.1.88 rewrites in place) keeps its last messages.
+func (r *mailReader) cached(path string, load func() ([]mailbox.Message, error)) ([]mailbox.Message, error) {
+	sig := filesig.Stat(path)
+	if c, ok := r.files[path]; ok && c.sig == sig {
+		return c.msgs, nil
+	}
+	msgs, err := load()
+	if err != nil {
+		if c, ok := r.files[path]; ok {
+			return c.msgs, fmt.Errorf("%s: %w (showing it as it was)", filepath.Base(path), err)
+		}
+		return nil, err
+	}
+	r.files[path] = cachedFile{sig: sig, msgs: msgs}
+	return msgs, nil
+}

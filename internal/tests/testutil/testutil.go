@@ -1,0 +1,129 @@
+// Package testutil holds what paneteam's tests share: real tools found or
+// required, the paneteam binary built once, a private tmux server per
+// test, and a Node peer that locks files exactly as Claude Code does.
+package testutil
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// RequireAll reports whether missing tools must fail tests instead of
+// skipping them (CI sets PANETEAM_REQUIRE_ALL=1).
+func RequireAll() bool { return os.Getenv("PANETEAM_REQUIRE_ALL") == "1" }
+
+// RequireTool returns the path of a program the test needs. When it is
+// missing the test is skipped loudly, or fails under PANETEAM_REQUIRE_ALL=1.
+func RequireTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if RequireAll() {
+			t.Fatalf("%s is required (PANETEAM_REQUIRE_ALL=1) but not on PATH: install it", name)
+		}
+		t.Skipf("SKIPPED: %s is not on PATH; install it to run this test", name)
+	}
+	return p
+}
+
+// ModuleRoot is the repository's root folder.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+// Binary builds cmd/paneteam once per test process and returns its path.
+// Every test process of one checkout (and race mode) builds to the same
+// place, replacing the file by rename (a running binary keeps its old
+// copy), so test runs leave one binary behind at most, not one per run.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		sum := sha256.Sum256([]byte(ModuleRoot()))
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-test-bin-%x", sum[:6]))
+		if buildErr = os.MkdirAll(dir, 0o700); buildErr != nil {
+			return
+		}
+		name := "paneteam"
+		args := []string{"build"}
+		if raceEnabled {
+			name += "-race"
+			args = append(args, "-race")
+		}
+		binPath = filepath.Join(dir, name)
+		tmp, err := os.CreateTemp(dir, name+".*.tmp")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		tmp.Close()
+		cmd := exec.Command("go", append(args, "-o", tmp.Name(), "./cmd/paneteam")...)
+		cmd.Dir = ModuleRoot()
+		if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
+			os.Remove(tmp.Name())
+			return
+		}
+		buildErr = os.Rename(tmp.Name(), binPath)
+	})
+	if buildErr != nil {
+		t.Fatalf("build paneteam: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// Root returns a fresh team root for one test: never the user's ~/.claude.
+func Root(t testing.TB) string {
+	t.Helper()
+	return t.TempDir()
+}
+
+// ShortTempDir is a temp folder with a short path, for Unix sockets (whose
+// paths must stay under about 100 bytes); removed when the test ends.
+func ShortTempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// Env returns os.Environ() without variables that would make a child
+// paneteam think it runs inside the developer's tmux, iTerm2 or team,
+// plus extra KEY=VALUE pairs.
+func Env(extra ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := cutEq(kv)
+		switch k {
+		case "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM", "PANETEAM_TEAM",
+			"PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND", "CLAUDE_CONFIG_DIR":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, extra...)
+}
+
+func cutEq(kv string) (string, string, bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}

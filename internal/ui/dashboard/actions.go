@@ -1,0 +1,198 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// Actions is what the dashboard does to a team. Live does it for real;
+// model tests put a recorder in its place.
+type Actions interface {
+	// Refresh reads the team and its waiting requests now.
+	Refresh(ctx context.Context) (*teamwatch.Snapshot, []approval.Request, error)
+	// Requests lists the requests waiting for the lead, oldest first.
+	Requests(ctx context.Context) ([]approval.Request, error)
+	// Answer approves or denies r.
+	Answer(ctx context.Context, r approval.Request, d approval.Decision) error
+	// Send writes text into the member's inbox.
+	Send(ctx context.Context, to, text string) error
+	// ToggleHidden hides a shown pane or shows a hidden one, and says
+	// which it is now.
+	ToggleHidden(ctx context.Context, name string) (hidden bool, err error)
+	// Stop asks the member to shut down, as 'paneteam shutdown' does.
+	Stop(ctx context.Context, name string) (string, error)
+	// Jump selects the member's pane in tmux.
+	Jump(ctx context.Context, name string) error
+}
+
+// Live acts on a team's files, panes and processes.
+type Live struct {
+	Team team.Team
+	Lock lockfile.Options
+	// Backend finds members' backends (liveness, hide/show, shutdown).
+	Backend backend.Env
+	// Agent and User are $PANETEAM_AGENT and $PANETEAM_USER: who sends
+	// the dashboard's messages (team.ChooseSender, as 'paneteam send').
+	Agent, User string
+	// Signer signs what goes out as team-lead to keyed teammates, and Keys
+	// holds their keys for answers (PROTOCOL-2.1.330.md §5); nil and the
+	// zero value sign nothing.
+	Signer mailbox.Signer
+	Keys   provenance.Store
+	// Snapshot options: liveness of panes.
+	Watch teamwatch.Options
+	// ShutdownTimeout bounds the wait for a teammate's answer to Stop.
+	ShutdownTimeout time.Duration
+}
+
+func (l *Live) lead() *approval.Lead { return &approval.Lead{Team: l.Team, Lock: l.Lock, Keys: l.Keys} }
+
+// Refresh takes a snapshot and lists the waiting requests.
+func (l *Live) Refresh(ctx context.Context) (*teamwatch.Snapshot, []approval.Request, error) {
+	s, err := teamwatch.Take(ctx, l.Team, l.Watch)
+	if err != nil {
+		return nil, nil, err
+	}
+	reqs, err := l.Requests(ctx)
+	return s, reqs, err
+}
+
+// Requests lists the requests waiting for the lead.
+func (l *Live) Requests(context.Context) ([]approval.Request, error) {
+	ls, err := l.lead().List()
+	if err != nil {
+		return nil, err
+	}
+	return ls.Waiting(), nil
+}
+
+// Answer writes the answer exactly as 'paneteam approve' and 'deny' do.
+func (l *Live) Answer(ctx context.Context, r approval.Request, d approval.Decision) error {
+	_, err := l.lead().AnswerRequest(ctx, r, d)
+	return err
+}
+
+// Send appends a plain message the way 'paneteam send --to NAME TEXT'
+// does: the sender team.ChooseSender picks (team-lead, or in a team a
+// live Claude Code leads, the person's own name), wearing its team
+// colour, through the mailbox package's locked, atomic, signed append.
+func (l *Live) Send(ctx context.Context, to, text string) error {
+	cfg, err := team.Load(l.Team.ConfigPath())
+	if err != nil {
+		return err
+	}
+	m := cfg.Member(to)
+	if m == nil {
+		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
+	}
+	ch, err := team.ChooseSender(cfg, team.LeadOf(cfg), "", l.Agent, l.User)
+	if err != nil {
+		return err
+	}
+	msg := mailbox.Message{From: ch.From, Text: text, Timestamp: mailbox.Timestamp(time.Now())}
+	if s := cfg.Member(ch.From); s != nil {
+		msg.Color = s.Color
+	}
+	if err := msg.Validate(); err != nil {
+		return err
+	}
+	if err := mailbox.New(l.Team.InboxPath(m.Name), l.Lock).SignedBy(l.Signer).Send(ctx, msg); err != nil {
+		return fmt.Errorf("send to %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// ToggleHidden hides or shows the member's pane (backend.SetHidden, as
+// 'paneteam hide' and 'paneteam show').
+func (l *Live) ToggleHidden(ctx context.Context, name string) (bool, error) {
+	cfg, err := team.Load(l.Team.ConfigPath())
+	if err != nil {
+		return false, err
+	}
+	m := cfg.Member(name)
+	if m == nil {
+		return false, fmt.Errorf("%q is not a member of team %s", name, l.Team.Name)
+	}
+	if err := lifecycle.RefuseClaudeTeammate(cfg, m); err != nil {
+		return false, err
+	}
+	hide := !backend.Hidden(cfg, m)
+	return hide, backend.SetHidden(ctx, l.Backend, l.Team, l.Lock, m.Name, hide, nil)
+}
+
+// Stop sends a shutdown request and waits for the answer, as 'paneteam
+// shutdown --name NAME' does (PROTOCOL-2.1.330.md §8).
+func (l *Live) Stop(ctx context.Context, name string) (string, error) {
+	if strings.EqualFold(name, team.LeadName) {
+		return "", errors.New("the lead is not stopped from here: it is you")
+	}
+	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Signer}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
+		Names: []string{name}, Reason: "stopped from the paneteam dashboard", Timeout: l.ShutdownTimeout,
+	})
+	if err != nil {
+		return "", err
+	}
+	if res == nil || len(res.Members) == 0 {
+		if res != nil && len(res.LeftToClaude) > 0 {
+			return "", fmt.Errorf("%s was left alone: Claude Code started it, and only Claude's lead can stop it", name)
+		}
+		return "", fmt.Errorf("%s was not asked", name)
+	}
+	m := res.Members[0]
+	switch {
+	case m.Error != "":
+		return "", errors.New(m.Error)
+	case m.Answer == lifecycle.AnswerRejected:
+		return "", fmt.Errorf("%s refused: %s", m.Name, m.Reason)
+	case m.Removed:
+		return m.Name + " stopped: pane closed, removed from the team", nil
+	}
+	return "", fmt.Errorf("%s did not answer the shutdown request; still in the team", m.Name)
+}
+
+// Jump selects the member's pane and its window on the member's own
+// tmux server, only when that pane carries the member's @paneteam-agent
+// (a pane paneteam made for it); inside tmux on that server the client
+// is switched to it too.
+func (l *Live) Jump(ctx context.Context, name string) error {
+	cfg, err := team.Load(l.Team.ConfigPath())
+	if err != nil {
+		return err
+	}
+	m := cfg.Member(name)
+	if m == nil {
+		return fmt.Errorf("%q is not a member of team %s", name, l.Team.Name)
+	}
+	if m.Paneteam == nil || m.Paneteam.TmuxSocket == "" || m.TmuxPaneID == "" {
+		return fmt.Errorf("%s has no tmux pane paneteam made: nothing to jump to", m.Name)
+	}
+	if backend.Hidden(cfg, m) {
+		return fmt.Errorf("%s's pane is hidden: show it first (h)", m.Name)
+	}
+	srv := tmux.Server{Socket: m.Paneteam.TmuxSocket}
+	p, err := srv.OwnedPane(ctx, m.TmuxPaneID, m.AgentID)
+	if err != nil {
+		return err
+	}
+	if _, err := srv.RunSeq(ctx, []string{"select-window", "-t", p.WindowID}, []string{"select-pane", "-t", p.ID}); err != nil {
+		return fmt.Errorf("jump to %s's pane: %w", m.Name, err)
+	}
+	if here, _, _ := strings.Cut(l.Backend.Getenv("TMUX"), ","); here != "" && here == srv.Socket {
+		// Best effort: a client may be attached elsewhere.
+		srv.Run(ctx, "switch-client", "-t", p.ID) //nolint:errcheck
+	}
+	return nil
+}
