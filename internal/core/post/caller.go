@@ -23,7 +23,8 @@ type Caller struct {
 	Warn func(format string, args ...any)
 }
 
-func (c Caller) getenv(k string) string {
+// Env is the caller's variable k ("" when unset).
+func (c Caller) Env(k string) string {
 	if c.Getenv == nil {
 		return ""
 	}
@@ -37,7 +38,7 @@ func (c Caller) warn(format string, args ...any) {
 }
 
 // Agent is the teammate the caller runs inside ($PANETEAM_AGENT), or "".
-func (c Caller) Agent() string { return c.getenv("PANETEAM_AGENT") }
+func (c Caller) Agent() string { return c.Env("PANETEAM_AGENT") }
 
 // Sender is who a message from the caller is from (team.ChooseSender):
 // explicit is a --from the person typed ("" when none). In a team a live
@@ -50,7 +51,7 @@ func (c Caller) Sender(cfg *team.Config, explicit string) (string, error) {
 	if explicit == agent {
 		explicit = "" // the default: the caller's own teammate
 	}
-	ch, err := team.ChooseSender(cfg, team.LeadOf(cfg), explicit, agent, c.getenv("PANETEAM_USER"))
+	ch, err := team.ChooseSender(cfg, team.LeadOf(cfg), explicit, agent, c.Env("PANETEAM_USER"))
 	if err != nil {
 		return "", err
 	}

@@ -22,7 +22,7 @@ func (c Caller) ActsAsLead() bool {
 }
 
 // Keys is the caller's key store (provenance.DefaultStore).
-func (c Caller) Keys() (provenance.Store, error) { return provenance.DefaultStore(c.getenv) }
+func (c Caller) Keys() (provenance.Store, error) { return provenance.DefaultStore(c.Env) }
 
 // Signer is what signs the caller's writes as the lead to keyed
 // teammates, or nil when the caller does not act as the lead or has no

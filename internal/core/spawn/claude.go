@@ -47,7 +47,7 @@ func (c *Claude) program() (string, []string) {
 // the caller's warnings and taken as claudeversion.Tested.
 func (c *Claude) Check(ctx context.Context, cwd string, caller post.Caller) error {
 	prog, _ := c.program()
-	if err := Preflight(prog, cwd, getenv(caller, "PATH")); err != nil {
+	if err := Preflight(prog, cwd, caller.Env("PATH")); err != nil {
 		return err
 	}
 	if c.Detector == nil {
@@ -55,7 +55,7 @@ func (c *Claude) Check(ctx context.Context, cwd string, caller post.Caller) erro
 	}
 	path := prog
 	if !strings.Contains(prog, "/") {
-		p, err := lookPathIn(prog, getenv(caller, "PATH"))
+		p, err := lookPathIn(prog, caller.Env("PATH"))
 		if err != nil {
 			return nil
 		}
@@ -132,9 +132,9 @@ func (c *Claude) signs(s Setup) (provenance.Store, bool) {
 }
 
 // argv is the teammate's command line and the variables added to its
-// environment: the paneteam ones (Env) and Claude Code's own.
+// environment: the paneteam ones (TeammateEnv) and Claude Code's own.
 func (c *Claude) argv(s Setup, l claudeLaunch) (argv, env []string) {
 	bin, extra := c.program()
 	argv = append([]string{bin}, claudeFlags(s.Config, s.Member, c.PermissionMode, l)...)
-	return append(argv, extra...), append(Env(s), claudeEnv(s.Caller, s.Root)...)
+	return append(argv, extra...), append(TeammateEnv(s), claudeEnv(s.Caller, s.Root)...)
 }

@@ -115,7 +115,7 @@ var claudeForwarded = []string{
 func claudeEnv(caller post.Caller, root string) []string {
 	env := []string{"CLAUDECODE=1", "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1", "CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS="}
 	for _, k := range claudeForwarded {
-		v := getenv(caller, k)
+		v := caller.Env(k)
 		if k == "CLAUDE_CONFIG_DIR" && root != "" {
 			v = root
 		}

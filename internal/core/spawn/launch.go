@@ -55,7 +55,7 @@ type Launch struct {
 }
 
 // Command is a launcher for any program: Argv is run as is, with the
-// paneteam variables (Env).
+// paneteam variables (TeammateEnv).
 type Command struct{ Argv []string }
 
 // Check finds the program (Preflight).
@@ -63,17 +63,17 @@ func (c Command) Check(_ context.Context, cwd string, caller post.Caller) error 
 	if len(c.Argv) == 0 {
 		return fmt.Errorf("no command to run: give the program and its arguments")
 	}
-	return Preflight(c.Argv[0], cwd, getenv(caller, "PATH"))
+	return Preflight(c.Argv[0], cwd, caller.Env("PATH"))
 }
 
 // Prepare returns the command line and the paneteam variables.
 func (c Command) Prepare(_ context.Context, s Setup) (Launch, error) {
-	return Launch{Argv: c.Argv, Env: Env(s)}, nil
+	return Launch{Argv: c.Argv, Env: TeammateEnv(s)}, nil
 }
 
-// Env is what every teammate's environment gets: PANETEAM_TEAM,
+// TeammateEnv is what every teammate's environment gets: PANETEAM_TEAM,
 // PANETEAM_AGENT, and PANETEAM_ROOT when a root was given.
-func Env(s Setup) []string {
+func TeammateEnv(s Setup) []string {
 	env := []string{"PANETEAM_TEAM=" + s.Team.Name, "PANETEAM_AGENT=" + s.Member.Name}
 	if s.Root != "" {
 		env = append(env, "PANETEAM_ROOT="+s.Root)
@@ -92,13 +92,6 @@ func withRoot(env []string, root string) []string {
 		}
 	}
 	return append(env, "PANETEAM_ROOT="+root)
-}
-
-func getenv(c post.Caller, k string) string {
-	if c.Getenv == nil {
-		return ""
-	}
-	return c.Getenv(k)
 }
 
 // Preflight finds the program before any pane exists, so a typo fails
