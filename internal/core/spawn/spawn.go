@@ -19,6 +19,7 @@ package spawn
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/post"
@@ -44,7 +45,7 @@ type Request struct {
 	// Member is the row to add: Name (made unique: alice, alice-2, ...),
 	// Color (default: the first no member has), AgentType, Model, Prompt
 	// (the first message, see PromptFrom), PlanModeRequired and Cwd (the
-	// command's folder, absolute, existing).
+	// command's folder, an existing one; "": the current folder).
 	Member team.Member
 	// Launcher builds what the teammate runs: Command, or Claude.
 	Launcher Launcher
@@ -88,6 +89,13 @@ type Result struct {
 func Run(ctx context.Context, r Request) (Result, error) {
 	if r.Launcher == nil {
 		return Result{}, fmt.Errorf("spawn %s: no launcher: say what the teammate runs", r.Member.Name)
+	}
+	if r.Member.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return Result{}, fmt.Errorf("spawn %s: find the current folder: %w (give its folder)", r.Member.Name, err)
+		}
+		r.Member.Cwd = wd
 	}
 	cfg := r.Config
 	if cfg == nil {
