@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/ui/dashboard"
 	"github.com/paneteam/paneteam/team"
@@ -105,7 +106,7 @@ func runDashboard(ctx context.Context, c *ucli.Command, env Env, t team.Team) er
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: c.Duration("poll")})
 	defer w.Close()
 	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
-		Agent: env.Getenv("PANETEAM_AGENT"), User: env.Getenv("PANETEAM_USER"), Signer: leadSigner(env)}
+		Caller: post.Caller{Getenv: env.Getenv}}
 	if lead, err := openLead(ctx, c, env); err == nil {
 		live.Keys = lead.Keys // as approve and deny answer
 	}

@@ -13,6 +13,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -147,7 +148,7 @@ func (d *demo) spawn(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var res spawnResult
+		var res spawn.Result
 		json.Unmarshal([]byte(out), &res)
 		fmt.Fprintf(d.env.Stdout, "    %s runs in %s pane %s\n", res.AgentID, res.Backend, res.PaneID)
 	}

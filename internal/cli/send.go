@@ -14,6 +14,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -77,25 +78,22 @@ start paneteam per message: each start costs a few milliseconds.`,
 			if err != nil {
 				return err
 			}
-			lead := team.LeadOf(cfg)
-			from, err := sender(c, env, cfg, lead)
+			caller := callerOf(env)
+			from, err := caller.Sender(cfg, explicitFrom(c, env))
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			to, err := recipients(c, t, cfg, from)
 			if err != nil {
 				return err
 			}
-			defer noteUnpolled(env, t, cfg, lead, to)
-			color, err := senderColor(c, cfg, from)
+			defer noteUnpolled(env, t, cfg, to)
+			p, err := caller.Open(t, cfg, lockOpts(c), from, to, c.String("color"))
 			if err != nil {
-				return err
-			}
-			if err := checkSignable(env, t, cfg, to, from); err != nil {
-				return err
+				return postError(err)
 			}
 			if c.Bool("lines") {
-				return sendLines(ctx, c, env, t, to, mailbox.Message{From: from, Summary: c.String("summary"), Color: color})
+				return sendLines(ctx, c, env, p, to)
 			}
 			compose, err := composer(c, env, t, cfg, from)
 			if err != nil {
@@ -111,8 +109,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 				if err != nil {
 					return err
 				}
-				d.Message.Color = color
-				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env)).Send(ctx, d.Message); err != nil {
+				if d.Message, err = p.Send(ctx, name, d.Message); err != nil {
 					if len(to) == 1 {
 						return fmt.Errorf("send to %s: %w", name, err)
 					}
@@ -183,28 +180,10 @@ func reportSent(env Env, asJSON bool, sent []delivery) error {
 	return nil
 }
 
-// sender is who the message is from (team.ChooseSender): in a team a live
-// Claude Code process leads, the caller's own name unless --from says
-// otherwise, with a warning when --from names Claude's lead.
-func sender(c *ucli.Command, env Env, cfg *team.Config, lead team.Lead) (string, error) {
-	agent := env.Getenv("PANETEAM_AGENT")
-	explicit := c.String("from")
-	if explicit == agent {
-		explicit = "" // --from's default, $PANETEAM_AGENT
-	}
-	ch, err := team.ChooseSender(cfg, lead, explicit, agent, env.Getenv("PANETEAM_USER"))
-	if err != nil {
-		return "", usageError{err}
-	}
-	if ch.Warning != "" {
-		fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", ch.Warning)
-	}
-	return ch.From, nil
-}
-
 // noteUnpolled tells the person, on stderr, when what waits for a Claude
 // Code lead will not be read yet (leadinbox.Note).
-func noteUnpolled(env Env, t team.Team, cfg *team.Config, lead team.Lead, to []string) {
+func noteUnpolled(env Env, t team.Team, cfg *team.Config, to []string) {
+	lead := team.LeadOf(cfg)
 	w, err := leadinbox.Check(t, cfg, lead, time.Now())
 	if err != nil || !lead.ClaudeLed() || len(cfg.ClaudeTeammates()) > 0 {
 		return
@@ -248,20 +227,6 @@ func recipients(c *ucli.Command, t team.Team, cfg *team.Config, from string) ([]
 		return nil, usageError{err}
 	}
 	return []string{team.SanitizePath(to)}, nil
-}
-
-// senderColor is --color, else the sender's team colour, else none.
-func senderColor(c *ucli.Command, cfg *team.Config, from string) (string, error) {
-	if col := c.String("color"); col != "" {
-		if !team.ValidColor(col) {
-			return "", usagef("colour %q is not a team colour: use one of %s", col, strings.Join(team.Colors, ", "))
-		}
-		return col, nil
-	}
-	if m := cfg.Member(from); m != nil {
-		return m.Color, nil
-	}
-	return "", nil
 }
 
 // composer returns the function that builds the message for one recipient:
@@ -450,7 +415,7 @@ func ptr[T any](v T) *T { return &v }
 // at the first line it cannot deliver and says how far it got. SIGINT or
 // SIGTERM ends it between lines (a line already read is still delivered),
 // the normal way to stop a stream that never closes.
-func sendLines(ctx context.Context, c *ucli.Command, env Env, t team.Team, to []string, proto mailbox.Message) error {
+func sendLines(ctx context.Context, c *ucli.Command, env Env, p *post.Post, to []string) error {
 	if c.String("type") != "" {
 		return usagef("--lines sends plain text; protocol messages (--type) are sent one per command")
 	}
@@ -459,8 +424,9 @@ func sendLines(ctx context.Context, c *ucli.Command, env Env, t team.Team, to []
 	}
 	inboxes := make([]*mailbox.Inbox, len(to))
 	for i, name := range to {
-		inboxes[i] = mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env))
+		inboxes[i] = p.Inbox(name)
 	}
+	summary := c.String("summary")
 	jsonOut := json.NewEncoder(env.Stdout)
 	jsonOut.SetEscapeHTML(false)
 	lines, stop := readLines(env.Stdin)
@@ -478,8 +444,7 @@ func sendLines(ctx context.Context, c *ucli.Command, env Env, t team.Team, to []
 		}
 		text := strings.TrimSuffix(strings.TrimSuffix(l.text, "\n"), "\r")
 		if strings.TrimSpace(text) != "" {
-			m := proto
-			m.Text, m.Timestamp = text, mailbox.Timestamp(time.Now())
+			m := p.Message(mailbox.Message{Text: text, Summary: summary})
 			if err := m.Validate(); err != nil {
 				return fmt.Errorf("line %d: %w (%s)", n, err, deliveredSoFar(delivered))
 			}
@@ -537,4 +502,35 @@ func deliveredSoFar(n int) string {
 		return "the 1 message before it was delivered"
 	}
 	return fmt.Sprintf("the %d messages before it were delivered", n)
+}
+
+// callerOf is the process as the post package sees it: its environment,
+// its warnings on stderr.
+func callerOf(env Env) post.Caller {
+	return post.Caller{Getenv: env.Getenv, Warn: backendEnv(env).Warn}
+}
+
+// explicitFrom is --from as the person typed it: "" when not given or
+// when it is $PANETEAM_AGENT (the flag's default).
+func explicitFrom(c *ucli.Command, env Env) string {
+	if from := c.String("from"); c.IsSet("from") && from != env.Getenv("PANETEAM_AGENT") {
+		return from
+	}
+	return ""
+}
+
+// postError shows a post refused for what was asked as a wrong call.
+func postError(err error) error {
+	var u *post.UsageError
+	if errors.As(err, &u) {
+		return usageError{err}
+	}
+	return err
+}
+
+// The signing rules (post.Caller) for the commands that sign.
+func actsAsLead(env Env) bool           { return callerOf(env).ActsAsLead() }
+func leadSigner(env Env) mailbox.Signer { return callerOf(env).Signer() }
+func checkSignable(env Env, t team.Team, cfg *team.Config, names []string, from string) error {
+	return callerOf(env).CheckSignable(t, cfg, names, from)
 }

@@ -13,11 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
+
+// spawnResult is what spawn-pane --json prints.
+type spawnResult = spawn.Result
 
 // spTeam is a team under a temporary root with the real paneteam binary,
 // run as a user would from the lead's tmux pane (vars TMUX, TMUX_PANE).

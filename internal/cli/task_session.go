@@ -67,9 +67,17 @@ func (s *taskSession) readAll() ([]*team.Task, map[string]*team.Task, error) {
 // Claude Code does when a task gets an owner (PROTOCOL.md, "Protocol
 // messages"). The task is already assigned; a failure here says so.
 func (s *taskSession) notifyAssignment(ctx context.Context, c *ucli.Command, t *team.Task, from string) error {
-	from, err := defaultSender(c, s.env, s.cfg, from)
+	caller := callerOf(s.env)
+	if !c.IsSet("from") {
+		from = "" // --from's default: $PANETEAM_AGENT, else team-lead
+	}
+	from, err := caller.Sender(s.cfg, from)
 	if err != nil {
-		return err
+		return usageError{err}
+	}
+	p, err := caller.Open(s.team, s.cfg, lockOpts(c), from, []string{t.Owner}, "")
+	if err != nil {
+		return postError(err)
 	}
 	now := time.Now()
 	text, err := mailbox.Text(mailbox.TaskAssignment{
@@ -83,12 +91,7 @@ func (s *taskSession) notifyAssignment(ctx context.Context, c *ucli.Command, t *
 	if err != nil {
 		return err
 	}
-	msg := mailbox.Message{From: from, Text: text, Timestamp: mailbox.Timestamp(now)}
-	if m := s.cfg.Member(from); m != nil {
-		msg.Color = m.Color
-	}
-	in := mailbox.New(s.team.InboxPath(t.Owner), lockOpts(c)).SignedBy(leadSigner(s.env))
-	if err := in.Append(ctx, msg); err != nil {
+	if _, err := p.Send(ctx, t.Owner, mailbox.Message{Text: text, Timestamp: mailbox.Timestamp(now)}); err != nil {
 		return fmt.Errorf("task %s is assigned to %s, but the task_assignment message was not delivered: %w", t.ID, t.Owner, err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/approval"
@@ -44,14 +45,13 @@ type Live struct {
 	Lock lockfile.Options
 	// Backend finds members' backends (liveness, hide/show, shutdown).
 	Backend backend.Env
-	// Agent and User are $PANETEAM_AGENT and $PANETEAM_USER: who sends
-	// the dashboard's messages (team.ChooseSender, as 'paneteam send').
-	Agent, User string
-	// Signer signs what goes out as team-lead to keyed teammates, and Keys
-	// holds their keys for answers (PROTOCOL-2.1.330.md §5); nil and the
-	// zero value sign nothing.
-	Signer mailbox.Signer
-	Keys   provenance.Store
+	// Caller is who posts the dashboard's messages and stops its members
+	// (post.Caller: the sender, as 'paneteam send' chooses it, and the
+	// signing rules). Its warnings must not reach the screen: leave Warn nil.
+	Caller post.Caller
+	// Keys holds keyed teammates' keys for answers (PROTOCOL-2.1.330.md
+	// §5); the zero value signs nothing.
+	Keys provenance.Store
 	// Snapshot options: liveness of panes.
 	Watch teamwatch.Options
 	// ShutdownTimeout bounds the wait for a teammate's answer to Stop.
@@ -85,10 +85,11 @@ func (l *Live) Answer(ctx context.Context, r approval.Request, d approval.Decisi
 	return err
 }
 
-// Send appends a plain message the way 'paneteam send --to NAME TEXT'
-// does: the sender team.ChooseSender picks (team-lead, or in a team a
+// Send posts a plain message the way 'paneteam send --to NAME TEXT'
+// does (post.Caller): the sender it chooses (team-lead, or in a team a
 // live Claude Code leads, the person's own name), wearing its team
-// colour, through the mailbox package's locked, atomic, signed append.
+// colour, refused when a keyed teammate would not believe it, signed,
+// through the mailbox package's locked, atomic append.
 func (l *Live) Send(ctx context.Context, to, text string) error {
 	cfg, err := team.Load(l.Team.ConfigPath())
 	if err != nil {
@@ -98,18 +99,15 @@ func (l *Live) Send(ctx context.Context, to, text string) error {
 	if m == nil {
 		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
 	}
-	ch, err := team.ChooseSender(cfg, team.LeadOf(cfg), "", l.Agent, l.User)
+	from, err := l.Caller.Sender(cfg, "")
 	if err != nil {
 		return err
 	}
-	msg := mailbox.Message{From: ch.From, Text: text, Timestamp: mailbox.Timestamp(time.Now())}
-	if s := cfg.Member(ch.From); s != nil {
-		msg.Color = s.Color
-	}
-	if err := msg.Validate(); err != nil {
+	p, err := l.Caller.Open(l.Team, cfg, l.Lock, from, []string{m.Name}, "")
+	if err != nil {
 		return err
 	}
-	if err := mailbox.New(l.Team.InboxPath(m.Name), l.Lock).SignedBy(l.Signer).Send(ctx, msg); err != nil {
+	if _, err := p.Send(ctx, m.Name, mailbox.Message{Text: text}); err != nil {
 		return fmt.Errorf("send to %s: %w", m.Name, err)
 	}
 	return nil
@@ -139,7 +137,7 @@ func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 	if strings.EqualFold(name, team.LeadName) {
 		return "", errors.New("the lead is not stopped from here: it is you")
 	}
-	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Signer}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
+	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer()}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
 		Names: []string{name}, Reason: "stopped from the paneteam dashboard", Timeout: l.ShutdownTimeout,
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package cli
+package spawn
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -45,7 +46,7 @@ func TestRealReleasesAcceptTheirCommandLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, perm := range permissionModes {
+		for _, perm := range mailbox.PermissionModes {
 			flags := flagsFor(v, perm)
 			out := run(bin, flags)
 			if !strings.Contains(out, "API Error: 400") {

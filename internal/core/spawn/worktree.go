@@ -1,4 +1,4 @@
-package cli
+package spawn
 
 import (
 	"context"
@@ -11,18 +11,21 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// giveWorktree is spawn-pane --worktree: once the member's final name is
-// known, it creates the member's git worktree in the repository holding
-// its working folder, moves the member there (into the same subfolder,
-// when the worktree has it) and records worktreePath in config.json. It
-// returns what takes the worktree back if the spawn then fails; that
-// removal is fail-closed like any other, so it never loses work.
-func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *team.Member) (drop func(), err error) {
+// giveWorktree is Request.Worktree: once the member's final name is known,
+// it creates the member's git worktree in the repository holding its
+// working folder, moves the member there (into the same subfolder, when
+// the worktree has it) and records worktreePath in config.json. It returns
+// what takes the worktree back if the spawn then fails; that removal is
+// fail-closed like any other (worktree.Remove), so it never loses work.
+func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *team.Member) (drop func(context.Context) error, err error) {
 	wt, err := worktree.Create(ctx, m.Cwd, t.Name, m.Name)
 	if err != nil {
 		return nil, fmt.Errorf("--worktree: %w", err)
 	}
-	drop = func() { worktree.Remove(context.WithoutCancel(ctx), wt.Path) }
+	drop = func(ctx context.Context) error {
+		worktree.Remove(ctx, wt.Path) //nolint:errcheck // kept when it holds work
+		return nil
+	}
 	cwd := wt.Path
 	if rel, err := filepath.Rel(wt.Repo, m.Cwd); err == nil && rel != "." && filepath.IsLocal(rel) {
 		if st, err := os.Stat(filepath.Join(wt.Path, rel)); err == nil && st.IsDir() {
@@ -38,7 +41,7 @@ func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *te
 		return nil
 	})
 	if err != nil {
-		drop()
+		drop(context.WithoutCancel(ctx)) //nolint:errcheck
 		return nil, err
 	}
 	m.WorktreePath, m.Cwd = wt.Path, cwd

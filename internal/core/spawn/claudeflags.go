@@ -1,0 +1,127 @@
+package spawn
+
+import (
+	"strings"
+
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/team"
+)
+
+// DefaultPermissionMode is a Claude Code teammate's mode when none is
+// asked for: it asks before running tools, as a lead in default mode
+// gives its own.
+const DefaultPermissionMode = "default"
+
+// claudeLaunch is what a Claude Code teammate's command line depends on
+// besides its member row.
+type claudeLaunch struct {
+	version claudeversion.Version // zero: unknown, taken as Tested
+	key     *provenance.Key       // nil: started without --lead-verify-key
+	backend string
+}
+
+// claudeFlags are the flags Claude Code's lead starts a teammate with, in
+// its order (Claude Code 2.1.330, PROTOCOL-2.1.330.md §11; older releases
+// per claudeversion's cut-overs): the three identity flags together, the
+// key, plan mode, type, the permission flag, the model.
+func claudeFlags(cfg *team.Config, m team.Member, perm string, l claudeLaunch) []string {
+	feat := l.version.Features()
+	f := []string{"--agent-id", m.AgentID, "--agent-name", m.Name, "--team-name", cfg.Name, "--agent-color", m.Color}
+	if cfg.LeadSessionID != "" {
+		f = append(f, "--parent-session-id", cfg.LeadSessionID)
+	}
+	if l.key != nil && feat.LeadVerifyKey {
+		f = append(f, "--lead-verify-key", l.key.Flag())
+	}
+	plan := m.PlanModeRequired != nil && *m.PlanModeRequired
+	if plan {
+		f = append(f, "--plan-mode-required")
+	}
+	if m.AgentType != "" {
+		f = append(f, flagValue("--agent-type", m.AgentType)...)
+	}
+	f = append(f, permissionFlag(perm, plan, feat.PermissionAlways)...)
+	if m.Model != "" {
+		f = append(f, flagValue("--model", m.Model)...)
+	}
+	if feat.TeammateMode {
+		mode := "tmux" // Claude Code's teammate mode for any pane backend
+		if l.backend == team.BackendInProcess {
+			mode = team.BackendInProcess
+		}
+		f = append(f, "--teammate-mode", mode)
+	}
+	return f
+}
+
+// permissionFlag is the permission flag for mode, as Claude Code's lead
+// writes it. From 2.1.317 (always): plan-mode-required makes it plan,
+// bypassPermissions is --dangerously-skip-permissions, every other mode
+// --permission-mode MODE. Before: nothing with --plan-mode-required or for
+// default, the others as from 2.1.317. A mode the person asked for is
+// passed as asked; Claude's rule that a lead in plan or dontAsk gives
+// default is about the lead's own mode, which paneteam does not have.
+func permissionFlag(mode string, plan, always bool) []string {
+	if mode == "" {
+		mode = DefaultPermissionMode
+	}
+	if plan {
+		if !always {
+			return nil
+		}
+		mode = "plan"
+	}
+	switch {
+	case mode == "bypassPermissions":
+		return []string{"--dangerously-skip-permissions"}
+	case mode == DefaultPermissionMode && !always:
+		return nil
+	}
+	return []string{"--permission-mode", mode}
+}
+
+// flagValue writes a flag and its value; a value starting with '-' or
+// shaped like a URL goes as --flag=value, as Claude Code writes it
+// (§11), so it is never read as a flag of its own.
+func flagValue(flag, v string) []string {
+	if strings.HasPrefix(v, "-") || strings.Contains(v, "://") {
+		return []string{flag + "=" + v}
+	}
+	return []string{flag, v}
+}
+
+// claudeForwarded are the variables Claude Code passes on to a teammate
+// when they are set (§11): its config folder, API routing and providers,
+// proxies, CA bundles, telemetry switches.
+var claudeForwarded = []string{
+	"CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL",
+	"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY",
+	"CLAUDE_CODE_USE_ANTHROPIC_AWS", "CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD",
+	"AWS_REGION", "AWS_PROFILE", "ANTHROPIC_VERTEX_PROJECT_ID", "CLOUD_ML_REGION", "GOOGLE_CLOUD_PROJECT",
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
+	"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+	"DO_NOT_TRACK", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND",
+	"DISABLE_COST_WARNINGS", "DISABLE_NON_ESSENTIAL_MODEL_CALLS", "DISABLE_PROMPT_CACHING",
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+}
+
+// claudeEnv is a Claude Code teammate's environment. A team under an
+// explicit root is found by the teammate through CLAUDE_CONFIG_DIR. The
+// empty CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS keeps a value
+// the pane would otherwise inherit from reaching the teammate, as Claude
+// Code's lead does.
+func claudeEnv(caller post.Caller, root string) []string {
+	env := []string{"CLAUDECODE=1", "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1", "CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS="}
+	for _, k := range claudeForwarded {
+		v := caller.Env(k)
+		if k == "CLAUDE_CONFIG_DIR" && root != "" {
+			v = root
+		}
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

@@ -1,0 +1,128 @@
+package spawn
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// A Launcher builds what a teammate runs: its command line and the
+// variables added to its environment. Starting it is the backend's job.
+type Launcher interface {
+	// Check runs before anything is written: the program exists (seen
+	// from cwd, through the caller's PATH), its release is known.
+	Check(ctx context.Context, cwd string, caller post.Caller) error
+	// Prepare builds the command once the member's row is final, and
+	// readies what it depends on (a signing key); Launch.Undo takes that
+	// back if the spawn then fails.
+	Prepare(ctx context.Context, s Setup) (Launch, error)
+}
+
+// Setup is what a teammate's command is built from.
+type Setup struct {
+	Team team.Team
+	// Config is the team as it was just before the member was added.
+	Config *team.Config
+	// Member is the row as added: its final name, colour and folder.
+	Member team.Member
+	Lock   lockfile.Options
+	// Backend is the name of the backend that starts it.
+	Backend string
+	// Root is Request.Root: PANETEAM_ROOT as the person gave it, or "".
+	Root   string
+	Caller post.Caller
+}
+
+// Launch is a teammate's prepared command.
+type Launch struct {
+	Argv []string
+	// Env is added to the command's environment (KEY=VALUE).
+	Env []string
+	// Signer signs what is written to it as its lead (its first prompt);
+	// nil signs nothing. Keyed says it believes its lead only when signed.
+	Signer mailbox.Signer
+	Keyed  bool
+	// Undo takes back what Prepare made; nil when nothing.
+	Undo func()
+}
+
+// Command is a launcher for any program: Argv is run as is, with the
+// paneteam variables (TeammateEnv).
+type Command struct{ Argv []string }
+
+// Check finds the program (Preflight).
+func (c Command) Check(_ context.Context, cwd string, caller post.Caller) error {
+	if len(c.Argv) == 0 {
+		return fmt.Errorf("no command to run: give the program and its arguments")
+	}
+	return Preflight(c.Argv[0], cwd, caller.Env("PATH"))
+}
+
+// Prepare returns the command line and the paneteam variables.
+func (c Command) Prepare(_ context.Context, s Setup) (Launch, error) {
+	return Launch{Argv: c.Argv, Env: TeammateEnv(s)}, nil
+}
+
+// TeammateEnv is what every teammate's environment gets: PANETEAM_TEAM,
+// PANETEAM_AGENT, and PANETEAM_ROOT when a root was given.
+func TeammateEnv(s Setup) []string {
+	env := []string{"PANETEAM_TEAM=" + s.Team.Name, "PANETEAM_AGENT=" + s.Member.Name}
+	if s.Root != "" {
+		env = append(env, "PANETEAM_ROOT="+s.Root)
+	}
+	return env
+}
+
+// withRoot makes sure a teammate's environment names its team root: a pane
+// left behind once its team folder is gone (Claude Code deletes its
+// session team at exit) can then be told from a pane of a team under
+// another root (lifecycle.Reap).
+func withRoot(env []string, root string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PANETEAM_ROOT=") {
+			return env
+		}
+	}
+	return append(env, "PANETEAM_ROOT="+root)
+}
+
+// Preflight finds the program before any pane exists, so a typo fails
+// cleanly, without a member row or a dead pane.
+func Preflight(prog, cwd, path string) error {
+	if strings.Contains(prog, "/") {
+		p := prog
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			return fmt.Errorf("cannot run %s: not an executable file (seen from %s)", prog, cwd)
+		}
+		return nil
+	}
+	if _, err := lookPathIn(prog, path); err != nil {
+		return fmt.Errorf("cannot run %s: %w (install it or give its full path)", prog, exec.ErrNotFound)
+	}
+	return nil
+}
+
+// lookPathIn is the executable prog in the folders of path.
+func lookPathIn(prog, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, prog)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
