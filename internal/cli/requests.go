@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/protocol/approval"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -125,7 +126,7 @@ func watchRequests(ctx context.Context, c *ucli.Command, env Env, lead *approval
 // whole: a terminal wraps a long command, nothing cuts it.
 func writeRequests(w io.Writer, rs []approval.Request, now time.Time) {
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", approval.Visible(r.ID), approval.Visible(r.From), r.Kind,
+		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", visible.Line(r.ID), visible.Line(r.From), r.Kind,
 			relTime(r.Time, now), approval.Subject(r))
 	}
 }
@@ -147,7 +148,7 @@ func requestViews(rs []approval.Request, now time.Time) []requestView {
 }
 
 // printSafeJSON prints v as JSON (indented, or one line) with the
-// characters a terminal could act on escaped (approval.SafeJSON).
+// characters a terminal could act on escaped (visible.JSON).
 func printSafeJSON(w io.Writer, v any, indent bool) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -158,6 +159,6 @@ func printSafeJSON(w io.Writer, v any, indent bool) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(approval.SafeJSON(buf.Bytes()))
+	_, err := w.Write(visible.JSON(buf.Bytes()))
 	return err
 }

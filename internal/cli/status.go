@@ -14,7 +14,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/approval"
 	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -283,13 +283,13 @@ func writeStatus(env Env, teams []teamStatus) error {
 			fmt.Fprintln(env.Stdout)
 		}
 		// Names, backends and descriptions are in config.json, which any
-		// member can write: shown, never interpreted (termtext.Visible).
-		head := termtext.Visible(ts.Name)
+		// member can write: shown, never interpreted (visible.Line).
+		head := visible.Line(ts.Name)
 		if ts.Backend != "" {
-			head += " (" + termtext.Visible(ts.Backend) + ")"
+			head += " (" + visible.Line(ts.Backend) + ")"
 		}
 		if ts.Description != "" {
-			head += ": " + termtext.Visible(ts.Description)
+			head += ": " + visible.Line(ts.Description)
 		}
 		fmt.Fprintln(env.Stdout, head)
 		if ts.Error != "" {
@@ -305,8 +305,8 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
 		for _, m := range ts.Members {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", termtext.Visible(m.Name), runByWord(m.RunBy), stateWord(m),
-				termtext.Visible(orDefault(m.Backend, "-")), termtext.Visible(paneWord(m)), unreadWord(m))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Name), runByWord(m.RunBy), stateWord(m),
+				visible.Line(orDefault(m.Backend, "-")), visible.Line(paneWord(m)), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

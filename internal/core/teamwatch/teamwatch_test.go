@@ -38,22 +38,6 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func TestVisible(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text, ünïcode ✓": "plain text, ünïcode ✓",
-		"\x1b]0;pwned\x07":      `\x1b]0;pwned\x07`,
-		"a\nb\tc\rd":            `a\nb\tc\rd`,
-		"rtl\u202eevil":         `rtl\u202eevil`,
-		"c1\u009bx":             `c1\u009bx`,
-		"bad\xffutf8":           `bad\xffutf8`,
-		"del\x7f":               `del\x7f`,
-	} {
-		if got := Visible(in); got != want {
-			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func appendMsg(t *testing.T, tm team.Team, to string, m mailbox.Message) {
 	t.Helper()
 	if m.Timestamp == "" {
