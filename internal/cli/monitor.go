@@ -86,16 +86,12 @@ heldForSeconds).`,
 // --poll and --lock-age (when it has them), checking pane liveness as
 // status does, and reporting problems it survives once each.
 func newTeamWatcher(c *ucli.Command, env Env, t team.Team) *teamwatch.Watcher {
-	bend := statusBackendEnv(env)
+	opts := stateOptions(env)
+	opts.LockAge = c.Duration("lock-age")
 	var last string
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
-		Options: teamwatch.Options{
-			Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
-				return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
-			},
-			LockAge: c.Duration("lock-age"),
-		},
-		Poll: c.Duration("poll"),
+		Options: opts,
+		Poll:    c.Duration("poll"),
 		OnError: func(err error) {
 			if msg := err.Error(); msg != last {
 				last = msg

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -93,7 +94,9 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	if n := strings.Count(string(calls), "CALL "); n != 1 {
 		t.Errorf("status --format tmux made %d tmux calls, want 1:\n%s", n, calls)
 	}
-	if want := "t ▶2 ⏸3 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]\n"; seg != want {
+	// Each teammate counts once, in its state as status judges it: alice
+	// busy, dave and erin idle, bob and carol gone (their panes dead).
+	if want := "t ▶1 ⏸2 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]\n"; seg != want {
 		t.Errorf("segment %q, want %q", seg, want)
 	}
 
@@ -103,9 +106,11 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 		t.Fatalf("status --json: %v %+v", err, teams)
 	}
 	want := map[string]string{"alice": paneAlive, "bob": paneDead, "carol": paneDead, "dave": paneAlive, "erin": paneAlive}
+	state := map[string]teamwatch.State{"alice": teamwatch.StateActive, "bob": teamwatch.StateGone, "carol": teamwatch.StateGone,
+		"dave": teamwatch.StateIdle, "erin": teamwatch.StateIdle}
 	for _, m := range teams[0].Members {
-		if w, ok := want[m.Name]; ok && m.Pane != w {
-			t.Errorf("status --json: %s's pane is %s, want %s", m.Name, m.Pane, w)
+		if w, ok := want[m.Name]; ok && (m.Pane != w || m.State != state[m.Name]) {
+			t.Errorf("status --json: %s's pane is %s (%s), want %s (%s)", m.Name, m.Pane, m.State, w, state[m.Name])
 		}
 	}
 }

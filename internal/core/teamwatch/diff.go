@@ -47,8 +47,9 @@ type Event struct {
 	Task    string `json:"task,omitempty"`
 	Subject string `json:"subject,omitempty"`
 	Owner   string `json:"owner,omitempty"`
-	// Pending counts a member's waiting requests.
-	Pending *int `json:"pending,omitempty"`
+	// Waiting counts a member's waiting requests (JSON "pending", as
+	// monitor --json has always written it).
+	Waiting *int `json:"pending,omitempty"`
 	// Lock is a lock directory (relative to the root), HeldFor how long.
 	Lock    string  `json:"lock,omitempty"`
 	HeldFor Seconds `json:"heldForSeconds,omitempty"`
@@ -85,9 +86,9 @@ func (e Event) What() string {
 	case KindTaskDeleted:
 		return "task " + v(e.Task) + " deleted: " + v(e.Subject)
 	case KindRequestWaiting:
-		return fmt.Sprintf("asks the lead: %d request(s) waiting", pendingOf(e))
+		return fmt.Sprintf("asks the lead: %d request(s) waiting", waitingOf(e))
 	case KindRequestAnswered:
-		return fmt.Sprintf("request answered, %d still waiting", pendingOf(e))
+		return fmt.Sprintf("request answered, %d still waiting", waitingOf(e))
 	case KindLockHeld:
 		return fmt.Sprintf("lock %s held for %.0fs", v(e.Lock), float64(e.HeldFor))
 	case KindTeamDeleted:
@@ -96,11 +97,11 @@ func (e Event) What() string {
 	return v(e.Kind)
 }
 
-func pendingOf(e Event) int {
-	if e.Pending == nil {
+func waitingOf(e Event) int {
+	if e.Waiting == nil {
 		return 0
 	}
-	return *e.Pending
+	return *e.Waiting
 }
 
 func oneOf(cond bool, s string) string {
@@ -144,10 +145,10 @@ func (d *differ) members() {
 			d.add(Event{Kind: KindJoined, Who: m.Name, State: m.State})
 			continue
 		}
-		if m.Pending > o.Pending {
-			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Pending: intp(m.Pending)})
-		} else if m.Pending < o.Pending {
-			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Pending: intp(m.Pending)})
+		if m.Waiting > o.Waiting {
+			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Waiting: intp(m.Waiting)})
+		} else if m.Waiting < o.Waiting {
+			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Waiting: intp(m.Waiting)})
 		}
 		if m.State != o.State {
 			e := Event{Kind: stateKind(m.State), Who: m.Name, State: m.State}

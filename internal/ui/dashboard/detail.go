@@ -75,7 +75,7 @@ func (m *Model) memberDetail(w int) []string {
 		out = append(out, field("pane check", v(mb.PaneError), w)...)
 	}
 	out = append(out, field("unread", fmt.Sprint(mb.Unread), w)...)
-	out = append(out, field("requests waiting", fmt.Sprint(mb.Pending), w)...)
+	out = append(out, field("requests waiting", fmt.Sprint(mb.Waiting), w)...)
 	if !mb.LastIdle.IsZero() {
 		out = append(out, field("last idle", fmt.Sprintf("%s ago (%s)", ago(m.opts.Now().Sub(mb.LastIdle)), v(mb.IdleReason)), w)...)
 		out = append(out, field("summary", v(mb.IdleSummary), w)...)

@@ -61,7 +61,7 @@ func perm(id, from, cmd string, suggestions string) approval.Request {
 func team3() *teamwatch.Snapshot {
 	return &teamwatch.Snapshot{Team: "crew", Members: []teamwatch.Member{
 		{Name: "team-lead", State: teamwatch.StateActive},
-		{Name: "alice", State: teamwatch.StateNeedsYou, Backend: "tmux", Pane: "alive", Pending: 1},
+		{Name: "alice", State: teamwatch.StateNeedsYou, Backend: "tmux", Pane: "alive", Waiting: 1, NeedsYou: true},
 		{Name: "bob", State: teamwatch.StateIdle, Backend: "tmux", Pane: "alive"},
 	}, Tasks: []teamwatch.Task{{ID: "1", Subject: "Fix login", Status: "pending", Blocks: []string{"2"}}}}
 }

@@ -214,8 +214,8 @@ func (m *Model) memberRow(mb teamwatch.Member) string {
 		state = m.st.paint(m.st.gone, state)
 	}
 	rest := fmt.Sprintf(" %-9s pane %-7s unread %-3s", cut(be, 9), cut(pane, 7), unread)
-	if mb.Pending > 0 {
-		rest += fmt.Sprintf(" waiting %d", mb.Pending)
+	if mb.Waiting > 0 {
+		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}
 	return pad(visible.Line(mb.Name), 14) + " " + state + rest
 }
