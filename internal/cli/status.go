@@ -35,8 +35,11 @@ Code session, by config.json's leadProcess, or paneteam) and whether that
 lead process is alive (for Claude Code, by Claude Code's own test: a lead
 that cannot be proven dead counts as alive); then each member: who runs it
 (Claude Code in its own process, Claude Code in a pane, or paneteam), its
-backend, whether it is active or idle (config.json's isActive), whether its
-pane or process still runs, and how many unread messages wait in its inbox.
+backend, its state, whether its pane or process still runs, and how many
+unread messages wait in its inbox. The state is the one the dashboard,
+monitor and wait show: idle after its latest idle notification unless a
+message came or went since (without one, config.json's isActive decides),
+gone when its pane is dead.
 A Claude Code teammate's pane is looked for on Claude's tmux server (from
 the lead's environment, else $TMUX).
 
@@ -48,8 +51,9 @@ shows as NEEDS YOU (with how many): 'paneteam requests' lists them,
 'paneteam approve' and 'deny' answer them.
 
 --format tmux prints one short segment per team for tmux's status line:
-name, busy and idle counts, dead panes, "!N need you" when requests wait
-for you, and the lead's unread messages.
+name, busy and idle counts, dead panes (each teammate counted once, in its
+state), "!N need you" when requests wait for you, and the lead's unread
+messages.
 
     set -g status-right '#(paneteam status --format tmux)'
     set -g status-interval 5

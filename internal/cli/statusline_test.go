@@ -19,7 +19,7 @@ import (
 
 // The tmux status line runs for every tmux client every few seconds: it
 // must judge every member's pane from one tmux call, and agree with what
-// `status --json` says about each pane.
+// `status --json` says about each pane, which asks that one question too.
 func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	srv := testutil.TmuxServer(t)
 	bin := testutil.Binary(t)
@@ -104,6 +104,10 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	var teams []teamStatus
 	if err := json.Unmarshal([]byte(run("status", "--json")), &teams); err != nil || len(teams) != 1 {
 		t.Fatalf("status --json: %v %+v", err, teams)
+	}
+	// and asks tmux the same one question.
+	if calls, _ := os.ReadFile(log); strings.Count(string(calls), "CALL ") != 1 {
+		t.Errorf("status --json made %d tmux calls, want 1:\n%s", strings.Count(string(calls), "CALL "), calls)
 	}
 	want := map[string]string{"alice": paneAlive, "bob": paneDead, "carol": paneDead, "dave": paneAlive, "erin": paneAlive}
 	state := map[string]teamwatch.State{"alice": teamwatch.StateActive, "bob": teamwatch.StateGone, "carol": teamwatch.StateGone,

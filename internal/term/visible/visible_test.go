@@ -90,24 +90,29 @@ func unquote(t *testing.T, v string) string {
 		case 'r':
 			b.WriteByte('\r')
 		case 'x':
-			n, err := strconv.ParseUint(body[i+1:i+3], 16, 8)
-			if err != nil {
-				t.Fatalf("bad \\x in %q", v)
-			}
-			b.WriteByte(byte(n))
+			b.WriteByte(byte(hexAt(t, body, i+1, 2)))
 			i += 2
 		case 'u':
-			n, err := strconv.ParseUint(body[i+1:i+5], 16, 32)
-			if err != nil {
-				t.Fatalf("bad \\u in %q", v)
-			}
-			b.WriteRune(rune(n))
+			b.WriteRune(rune(hexAt(t, body, i+1, 4)))
 			i += 4
 		default:
 			t.Fatalf("unknown escape \\%c in %q", body[i], v)
 		}
 	}
 	return b.String()
+}
+
+// hexAt reads the digits hexadecimal digits at s[i:].
+func hexAt(t *testing.T, s string, i, digits int) uint64 {
+	t.Helper()
+	if i+digits > len(s) {
+		t.Fatalf("short escape at %d in %q", i, s)
+	}
+	n, err := strconv.ParseUint(s[i:i+digits], 16, 32)
+	if err != nil {
+		t.Fatalf("bad escape at %d in %q: %v", i, s, err)
+	}
+	return n
 }
 
 func checkPrintable(t *testing.T, v string, allowNewline bool) {
