@@ -83,6 +83,7 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			}
 			opts := stateOptions(env)
 			opts.MembersOnly = true
+			opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
 			var out []teamStatus
 			for _, tl := range teams {
 				out = append(out, statusOf(ctx, opts, tl))

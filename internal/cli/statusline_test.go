@@ -63,6 +63,23 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// A second team on the same server is judged from the same listing.
+	tu, _, err := team.Create(root, "u", team.CreateOptions{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoePane := newPane()
+	if _, err := tu.Update(ctx, lockfile.Options{}, func(c *team.Config) error {
+		m, err := c.AddMember(team.Member{Name: "zoe", Cwd: root})
+		if err != nil {
+			return err
+		}
+		m.BackendType, m.TmuxPaneID, m.Paneteam = team.BackendTmux, zoePane, &team.MemberMeta{TmuxSocket: srv.Socket}
+		_, err = srv.Run(ctx, "set-option", "-p", "-t", zoePane, "@paneteam-agent", m.AgentID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := srv.Run(ctx, "kill-pane", "-t", panes["bob"]); err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +113,13 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	}
 	// Each teammate counts once, in its state as status judges it: alice
 	// busy, dave and erin idle, bob and carol gone (their panes dead).
-	if want := "t ▶1 ⏸2 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]\n"; seg != want {
+	if want := "t ▶1 ⏸2 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]  u ▶1 ⏸0\n"; seg != want {
 		t.Errorf("segment %q, want %q", seg, want)
 	}
 
 	// The full status agrees pane by pane.
 	var teams []teamStatus
-	if err := json.Unmarshal([]byte(run("status", "--json")), &teams); err != nil || len(teams) != 1 {
+	if err := json.Unmarshal([]byte(run("status", "--json")), &teams); err != nil || len(teams) != 2 {
 		t.Fatalf("status --json: %v %+v", err, teams)
 	}
 	// and asks tmux the same one question.

@@ -45,6 +45,10 @@ type Options struct {
 	// backend.Census per snapshot. Nil: panes are not checked and Pane
 	// stays empty.
 	Backend *backend.Env
+	// Census, when set with Backend, is asked instead of a fresh one per
+	// snapshot: one moment's snapshots of several teams (status) share it,
+	// so each tmux server is asked once for all of them.
+	Census *backend.Census
 	// MembersOnly skips the tasks and locks: what status and its status
 	// line show needs the members alone.
 	MembersOnly bool
@@ -214,7 +218,10 @@ func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev
 	}
 	var census *backend.Census
 	if opts.Backend != nil {
-		census = backend.NewCensus(*opts.Backend)
+		census = opts.Census
+		if census == nil {
+			census = backend.NewCensus(*opts.Backend)
+		}
 	}
 	for i := range cfg.Members {
 		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, cfg, &cfg.Members[i], unread, waiting))
