@@ -35,10 +35,11 @@ in full with 'paneteam show ID'.
 
 Requests are found in the lead's inbox and in its archive (a watcher may
 have marked them read). One paneteam answered, or whose teammate has left,
-is not listed. What a teammate wrote is shown with control characters and
-escape sequences as visible escapes (\x1b, \r, \t), never interpreted, and
-never cut short. --json prints an array (with --watch: one object per
-line).`,
+is not listed. What a teammate wrote is shown, never interpreted and never
+cut short: a text holding control characters or escape sequences is
+printed quoted as $'…' with them as escapes ($'echo a\nb' holds a real
+line break, echo a\nb a typed backslash-n). --json prints an array (with
+--watch: one object per line).`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			jsonFlag(),

@@ -29,9 +29,9 @@ func withRequestShow(env Env, pane *ucli.Command) *ucli.Command {
 	pane.ArgsUsage = "[REQUEST-ID]"
 	pane.Description = `With a request ID (any unique beginning of one, as listed by
 'paneteam requests'): prints the whole request, the full tool input, the
-whole plan, and whether it was answered. What the teammate wrote is shown
-with control characters and escape sequences as visible escapes; plan
-lines stay lines.
+whole plan, and whether it was answered. What the teammate wrote is shown,
+never interpreted: a line holding control characters or escape sequences
+is printed quoted as $'…' with them as escapes; plan lines stay lines.
 
     paneteam show perm-1767225600000-abc1234 --team review
     paneteam show plan_approval-17672256 --team review --json | jq -r .plan_content
