@@ -160,11 +160,7 @@ func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamSt
 		ts.Error = tl.err.Error()
 		return ts
 	}
-	s, err := teamwatch.Take(ctx, tl.team, opts)
-	if err != nil {
-		ts.Error = err.Error()
-		return ts
-	}
+	s := teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, opts)
 	ts.Description, ts.Backend, ts.Lead, ts.LeadInbox, ts.Members = s.Description, s.Backend, s.Lead, s.LeadInbox, s.Members
 	return ts
 }
@@ -284,11 +280,7 @@ func writeITerm2Status(ctx context.Context, w io.Writer, teams []loadedTeam) err
 		if tl.err != nil {
 			continue
 		}
-		s, err := teamwatch.Take(ctx, tl.team, teamwatch.Options{MembersOnly: true})
-		if err != nil {
-			continue
-		}
-		for _, m := range s.Members {
+		for _, m := range teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, teamwatch.Options{MembersOnly: true}).Members {
 			n += m.Waiting
 		}
 	}

@@ -192,6 +192,12 @@ func Take(ctx context.Context, t team.Team, opts Options) (*Snapshot, error) {
 	return take(ctx, t, opts, newMailReader(), nil)
 }
 
+// TakeLoaded is Take of a team whose config.json was just loaded as cfg
+// (status lists every team under a root, reading each config once).
+func TakeLoaded(ctx context.Context, t team.Team, cfg *team.Config, opts Options) *Snapshot {
+	return snapshotOf(ctx, t, cfg, opts, newMailReader(), nil)
+}
+
 func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev *Snapshot) (*Snapshot, error) {
 	cfg, err := team.Load(t.ConfigPath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -200,6 +206,10 @@ func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev
 	if err != nil {
 		return nil, err
 	}
+	return snapshotOf(ctx, t, cfg, opts, mail, prev), nil
+}
+
+func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options, mail *mailReader, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Team: t.Name, Description: cfg.Description, Taken: opts.now(), Members: []Member{}, Tasks: []Task{}, Locks: []Lock{}}
 	if cfg.Paneteam != nil {
 		s.Backend = cfg.Paneteam.Backend
@@ -231,7 +241,7 @@ func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev
 		s.readTasks(t)
 		s.readLocks(t, prev)
 	}
-	return s, nil
+	return s
 }
 
 func (s *Snapshot) problem(err error) { s.Problems = append(s.Problems, err.Error()) }
