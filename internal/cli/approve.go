@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 func approveCommand(env Env) *ucli.Command {
@@ -125,7 +126,7 @@ func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decisio
 		res, err := lead.AnswerRequest(ctx, r, d)
 		if err != nil {
 			failed++
-			fmt.Fprintf(env.Stderr, "paneteam: %s: %v\n", approval.Visible(r.ID), err)
+			fmt.Fprintf(env.Stderr, "paneteam: %s: %v\n", visible.Line(r.ID), err)
 			continue
 		}
 		done = append(done, res)
@@ -160,7 +161,7 @@ func printAnswers(c *ucli.Command, env Env, rs []approval.Result, list bool) err
 		if r.Request.Kind == approval.KindPlan && !r.Approved {
 			verb = "rejected"
 		}
-		fmt.Fprintf(env.Stdout, "%s %s from %s: %s\n", verb, approval.Visible(r.Request.ID), approval.Visible(r.Request.From),
+		fmt.Fprintf(env.Stdout, "%s %s from %s: %s\n", verb, visible.Line(r.Request.ID), visible.Line(r.Request.From),
 			approval.Subject(r.Request))
 	}
 	return nil

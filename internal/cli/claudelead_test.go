@@ -309,3 +309,30 @@ func exists(t *testing.T, p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// A live Claude Code lead with no teammate of its own reads its inbox late:
+// status notes the messages that have waited more than a few seconds (a
+// fresh one may still be read), and says nothing once the lead has one.
+func TestStatusNotesALeadThatReadsLate(t *testing.T) {
+	root, vars, tm := claudeLedTeam(t, nil)
+	inbox := mailbox.New(tm.InboxPath(team.LeadName), lockOptsDefault())
+	for _, age := range []time.Duration{time.Minute, 0} {
+		if err := inbox.Append(context.Background(), mailbox.Message{From: "human", Text: "hi", Timestamp: mailbox.Timestamp(time.Now().Add(-age))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var teams []teamStatus
+	if err := json.Unmarshal([]byte(ptRunTTY(t, vars, false, "status", "--json")), &teams); err != nil || len(teams) != 1 {
+		t.Fatalf("status --json: %v %+v", err, teams)
+	}
+	if w := teams[0].LeadInbox; w == nil || w.Unread != 1 || !w.Unpolled {
+		t.Fatalf("leadInbox = %+v, want the one old message, unpolled", w)
+	}
+	if out := ptRunTTY(t, vars, false, "status"); !strings.Contains(out, "note: 1 message(s) to team-lead unread: Claude Code reads its inbox only once") {
+		t.Fatalf("status says nothing of the waiting message:\n%s", out)
+	}
+	testutil.ClaudeTeam(t, root, tm.Name, testutil.LeadFor(t, os.Getpid()), testutil.ClaudeInProcessTeammate("bob"))
+	if out := ptRunTTY(t, vars, false, "status"); strings.Contains(out, "note:") {
+		t.Fatalf("a lead with a teammate of its own still has the note:\n%s", out)
+	}
+}

@@ -8,7 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 func cleanupCommand(env Env) *ucli.Command {
@@ -190,9 +190,9 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 		switch {
 		case p.Closed:
 			closed++
-			fmt.Fprintf(w, "%s pane %s (%s) on %s: %s\n", would(dry, "closed", "would close"), p.Pane, termtext.Visible(p.Agent), p.Socket, p.Why)
+			fmt.Fprintf(w, "%s pane %s (%s) on %s: %s\n", would(dry, "closed", "would close"), p.Pane, visible.Line(p.Agent), p.Socket, p.Why)
 		case dry:
-			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, termtext.Visible(p.Agent), p.Socket, p.Why)
+			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, visible.Line(p.Agent), p.Socket, p.Why)
 		}
 	}
 	for _, l := range res.StaleLocks {

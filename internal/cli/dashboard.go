@@ -100,9 +100,7 @@ func holdOnError(env Env, err error) {
 
 func runDashboard(ctx context.Context, c *ucli.Command, env Env, t team.Team) error {
 	bend := statusBackendEnv(env)
-	opts := teamwatch.Options{Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
-		return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
-	}}
+	opts := stateOptions(env)
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: c.Duration("poll")})
 	defer w.Close()
 	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),

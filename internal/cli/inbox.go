@@ -12,7 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -187,7 +187,7 @@ func (s style) paint(code, text string) string {
 // mark, summary), then the text indented. A terminal gets colour and
 // relative times; a pipe gets exact timestamps.
 func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
-	when := termtext.Visible(m.Timestamp)
+	when := visible.Line(m.Timestamp)
 	if s.color {
 		when = relTime(m.Time(), now)
 	}
@@ -196,13 +196,13 @@ func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
 		who += ";" + c
 	}
 	// From, summary and text are the sender's to choose: shown, never
-	// sent to the terminal as escape sequences (termtext.Visible).
-	head := s.paint("2", when) + "  " + s.paint(who, termtext.Visible(m.From))
+	// sent to the terminal as escape sequences (visible.Line).
+	head := s.paint("2", when) + "  " + s.paint(who, visible.Line(m.From))
 	if !m.Read {
 		head += "  " + s.paint("1;33", "(unread)")
 	}
 	if m.Summary != "" {
-		head += "  " + s.paint("3", termtext.Visible(m.Summary))
+		head += "  " + s.paint("3", visible.Line(m.Summary))
 	}
 	fmt.Fprintln(w, head)
 	body, color := m.Text, ""
@@ -210,7 +210,7 @@ func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
 		body, color = describe(p), "36"
 	}
 	for _, line := range strings.Split(body, "\n") {
-		line = termtext.Visible(line)
+		line = visible.Line(line)
 		if color != "" {
 			line = s.paint(color, line)
 		}

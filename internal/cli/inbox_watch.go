@@ -12,7 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -165,7 +165,7 @@ func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
 	if err := cmd.Run(); err != nil {
 		if w.ctx.Err() == nil {
 			fmt.Fprintf(w.env.Stderr, "paneteam: --exec failed for the message from %s at %s (%v); it stays unread\n",
-				termtext.Visible(m.From), termtext.Visible(m.Timestamp), err)
+				visible.Line(m.From), visible.Line(m.Timestamp), err)
 		}
 		return false
 	}

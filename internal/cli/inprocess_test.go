@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
@@ -66,12 +67,12 @@ func (s *ipTeam) paneState(name string) string {
 	s.t.Helper()
 	out := s.mustRun("status", "--team", s.name, "--json")
 	var st struct {
-		Members []memberStatus `json:"members"`
+		Members []teamwatch.Member `json:"members"`
 	}
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		// status may print one team or a list; accept both shapes
 		var list []struct {
-			Members []memberStatus `json:"members"`
+			Members []teamwatch.Member `json:"members"`
 		}
 		if err2 := json.Unmarshal([]byte(out), &list); err2 != nil || len(list) == 0 {
 			s.t.Fatalf("status --json: %v\n%s", err, out)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -312,7 +313,7 @@ func TestStatusReportsMembersUnreadAndTmuxSegment(t *testing.T) {
 	if err := json.Unmarshal([]byte(ptRunTTY(t, vars, false, "status", "--json")), &teams); err != nil || len(teams) != 2 {
 		t.Fatalf("status --json: %v %+v", err, teams)
 	}
-	byName := map[string]memberStatus{}
+	byName := map[string]teamwatch.Member{}
 	for _, m := range teams[1].Members {
 		byName[m.Name] = m
 	}

@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -32,10 +33,12 @@ When the team is deleted it says so and exits 0.
     paneteam monitor --team review --json | jq -c 'select(.kind=="member-idle")'
 
 Lines read: TIME  KIND  WHO  WHAT. Text that teammates control (names,
-summaries) is shown with control characters made visible (\e, \x07, \u202e),
-never sent raw to the terminal. --json prints one object per line with
-kind, time, team, who and the fields of that kind (to, type, summary, task,
-subject, owner, state, pending, lock, heldForSeconds).`,
+summaries) is shown, never sent raw to the terminal: a text holding a
+control character is printed quoted as $'…' with it escaped ($'a\nb' is
+a real line break, a\nb a typed backslash-n). --json prints one object
+per line with kind, time, team, who and the fields of that kind (to,
+type, summary, task, subject, owner, state, pending, lock,
+heldForSeconds).`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			jsonFlag(),
@@ -58,7 +61,7 @@ subject, owner, state, pending, lock, heldForSeconds).`,
 			if _, _, err := w.Next(ctx); err != nil {
 				return stopped(err)
 			}
-			fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", teamwatch.Visible(t.Name))
+			fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", visible.Line(t.Name))
 			for {
 				_, events, err := w.Next(ctx)
 				if errors.Is(err, teamwatch.ErrTeamGone) {
@@ -83,20 +86,16 @@ subject, owner, state, pending, lock, heldForSeconds).`,
 // --poll and --lock-age (when it has them), checking pane liveness as
 // status does, and reporting problems it survives once each.
 func newTeamWatcher(c *ucli.Command, env Env, t team.Team) *teamwatch.Watcher {
-	bend := statusBackendEnv(env)
+	opts := stateOptions(env)
+	opts.LockAge = c.Duration("lock-age")
 	var last string
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
-		Options: teamwatch.Options{
-			Liveness: func(ctx context.Context, cfg *team.Config, m *team.Member) (string, string) {
-				return liveness(ctx, bend, cfg, team.LeadOf(cfg), m, cfg.RunBy(m))
-			},
-			LockAge: c.Duration("lock-age"),
-		},
-		Poll: c.Duration("poll"),
+		Options: opts,
+		Poll:    c.Duration("poll"),
 		OnError: func(err error) {
 			if msg := err.Error(); msg != last {
 				last = msg
-				fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", teamwatch.Visible(msg))
+				fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(msg))
 			}
 		},
 	})
@@ -123,6 +122,6 @@ func writeEvent(w io.Writer, asJSON bool, e teamwatch.Event) error {
 		who = "-"
 	}
 	_, err := fmt.Fprintf(w, "%s  %-16s  %-12s  %s\n", e.Time.Local().Format("15:04:05"), e.Kind,
-		teamwatch.Visible(who), teamwatch.Visible(e.What()))
+		visible.Line(who), e.What())
 	return err
 }

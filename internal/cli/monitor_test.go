@@ -236,8 +236,15 @@ func TestMonitorReportsEachKindOfEvent(t *testing.T) {
 
 	// A summary with an escape sequence and a bidi override is shown, not obeyed.
 	w.send("alice", "bob", "please review", "review \x1b[31mnow\u202e")
-	expect(t, human, js, []string{"message", "alice", "to bob [message] review \\x1b[31mnow\\u202e"},
+	expect(t, human, js, []string{"message", "alice", "to bob [message] $'review \\x1b[31mnow\\u202e'"},
 		map[string]any{"kind": "message", "who": "alice", "to": "bob", "type": "message", "summary": "review \x1b[31mnow\u202e"})
+	// A real line break and a typed backslash-n print differently.
+	w.send("alice", "bob", "real break", "echo a\nb")
+	expect(t, human, js, []string{"message", "alice", `to bob [message] $'echo a\nb'`},
+		map[string]any{"kind": "message", "who": "alice", "summary": "echo a\nb"})
+	w.send("alice", "bob", "typed break", `echo a\nb`)
+	expect(t, human, js, []string{"message", "alice", `to bob [message] echo a\nb`},
+		map[string]any{"kind": "message", "who": "alice", "summary": `echo a\nb`})
 
 	w.idle("alice", "wrote the parser")
 	expect(t, human, js, []string{"message", "alice", "to team-lead [idle_notification]"},

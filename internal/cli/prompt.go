@@ -10,7 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/term/ask"
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -178,7 +178,7 @@ func (p *prompter) names(teammatesOnly bool) []string {
 		if teammatesOnly && m.Name == team.LeadName {
 			continue
 		}
-		out = append(out, termtext.Visible(m.Name))
+		out = append(out, visible.Line(m.Name))
 	}
 	return out
 }
@@ -232,7 +232,7 @@ func runPrompt(ctx context.Context, c *ucli.Command, env Env, questions askFunc)
 	case errors.Is(err, ask.ErrCanceled):
 		return exitError{ExitFailure, err}
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "paneteam: %s\r\n", termtext.Visible(err.Error()))
+		fmt.Fprintf(env.Stderr, "paneteam: %s\r\n", visible.Line(err.Error()))
 		code = ExitFailure
 		var u usageError
 		if errors.As(err, &u) {
@@ -274,7 +274,7 @@ func promptOnce(ctx context.Context, c *ucli.Command, env Env, term *ask.Termina
 	// p.team stays as given: the commands run next open the team by it
 	// (config.json's name, shown here, need not lead back to the folder).
 	p.cfg = cfg
-	fmt.Fprintf(term.Out, "team %s\r\n", termtext.Visible(t.Name))
+	fmt.Fprintf(term.Out, "team %s\r\n", visible.Line(t.Name))
 	args, stdin, err := questions(p)
 	if err != nil {
 		return 0, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/protocol/approval"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -34,10 +35,11 @@ in full with 'paneteam show ID'.
 
 Requests are found in the lead's inbox and in its archive (a watcher may
 have marked them read). One paneteam answered, or whose teammate has left,
-is not listed. What a teammate wrote is shown with control characters and
-escape sequences as visible escapes (\x1b, \r, \t), never interpreted, and
-never cut short. --json prints an array (with --watch: one object per
-line).`,
+is not listed. What a teammate wrote is shown, never interpreted and never
+cut short: a text holding control characters or escape sequences is
+printed quoted as $'…' with them as escapes ($'echo a\nb' holds a real
+line break, echo a\nb a typed backslash-n). --json prints an array (with
+--watch: one object per line).`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			jsonFlag(),
@@ -125,7 +127,7 @@ func watchRequests(ctx context.Context, c *ucli.Command, env Env, lead *approval
 // whole: a terminal wraps a long command, nothing cuts it.
 func writeRequests(w io.Writer, rs []approval.Request, now time.Time) {
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", approval.Visible(r.ID), approval.Visible(r.From), r.Kind,
+		fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", visible.Line(r.ID), visible.Line(r.From), r.Kind,
 			relTime(r.Time, now), approval.Subject(r))
 	}
 }
@@ -147,7 +149,7 @@ func requestViews(rs []approval.Request, now time.Time) []requestView {
 }
 
 // printSafeJSON prints v as JSON (indented, or one line) with the
-// characters a terminal could act on escaped (approval.SafeJSON).
+// characters a terminal could act on escaped (visible.JSON).
 func printSafeJSON(w io.Writer, v any, indent bool) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -158,6 +160,6 @@ func printSafeJSON(w io.Writer, v any, indent bool) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(approval.SafeJSON(buf.Bytes()))
+	_, err := w.Write(visible.JSON(buf.Bytes()))
 	return err
 }

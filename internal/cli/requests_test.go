@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,11 +91,11 @@ func TestRequestsShowsWholeCommandsWithEscapesVisible(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("want 2 lines, got %q", out)
 	}
-	want := `perm-1767225600000-aaaaaaa  alice  permission  2m ago  Bash: echo ok\x1b[2K\rrm -rf ~ && ` + strings.Repeat("a", 300)
+	want := `perm-1767225600000-aaaaaaa  alice  permission  2m ago  Bash: $'echo ok\x1b[2K\rrm -rf ~ && ` + strings.Repeat("a", 300) + "'"
 	if lines[0] != want {
 		t.Errorf("line\n got %q\nwant %q", lines[0], want)
 	}
-	if want := `plan_approval-1767225600001@bob@crew  bob  plan  2m ago  plan "Ship \x1b]0;x\x07it" (3 lines, 27 bytes)`; lines[1] != want {
+	if want := `plan_approval-1767225600001@bob@crew  bob  plan  2m ago  plan "$'Ship \x1b]0;x\x07it'" (3 lines, 27 bytes)`; lines[1] != want {
 		t.Errorf("line\n got %q\nwant %q", lines[1], want)
 	}
 	if strings.ContainsAny(out, "\x1b\r\x07") {
@@ -105,6 +106,50 @@ func TestRequestsShowsWholeCommandsWithEscapesVisible(t *testing.T) {
 	var got []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &got) != nil || len(got) != 2 || got[0]["input"].(map[string]any)["command"] != cmd {
 		t.Fatalf("--json: exit %d %q", code, out)
+	}
+}
+
+// A command holding a real newline (or tab) and one holding a typed
+// backslash-n (or backslash-t) are different commands: neither the one-line
+// list nor show may print them alike.
+func TestRequestsTellRealEscapesFromTypedOnes(t *testing.T) {
+	root, vars := reqTeam(t)
+	cmds := []string{"echo a\nb", `echo a\nb`, "printf 'x\ty'", `printf 'x\ty'`}
+	var msgs []mailbox.Message
+	for i, c := range cmds {
+		in, _ := json.Marshal(map[string]string{"command": c})
+		msgs = append(msgs, req("alice", permText(fmt.Sprintf("perm-176722560000%d-aaaaaaa", i), "alice", string(in))))
+	}
+	leadInbox(t, root, msgs...)
+	out, errs, code := ptRun(t, vars, "", "requests", "--team", "crew")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want := []string{`Bash: $'echo a\nb'`, `Bash: echo a\nb`, `Bash: $'printf \'x\ty\''`, `Bash: printf 'x\ty'`}
+	if len(lines) != len(want) {
+		t.Fatalf("want %d lines, got %q", len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasSuffix(lines[i], "  "+w) {
+			t.Errorf("line %d\n got %q\nwant it to end in %q", i, lines[i], w)
+		}
+	}
+	if strings.ContainsAny(out, "\t") {
+		t.Errorf("a raw tab reached the list: %q", out)
+	}
+	shown := map[string]int{}
+	for i := range cmds {
+		out, errs, code := ptRun(t, vars, "", "show", fmt.Sprintf("perm-176722560000%d-aaaaaaa", i), "--team", "crew")
+		if code != 0 {
+			t.Fatalf("show %d: exit %d %s", i, code, errs)
+		}
+		_, cmd, _ := strings.Cut(out, "command:\n")
+		cmd, _, _ = strings.Cut(cmd, "input:\n")
+		if j, seen := shown[cmd]; seen {
+			t.Errorf("show prints commands %q and %q alike:\n%s", cmds[j], cmds[i], cmd)
+		}
+		shown[cmd] = i
 	}
 }
 

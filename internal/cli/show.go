@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // showRequestOrPaneCommand is 'show': a request in full (show ID), or a
@@ -28,9 +29,9 @@ func withRequestShow(env Env, pane *ucli.Command) *ucli.Command {
 	pane.ArgsUsage = "[REQUEST-ID]"
 	pane.Description = `With a request ID (any unique beginning of one, as listed by
 'paneteam requests'): prints the whole request, the full tool input, the
-whole plan, and whether it was answered. What the teammate wrote is shown
-with control characters and escape sequences as visible escapes; plan
-lines stay lines.
+whole plan, and whether it was answered. What the teammate wrote is shown,
+never interpreted: a line holding control characters or escape sequences
+is printed quoted as $'…' with them as escapes; plan lines stay lines.
 
     paneteam show perm-1767225600000-abc1234 --team review
     paneteam show plan_approval-17672256 --team review --json | jq -r .plan_content
@@ -89,8 +90,8 @@ type shownRequest struct {
 func writeRequest(w io.Writer, v shownRequest, now time.Time) {
 	r := v.Request
 	field := func(name, value string) { fmt.Fprintf(w, "%-13s %s\n", name+":", value) }
-	field("id", approval.Visible(r.ID))
-	field("teammate", approval.Visible(r.From))
+	field("id", visible.Line(r.ID))
+	field("teammate", visible.Line(r.From))
 	field("kind", string(r.Kind))
 	state := string(v.State)
 	if a := v.Answer; a != nil {
@@ -101,18 +102,18 @@ func writeRequest(w io.Writer, v shownRequest, now time.Time) {
 		state += " (" + verdict + " at " + a.At + ")"
 	}
 	field("state", state)
-	field("received", approval.Visible(r.Timestamp)+" ("+relTime(r.Time, now)+")")
+	field("received", visible.Line(r.Timestamp)+" ("+relTime(r.Time, now)+")")
 	switch r.Kind {
 	case approval.KindPermission:
-		field("tool", approval.Visible(r.ToolName))
-		field("tool_use_id", approval.Visible(r.ToolUseID))
-		field("description", approval.Visible(r.Description))
+		field("tool", visible.Line(r.ToolName))
+		field("tool_use_id", visible.Line(r.ToolUseID))
+		field("description", visible.Line(r.Description))
 		var in struct {
 			Command *string `json:"command"`
 		}
 		if r.ToolName == "Bash" && json.Unmarshal(r.Input, &in) == nil && in.Command != nil {
 			fmt.Fprintln(w, "command:")
-			block(w, approval.VisibleBlock(*in.Command))
+			block(w, visible.Block(*in.Command))
 		}
 		fmt.Fprintln(w, "input:")
 		block(w, indentJSON(r.Input))
@@ -121,25 +122,25 @@ func writeRequest(w io.Writer, v shownRequest, now time.Time) {
 			block(w, indentJSON(r.Suggestions))
 		}
 	case approval.KindSandbox:
-		field("host", approval.Visible(r.Host))
+		field("host", visible.Line(r.Host))
 	case approval.KindPlan:
-		field("plan file", approval.Visible(r.PlanFilePath))
+		field("plan file", visible.Line(r.PlanFilePath))
 		if r.PlanConflict {
 			field("warning", "two different plans came under this id; only denying is possible")
 		}
 		fmt.Fprintln(w, "plan:")
-		block(w, approval.VisibleBlock(r.PlanContent))
+		block(w, visible.Block(r.PlanContent))
 	}
 }
 
 // indentJSON lays raw JSON out over lines; JSON strings hold no raw line
-// breaks, so VisibleBlock escapes everything else a teammate put there.
+// breaks, so visible.Block escapes everything else a teammate put there.
 func indentJSON(raw json.RawMessage) string {
 	var buf bytes.Buffer
 	if json.Indent(&buf, raw, "", "  ") != nil {
-		return approval.Visible(string(raw))
+		return visible.Line(string(raw))
 	}
-	return approval.VisibleBlock(buf.String())
+	return visible.Block(buf.String())
 }
 
 // block prints text indented, every line whole.

@@ -4,32 +4,26 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/protocol/approval"
-	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/iterm2"
-	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
 // aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot
 // freeze a status line.
-const aliveTimeout = 3 * time.Second
+const aliveTimeout = backend.AliveTimeout
 
 // Pane liveness as status reports it.
 const (
-	paneAlive   = teamfind.PaneAlive
-	paneDead    = teamfind.PaneDead
-	paneUnknown = teamfind.PaneUnknown
+	paneAlive   = teamwatch.PaneAlive
+	paneDead    = teamwatch.PaneDead
+	paneUnknown = teamwatch.PaneUnknown
 )
 
 func statusCommand(env Env) *ucli.Command {
@@ -41,8 +35,11 @@ Code session, by config.json's leadProcess, or paneteam) and whether that
 lead process is alive (for Claude Code, by Claude Code's own test: a lead
 that cannot be proven dead counts as alive); then each member: who runs it
 (Claude Code in its own process, Claude Code in a pane, or paneteam), its
-backend, whether it is active or idle (config.json's isActive), whether its
-pane or process still runs, and how many unread messages wait in its inbox.
+backend, its state, whether its pane or process still runs, and how many
+unread messages wait in its inbox. The state is the one the dashboard,
+monitor and wait show: idle after its latest idle notification unless a
+message came or went since (without one, config.json's isActive decides),
+gone when its pane is dead.
 A Claude Code teammate's pane is looked for on Claude's tmux server (from
 the lead's environment, else $TMUX).
 
@@ -54,8 +51,9 @@ shows as NEEDS YOU (with how many): 'paneteam requests' lists them,
 'paneteam approve' and 'deny' answer them.
 
 --format tmux prints one short segment per team for tmux's status line:
-name, busy and idle counts, dead panes, "!N need you" when requests wait
-for you, and the lead's unread messages.
+name, busy and idle counts, dead panes (each teammate counted once, in its
+state), "!N need you" when requests wait for you, and the lead's unread
+messages.
 
     set -g status-right '#(paneteam status --format tmux)'
     set -g status-interval 5
@@ -80,16 +78,18 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			if err != nil {
 				return err
 			}
-			bend := statusBackendEnv(env)
-			if format == "tmux" && !c.Bool("json") {
-				return writeTmuxStatus(env.Stdout, tmuxStatusOf(ctx, bend, teams)) // statusline.go
-			}
 			if format == "iterm2" && !c.Bool("json") {
-				return writeITerm2Status(env.Stdout, teams)
+				return writeITerm2Status(ctx, env.Stdout, teams)
 			}
+			opts := stateOptions(env)
+			opts.MembersOnly = true
+			opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
 			var out []teamStatus
 			for _, tl := range teams {
-				out = append(out, statusOf(ctx, bend, tl))
+				out = append(out, statusOf(ctx, opts, tl))
+			}
+			if format == "tmux" && !c.Bool("json") {
+				return writeTmuxStatus(env.Stdout, out) // statusline.go
 			}
 			switch {
 			case c.Bool("json"):
@@ -138,6 +138,8 @@ func loadTeams(ctx context.Context, c *ucli.Command, env Env) ([]loadedTeam, err
 	return out, nil
 }
 
+// teamStatus is a team as status shows it: teamwatch's snapshot, or why
+// the team could not be read.
 type teamStatus struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
@@ -147,122 +149,27 @@ type teamStatus struct {
 	Lead *team.Lead `json:"lead,omitempty"`
 	// LeadInbox is set when a live Claude Code lead has messages waiting
 	// that it will not read until it has a teammate of its own.
-	LeadInbox *leadinbox.Waiting `json:"leadInbox,omitempty"`
-	Members   []memberStatus     `json:"members"`
-	Error     string             `json:"error,omitempty"`
+	LeadInbox *teamwatch.LeadInbox `json:"leadInbox,omitempty"`
+	Members   []teamwatch.Member   `json:"members"`
+	Error     string               `json:"error,omitempty"`
 }
 
-type memberStatus struct {
-	Name      string `json:"name"`
-	AgentID   string `json:"agentId"`
-	AgentType string `json:"agentType,omitempty"`
-	Color     string `json:"color,omitempty"`
-	Backend   string `json:"backend,omitempty"`
-	PaneID    string `json:"paneId,omitempty"`
-	// RunBy is who runs the member: lead, claude-in-process, claude-pane,
-	// paneteam or unknown (team.Config.RunBy).
-	RunBy  string `json:"runBy"`
-	Active bool   `json:"active"`
-	// Pane is alive, dead or unknown (could not be told): the member's
-	// pane, or for the lead and Claude Code's in-process teammates, the
-	// lead's process.
-	Pane      string `json:"pane"`
-	PaneError string `json:"paneError,omitempty"`
-	Unread    int    `json:"unread"`
-	// InboxError says why Unread could not be counted.
-	InboxError string `json:"inboxError,omitempty"`
-	// Waiting counts the member's permission, sandbox and plan requests
-	// waiting for the lead (approval): above 0 the member needs you.
-	Waiting  int  `json:"waiting"`
-	NeedsYou bool `json:"needsYou"`
-}
-
-func statusOf(ctx context.Context, bend backend.Env, tl loadedTeam) teamStatus {
-	ts := teamStatus{Name: tl.team.Name, Members: []memberStatus{}}
+func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamStatus {
+	ts := teamStatus{Name: tl.team.Name, Members: []teamwatch.Member{}}
 	if tl.err != nil {
 		ts.Error = tl.err.Error()
 		return ts
 	}
-	cfg := tl.cfg
-	ts.Description = cfg.Description
-	if cfg.Paneteam != nil {
-		ts.Backend = cfg.Paneteam.Backend
-	}
-	lead := team.LeadOf(cfg)
-	ts.Lead = &lead
-	if w, err := leadinbox.Check(tl.team, cfg, lead, time.Now()); err == nil && w.Unpolled {
-		ts.LeadInbox = &w
-	}
-	waiting := waitingPerMember(tl.team, cfg)
-	for i := range cfg.Members {
-		ms := memberStatusOf(ctx, bend, tl.team, cfg, lead, &cfg.Members[i])
-		ms.Waiting = waiting[ms.Name]
-		ms.NeedsYou = ms.Waiting > 0
-		ts.Members = append(ts.Members, ms)
-	}
+	s := teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, opts)
+	ts.Description, ts.Backend, ts.Lead, ts.LeadInbox, ts.Members = s.Description, s.Backend, s.Lead, s.LeadInbox, s.Members
 	return ts
 }
 
-// waitingPerMember counts the requests waiting for the lead per member
-// name; a team whose requests cannot be read counts none (status still
-// shows everything else).
-func waitingPerMember(t team.Team, cfg *team.Config) map[string]int {
-	l, err := approval.Find(t, cfg)
-	if err != nil {
-		return nil
-	}
-	return approval.PerTeammate(l.Waiting())
-}
-
-// memberStatusOf is everything status says about one member; a new
-// per-member state belongs here.
-func memberStatusOf(ctx context.Context, bend backend.Env, t team.Team, cfg *team.Config, lead team.Lead, m *team.Member) memberStatus {
-	ms := memberStatus{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color,
-		Backend: m.BackendType, PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active()}
-	ms.Pane, ms.PaneError = liveness(ctx, bend, cfg, lead, m, ms.RunBy)
-	if unread, err := mailbox.New(t.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {
-		ms.Unread, ms.InboxError = -1, err.Error()
-	} else {
-		ms.Unread = len(unread)
-	}
-	return ms
-}
-
-// liveness says whether the member runs. The lead and Claude Code's
-// in-process teammates live in the lead's process; Claude Code's pane
-// teammates are looked for on Claude's tmux server; paneteam's members
-// are asked of the backend that started them.
-func liveness(ctx context.Context, bend backend.Env, cfg *team.Config, lead team.Lead, m *team.Member, runBy string) (string, string) {
-	switch {
-	case runBy == team.RunByLead || runBy == team.RunByClaudeInProcess:
-		switch lead.State {
-		case team.LeadAlive:
-			return paneAlive, ""
-		case team.LeadDead:
-			return paneDead, ""
-		}
-		return paneUnknown, "the lead's process was not recorded"
-	case runBy == team.RunByClaudePane && m.BackendType != team.BackendITerm2:
-		ctx, cancel := context.WithTimeout(ctx, aliveTimeout)
-		defer cancel()
-		return teamfind.ClaudePaneState(ctx, lead, m, bend.Getenv)
-	case runBy == team.RunByClaudePane:
-		return paneUnknown, "an iTerm2 pane Claude Code started: paneteam cannot see it"
-	}
-	b, err := backend.ForMember(bend, cfg, m)
-	if err != nil {
-		return paneUnknown, err.Error()
-	}
-	ctx, cancel := context.WithTimeout(ctx, aliveTimeout)
-	defer cancel()
-	alive, err := b.Alive(ctx, cfg, m)
-	switch {
-	case err != nil:
-		return paneUnknown, err.Error()
-	case alive:
-		return paneAlive, ""
-	}
-	return paneDead, ""
+// stateOptions is how every command that shows a team's state takes it:
+// panes asked of the backends that started them, announcing nothing.
+func stateOptions(env Env) teamwatch.Options {
+	bend := statusBackendEnv(env)
+	return teamwatch.Options{Backend: &bend}
 }
 
 // statusBackendEnv is the backend environment of a read-only command:
@@ -283,13 +190,13 @@ func writeStatus(env Env, teams []teamStatus) error {
 			fmt.Fprintln(env.Stdout)
 		}
 		// Names, backends and descriptions are in config.json, which any
-		// member can write: shown, never interpreted (termtext.Visible).
-		head := termtext.Visible(ts.Name)
+		// member can write: shown, never interpreted (visible.Line).
+		head := visible.Line(ts.Name)
 		if ts.Backend != "" {
-			head += " (" + termtext.Visible(ts.Backend) + ")"
+			head += " (" + visible.Line(ts.Backend) + ")"
 		}
 		if ts.Description != "" {
-			head += ": " + termtext.Visible(ts.Description)
+			head += ": " + visible.Line(ts.Description)
 		}
 		fmt.Fprintln(env.Stdout, head)
 		if ts.Error != "" {
@@ -300,13 +207,13 @@ func writeStatus(env Env, teams []teamStatus) error {
 			fmt.Fprintf(env.Stdout, "  lead: %s\n", leadLine(*ts.Lead))
 		}
 		if w := ts.LeadInbox; w != nil {
-			fmt.Fprintf(env.Stdout, "  note: %d message(s) to team-lead unread: %s\n", w.Unread, leadinbox.Note)
+			fmt.Fprintf(env.Stdout, "  note: %d message(s) to team-lead unread: %s\n", w.Unread, teamwatch.LeadInboxNote)
 		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
 		for _, m := range ts.Members {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", termtext.Visible(m.Name), runByWord(m.RunBy), stateWord(m),
-				termtext.Visible(orDefault(m.Backend, "-")), termtext.Visible(paneWord(m)), unreadWord(m))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Name), runByWord(m.RunBy), stateWord(m),
+				visible.Line(orDefault(m.Backend, "-")), visible.Line(paneWord(m)), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -340,89 +247,41 @@ func runByWord(r string) string {
 	return r
 }
 
-// stateWord is a member's state; "NEEDS YOU" (in capitals, read without
-// colour) when it waits for the lead's answer: 'paneteam requests' lists
-// what it asks.
-func stateWord(m memberStatus) string {
-	switch {
-	case m.NeedsYou:
+// stateWord is a member's state (teamwatch.Decide); "NEEDS YOU" (in
+// capitals, read without colour) when it waits for the lead's answer:
+// 'paneteam requests' lists what it asks.
+func stateWord(m teamwatch.Member) string {
+	if m.NeedsYou {
 		return fmt.Sprintf("NEEDS YOU (%d)", m.Waiting)
-	case m.Active:
-		return "active"
 	}
-	return "idle"
+	return string(m.State)
 }
 
-func paneWord(m memberStatus) string {
+func paneWord(m teamwatch.Member) string {
 	if m.PaneID == "" || m.PaneID == team.InProcessPaneID {
 		return m.Pane
 	}
 	return m.PaneID + " " + m.Pane
 }
 
-func unreadWord(m memberStatus) string {
+func unreadWord(m teamwatch.Member) string {
 	if m.Unread < 0 {
 		return "?"
 	}
 	return fmt.Sprint(m.Unread)
 }
 
-// writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread" per
-// team, N the requests waiting for the lead's answer, the unread count the
-// lead's (the person at the keyboard), highlighted
-// with tmux's #[...] style syntax (tmux(1), STYLES) when there is mail.
-func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
-	var segs []string
-	for _, ts := range teams {
-		busy, idle, dead, mail, waiting := 0, 0, 0, 0, 0
-		for _, m := range ts.Members {
-			if m.Name == team.LeadName {
-				mail = max(m.Unread, 0)
-				continue
-			}
-			waiting += m.Waiting
-			if m.Active {
-				busy++
-			} else {
-				idle++
-			}
-			if m.Pane == paneDead {
-				dead++
-			}
-		}
-		seg := fmt.Sprintf("%s ▶%d ⏸%d", tmuxEscape(ts.Name), busy, idle)
-		if ts.Error != "" {
-			seg = tmuxEscape(ts.Name) + " ?"
-		}
-		if dead > 0 {
-			seg += fmt.Sprintf(" #[fg=red]✗%d#[default]", dead)
-		}
-		if waiting > 0 {
-			seg += fmt.Sprintf(" #[fg=red,bold,reverse]!%d need you#[default]", waiting)
-		}
-		if mail > 0 {
-			seg += fmt.Sprintf(" #[fg=yellow,bold]✉%d#[default]", mail)
-		}
-		segs = append(segs, seg)
-	}
-	if len(segs) == 0 {
-		return nil
-	}
-	_, err := fmt.Fprintln(w, strings.Join(segs, "  "))
-	return err
-}
-
 // writeITerm2Status sets the iTerm2 user variable paneteam_needs to "!N
 // need you", N the requests waiting for the lead in every team listed, or
 // to nothing. Only the count is printed, as base64 in the escape sequence.
-func writeITerm2Status(w io.Writer, teams []loadedTeam) error {
+func writeITerm2Status(ctx context.Context, w io.Writer, teams []loadedTeam) error {
 	n := 0
 	for _, tl := range teams {
 		if tl.err != nil {
 			continue
 		}
-		for _, c := range waitingPerMember(tl.team, tl.cfg) {
-			n += c
+		for _, m := range teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, teamwatch.Options{MembersOnly: true}).Members {
+			n += m.Waiting
 		}
 	}
 	v := ""
@@ -432,6 +291,3 @@ func writeITerm2Status(w io.Writer, teams []loadedTeam) error {
 	_, err := io.WriteString(w, iterm2.SetUserVar(iterm2.NeedsVar, v))
 	return err
 }
-
-// tmuxEscape doubles '#', which starts a format or style in a status line.
-func tmuxEscape(s string) string { return strings.ReplaceAll(s, "#", "##") }

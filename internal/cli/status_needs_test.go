@@ -82,6 +82,7 @@ func TestStatusShowsConfigTextAsText(t *testing.T) {
 	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
 		c.Description = "review \x1b]52;c;cm0gLXJmIH4=\x07 clipboard"
 		c.Member("alice").BackendType = "tmux\x1b[2J"
+		c.Member("bob").BackendType = `tmux\x1b[2J` // typed: another text
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,24 @@ func TestStatusShowsConfigTextAsText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: %d %s", code, errs)
 	}
-	if strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `\x1b]52;`) || !strings.Contains(out, `tmux\x1b[2J`) {
+	if strings.ContainsRune(out, 0x1b) {
 		t.Errorf("status printed config text raw:\n%q", out)
 	}
+	if !strings.Contains(out, `: $'review \x1b]52;c;cm0gLXJmIH4=\x07 clipboard'`) {
+		t.Errorf("description not marked as escaped:\n%s", out)
+	}
+	alice, bob := statusRow(out, "alice"), statusRow(out, "bob")
+	if !strings.Contains(alice, ` $'tmux\x1b[2J' `) || !strings.Contains(bob, ` tmux\x1b[2J `) {
+		t.Errorf("a real escape and a typed one print alike:\n%s", out)
+	}
+}
+
+// statusRow is the member's row of status's table.
+func statusRow(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "  "+name+" ") {
+			return line
+		}
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -18,7 +19,7 @@ import (
 
 // The tmux status line runs for every tmux client every few seconds: it
 // must judge every member's pane from one tmux call, and agree with what
-// `status --json` says about each pane.
+// `status --json` says about each pane, which asks that one question too.
 func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	srv := testutil.TmuxServer(t)
 	bin := testutil.Binary(t)
@@ -62,6 +63,23 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// A second team on the same server is judged from the same listing.
+	tu, _, err := team.Create(root, "u", team.CreateOptions{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zoePane := newPane()
+	if _, err := tu.Update(ctx, lockfile.Options{}, func(c *team.Config) error {
+		m, err := c.AddMember(team.Member{Name: "zoe", Cwd: root})
+		if err != nil {
+			return err
+		}
+		m.BackendType, m.TmuxPaneID, m.Paneteam = team.BackendTmux, zoePane, &team.MemberMeta{TmuxSocket: srv.Socket}
+		_, err = srv.Run(ctx, "set-option", "-p", "-t", zoePane, "@paneteam-agent", m.AgentID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := srv.Run(ctx, "kill-pane", "-t", panes["bob"]); err != nil {
 		t.Fatal(err)
 	}
@@ -93,19 +111,27 @@ func TestStatusTmuxSegmentMakesOneTmuxCall(t *testing.T) {
 	if n := strings.Count(string(calls), "CALL "); n != 1 {
 		t.Errorf("status --format tmux made %d tmux calls, want 1:\n%s", n, calls)
 	}
-	if want := "t ▶2 ⏸3 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]\n"; seg != want {
+	// Each teammate counts once, in its state as status judges it: alice
+	// busy, dave and erin idle, bob and carol gone (their panes dead).
+	if want := "t ▶1 ⏸2 #[fg=red]✗2#[default] #[fg=yellow,bold]✉1#[default]  u ▶1 ⏸0\n"; seg != want {
 		t.Errorf("segment %q, want %q", seg, want)
 	}
 
 	// The full status agrees pane by pane.
 	var teams []teamStatus
-	if err := json.Unmarshal([]byte(run("status", "--json")), &teams); err != nil || len(teams) != 1 {
+	if err := json.Unmarshal([]byte(run("status", "--json")), &teams); err != nil || len(teams) != 2 {
 		t.Fatalf("status --json: %v %+v", err, teams)
 	}
+	// and asks tmux the same one question.
+	if calls, _ := os.ReadFile(log); strings.Count(string(calls), "CALL ") != 1 {
+		t.Errorf("status --json made %d tmux calls, want 1:\n%s", strings.Count(string(calls), "CALL "), calls)
+	}
 	want := map[string]string{"alice": paneAlive, "bob": paneDead, "carol": paneDead, "dave": paneAlive, "erin": paneAlive}
+	state := map[string]teamwatch.State{"alice": teamwatch.StateActive, "bob": teamwatch.StateGone, "carol": teamwatch.StateGone,
+		"dave": teamwatch.StateIdle, "erin": teamwatch.StateIdle}
 	for _, m := range teams[0].Members {
-		if w, ok := want[m.Name]; ok && m.Pane != w {
-			t.Errorf("status --json: %s's pane is %s, want %s", m.Name, m.Pane, w)
+		if w, ok := want[m.Name]; ok && (m.Pane != w || m.State != state[m.Name]) {
+			t.Errorf("status --json: %s's pane is %s (%s), want %s (%s)", m.Name, m.Pane, m.State, w, state[m.Name])
 		}
 	}
 }

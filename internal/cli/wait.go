@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -157,7 +158,7 @@ func (wt *waitGoal) targets(s *teamwatch.Snapshot) ([]string, error) {
 			}
 		}
 		if len(all) == 0 && wt.until != teamwatch.StateGone {
-			return nil, fmt.Errorf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", teamwatch.Visible(s.Team))
+			return nil, fmt.Errorf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", visible.Line(s.Team))
 		}
 		return all, nil
 	}
@@ -171,9 +172,9 @@ func (wt *waitGoal) targets(s *teamwatch.Snapshot) ([]string, error) {
 		if wt.until != teamwatch.StateGone {
 			var members []string
 			for _, m := range s.Members {
-				members = append(members, teamwatch.Visible(m.Name))
+				members = append(members, visible.Line(m.Name))
 			}
-			return nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, teamwatch.Visible(s.Team), strings.Join(members, ", "))
+			return nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, visible.Line(s.Team), strings.Join(members, ", "))
 		}
 		out = append(out, n) // already gone
 	}
@@ -195,7 +196,7 @@ func (wt *waitGoal) check(res *waitResult, s *teamwatch.Snapshot, names []string
 		if wm.State != string(wt.until) {
 			res.OK = false
 			if wm.State == string(teamwatch.StateGone) {
-				left = append(left, teamwatch.Visible(n))
+				left = append(left, visible.Line(n))
 			}
 		}
 	}
@@ -213,7 +214,7 @@ func (r *waitResult) missing() string {
 	var out []string
 	for _, m := range r.Members {
 		if m.State != r.Until {
-			out = append(out, fmt.Sprintf("%s (%s)", teamwatch.Visible(m.Name), m.State))
+			out = append(out, fmt.Sprintf("%s (%s)", visible.Line(m.Name), m.State))
 		}
 	}
 	return strings.Join(out, ", ")
@@ -227,7 +228,7 @@ func (r *waitResult) print(env Env, asJSON bool) error {
 		return nil // the error says it
 	}
 	for _, m := range r.Members {
-		if _, err := fmt.Fprintf(env.Stdout, "%s: %s\n", teamwatch.Visible(m.Name), m.State); err != nil {
+		if _, err := fmt.Fprintf(env.Stdout, "%s: %s\n", visible.Line(m.Name), m.State); err != nil {
 			return err
 		}
 	}

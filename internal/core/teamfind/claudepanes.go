@@ -68,19 +68,35 @@ func swarmDir(getenv func(string) string) string {
 // in a pane of its own (m.TmuxPaneID, %N) is alive, and if that cannot be
 // told, why. lead is the team's lead as team.LeadOf judged it.
 func ClaudePaneState(ctx context.Context, lead team.Lead, m *team.Member, getenv func(string) string) (string, string) {
+	return ClaudePaneStateFrom(ctx, lead, m, getenv, func(ctx context.Context, srv tmux.Server) (map[string]tmux.Pane, error) {
+		all, err := srv.AllPanes(ctx)
+		byID := make(map[string]tmux.Pane, len(all))
+		for _, p := range all {
+			byID[p.ID] = p
+		}
+		return byID, err
+	})
+}
+
+// ClaudePaneStateFrom is ClaudePaneState judged from panes, which lists a
+// server's panes by id: a caller asking about many members lists each
+// server once (backend.Census.Panes).
+func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, getenv func(string) string,
+	panes func(context.Context, tmux.Server) (map[string]tmux.Pane, error)) (string, string) {
 	cands := claudeServers(lead.PID, getenv)
 	if len(cands) == 0 {
 		return PaneUnknown, "Claude Code's tmux server is not known: run this inside Claude Code's tmux"
 	}
 	sureGone := false
 	for _, c := range cands {
-		p, err := c.srv.PaneByID(ctx, m.TmuxPaneID)
+		byID, err := panes(ctx, c.srv)
+		p, found := byID[m.TmuxPaneID]
 		switch {
-		case err == nil && p.Dead:
+		case err == nil && found && p.Dead:
 			return PaneDead, ""
-		case err == nil:
+		case err == nil && found:
 			return PaneAlive, ""
-		case c.sure && (errors.Is(err, tmux.ErrPaneNotFound) || errors.Is(err, tmux.ErrNoServer)):
+		case c.sure && (err == nil || errors.Is(err, tmux.ErrNoServer)):
 			sureGone = true
 		}
 	}

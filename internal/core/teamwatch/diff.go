@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // Event kinds.
@@ -45,8 +47,9 @@ type Event struct {
 	Task    string `json:"task,omitempty"`
 	Subject string `json:"subject,omitempty"`
 	Owner   string `json:"owner,omitempty"`
-	// Pending counts a member's waiting requests.
-	Pending *int `json:"pending,omitempty"`
+	// Waiting counts a member's waiting requests (JSON "pending", as
+	// monitor --json has always written it).
+	Waiting *int `json:"pending,omitempty"`
 	// Lock is a lock directory (relative to the root), HeldFor how long.
 	Lock    string  `json:"lock,omitempty"`
 	HeldFor Seconds `json:"heldForSeconds,omitempty"`
@@ -55,48 +58,50 @@ type Event struct {
 // Seconds is a duration written as seconds in JSON.
 type Seconds float64
 
-// What says what happened, for people, in one line.
+// What says what happened, for people, in one line: every text a teammate
+// wrote in it (summaries, subjects, names) made visible (visible.Line).
 func (e Event) What() string {
+	v := visible.Line
 	switch e.Kind {
 	case KindJoined:
 		return "joined the team"
 	case KindLeft:
 		return "left the team"
 	case KindIdle, KindActive:
-		return "is " + string(e.State) + oneOf(e.Summary != "", ": "+e.Summary)
+		return "is " + string(e.State) + oneOf(e.Summary != "", ": "+v(e.Summary))
 	case KindNeedsYou:
 		return "needs you: a request waits for the lead"
 	case KindGone:
 		return "is gone: its pane is dead"
 	case KindMessage:
-		return "to " + e.To + " [" + e.MessageKind + "]" + oneOf(e.Summary != "", " "+e.Summary)
+		return "to " + v(e.To) + " [" + v(e.MessageKind) + "]" + oneOf(e.Summary != "", " "+v(e.Summary))
 	case KindTaskCreated:
-		return "task " + e.Task + " created: " + e.Subject
+		return "task " + v(e.Task) + " created: " + v(e.Subject)
 	case KindTaskClaimed:
-		return "task " + e.Task + " claimed by " + e.Owner + ": " + e.Subject
+		return "task " + v(e.Task) + " claimed by " + v(e.Owner) + ": " + v(e.Subject)
 	case KindTaskCompleted:
-		return "task " + e.Task + " completed" + oneOf(e.Owner != "", " by "+e.Owner) + ": " + e.Subject
+		return "task " + v(e.Task) + " completed" + oneOf(e.Owner != "", " by "+v(e.Owner)) + ": " + v(e.Subject)
 	case KindTaskUnblocked:
-		return "task " + e.Task + " unblocked (its blockers completed): " + e.Subject
+		return "task " + v(e.Task) + " unblocked (its blockers completed): " + v(e.Subject)
 	case KindTaskDeleted:
-		return "task " + e.Task + " deleted: " + e.Subject
+		return "task " + v(e.Task) + " deleted: " + v(e.Subject)
 	case KindRequestWaiting:
-		return fmt.Sprintf("asks the lead: %d request(s) waiting", pendingOf(e))
+		return fmt.Sprintf("asks the lead: %d request(s) waiting", waitingOf(e))
 	case KindRequestAnswered:
-		return fmt.Sprintf("request answered, %d still waiting", pendingOf(e))
+		return fmt.Sprintf("request answered, %d still waiting", waitingOf(e))
 	case KindLockHeld:
-		return fmt.Sprintf("lock %s held for %.0fs", e.Lock, float64(e.HeldFor))
+		return fmt.Sprintf("lock %s held for %.0fs", v(e.Lock), float64(e.HeldFor))
 	case KindTeamDeleted:
-		return "team " + e.Team + " was deleted"
+		return "team " + v(e.Team) + " was deleted"
 	}
-	return e.Kind
+	return v(e.Kind)
 }
 
-func pendingOf(e Event) int {
-	if e.Pending == nil {
+func waitingOf(e Event) int {
+	if e.Waiting == nil {
 		return 0
 	}
-	return *e.Pending
+	return *e.Waiting
 }
 
 func oneOf(cond bool, s string) string {
@@ -140,10 +145,10 @@ func (d *differ) members() {
 			d.add(Event{Kind: KindJoined, Who: m.Name, State: m.State})
 			continue
 		}
-		if m.Pending > o.Pending {
-			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Pending: intp(m.Pending)})
-		} else if m.Pending < o.Pending {
-			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Pending: intp(m.Pending)})
+		if m.Waiting > o.Waiting {
+			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Waiting: intp(m.Waiting)})
+		} else if m.Waiting < o.Waiting {
+			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Waiting: intp(m.Waiting)})
 		}
 		if m.State != o.State {
 			e := Event{Kind: stateKind(m.State), Who: m.Name, State: m.State}

@@ -7,7 +7,7 @@ import "github.com/paneteam/paneteam/internal/protocol/approval"
 // the inbox alone cannot tell (Claude Code 2.1.330 deletes a reply once it
 // is delivered).
 func init() {
-	pendingRequests = func(root, t string) (map[string]int, error) {
+	waitingRequests = func(root, t string) (map[string]int, error) {
 		r, err := approval.Pending(root, t)
 		if err != nil {
 			return nil, err

@@ -1,8 +1,14 @@
-// Package teamwatch tells what is happening in a team: a snapshot of its
-// members, messages, tasks, waiting requests and locks, read from the
-// files Claude Code and paneteam share, and the events between two
+// Package teamwatch is paneteam's one model of a team's state: a snapshot
+// of its members, messages, tasks, waiting requests and locks, read from
+// the files Claude Code and paneteam share, and the events between two
 // snapshots (a member going idle, a message sent, a task claimed, ...).
-// It only reads; nothing here writes to a team.
+// status, its tmux status line, the dashboard, monitor and wait all judge
+// a member here: its State (idle, active, needs-you, gone), whether its
+// pane or process is alive (one batched question per backend, through
+// backend.Census), who runs it, its unread messages and the requests it
+// has waiting; and the lead's, with the note that a Claude Code lead reads
+// its inbox late (LeadInbox). It only reads; nothing here writes to a
+// team.
 package teamwatch
 
 import (
@@ -16,6 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/sys/filesig"
 
 	"github.com/paneteam/paneteam/lockfile"
@@ -26,17 +34,24 @@ import (
 // ErrTeamGone means the team's config.json is gone: the team was deleted.
 var ErrTeamGone = errors.New("the team was deleted")
 
-// pendingRequests counts, per teammate name, the permission, sandbox and
+// waitingRequests counts, per teammate name, the permission, sandbox and
 // plan requests waiting for the lead. It is a seam: the approval package
 // provides the real count (with its record of answered requests).
-var pendingRequests func(root, team string) (map[string]int, error)
+var waitingRequests func(root, team string) (map[string]int, error)
 
 // Options tunes how snapshots are taken. The zero value is usable.
 type Options struct {
-	// Liveness reports whether a member's pane exists ("alive", "dead" or
-	// "unknown", and why it is unknown). Nil: panes are not checked and
-	// Pane stays empty.
-	Liveness func(ctx context.Context, cfg *team.Config, m *team.Member) (pane, why string)
+	// Backend is where members' panes are asked about (Member.Pane): one
+	// backend.Census per snapshot. Nil: panes are not checked and Pane
+	// stays empty.
+	Backend *backend.Env
+	// Census, when set with Backend, is asked instead of a fresh one per
+	// snapshot: one moment's snapshots of several teams (status) share it,
+	// so each tmux server is asked once for all of them.
+	Census *backend.Census
+	// MembersOnly skips the tasks and locks: what status and its status
+	// line show needs the members alone.
+	MembersOnly bool
 	// LockAge is how long a lock may be held before LockHeld reports it
 	// (DefaultLockAge when zero).
 	LockAge time.Duration
@@ -69,8 +84,14 @@ type Snapshot struct {
 	Description string    `json:"description,omitempty"`
 	Backend     string    `json:"backend,omitempty"`
 	Taken       time.Time `json:"taken"`
-	Members     []Member  `json:"members"`
-	Tasks       []Task    `json:"tasks"`
+	// Lead is who leads the team and whether that process is alive
+	// (team.LeadOf).
+	Lead *team.Lead `json:"lead,omitempty"`
+	// LeadInbox is set when a live Claude Code lead has messages waiting
+	// that it will not read until it has a teammate of its own.
+	LeadInbox *LeadInbox `json:"leadInbox,omitempty"`
+	Members   []Member   `json:"members"`
+	Tasks     []Task     `json:"tasks"`
 	// Locks are the lock directories present (held) in the team's folders.
 	Locks []Lock `json:"locks"`
 	// Messages holds every message in the team's inboxes and archives,
@@ -92,6 +113,13 @@ const (
 	StateGone State = "gone"
 )
 
+// Pane liveness (Member.Pane).
+const (
+	PaneAlive   = teamfind.PaneAlive
+	PaneDead    = teamfind.PaneDead
+	PaneUnknown = teamfind.PaneUnknown
+)
+
 // Member is one member of the team.
 type Member struct {
 	Name      string `json:"name"`
@@ -100,15 +128,26 @@ type Member struct {
 	Color     string `json:"color,omitempty"`
 	Backend   string `json:"backend,omitempty"`
 	PaneID    string `json:"paneId,omitempty"`
-	State     State  `json:"state"`
+	// RunBy is who runs the member: lead, claude-in-process, claude-pane,
+	// paneteam or unknown (team.Config.RunBy).
+	RunBy string `json:"runBy"`
+	State State  `json:"state"`
 	// Active is config.json's isActive (true when absent).
-	Active    bool   `json:"active"`
-	Pane      string `json:"pane,omitempty"`
+	Active bool `json:"active"`
+	// Pane is alive, dead or unknown (PaneAlive, ...): the member's pane,
+	// or for the lead and Claude Code's in-process teammates, the lead's
+	// process. Empty when Options.Backend is nil; PaneError says why it
+	// is unknown.
+	Pane      string `json:"pane"`
 	PaneError string `json:"paneError,omitempty"`
-	// Unread counts its inbox's unread messages (-1: it could not be read).
-	Unread int `json:"unread"`
-	// Pending counts its requests waiting for the lead.
-	Pending int `json:"pending"`
+	// Unread counts its inbox's unread messages (-1: it could not be
+	// read, InboxError says why).
+	Unread     int    `json:"unread"`
+	InboxError string `json:"inboxError,omitempty"`
+	// Waiting counts its permission, sandbox and plan requests waiting
+	// for the lead; above 0 it needs you.
+	Waiting  int  `json:"waiting"`
+	NeedsYou bool `json:"needsYou"`
 	// LastIdle is the time of its latest idle_notification, IdleReason
 	// and IdleSummary what it said.
 	LastIdle    time.Time `json:"lastIdle,omitzero"`
@@ -153,6 +192,12 @@ func Take(ctx context.Context, t team.Team, opts Options) (*Snapshot, error) {
 	return take(ctx, t, opts, newMailReader(), nil)
 }
 
+// TakeLoaded is Take of a team whose config.json was just loaded as cfg
+// (status lists every team under a root, reading each config once).
+func TakeLoaded(ctx context.Context, t team.Team, cfg *team.Config, opts Options) *Snapshot {
+	return snapshotOf(ctx, t, cfg, opts, newMailReader(), nil)
+}
+
 func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev *Snapshot) (*Snapshot, error) {
 	cfg, err := team.Load(t.ConfigPath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -161,34 +206,56 @@ func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev
 	if err != nil {
 		return nil, err
 	}
+	return snapshotOf(ctx, t, cfg, opts, mail, prev), nil
+}
+
+func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options, mail *mailReader, prev *Snapshot) *Snapshot {
 	s := &Snapshot{Team: t.Name, Description: cfg.Description, Taken: opts.now(), Members: []Member{}, Tasks: []Task{}, Locks: []Lock{}}
 	if cfg.Paneteam != nil {
 		s.Backend = cfg.Paneteam.Backend
 	}
+	lead := team.LeadOf(cfg)
+	s.Lead = &lead
 	unread := s.readMessages(t, cfg, mail)
-	pending := map[string]int{}
-	if pendingRequests != nil {
-		p, err := pendingRequests(t.Root, t.Name)
+	waiting := map[string]int{}
+	if waitingRequests != nil {
+		p, err := waitingRequests(t.Root, t.Name)
 		if err != nil {
 			s.problem(fmt.Errorf("waiting requests: %w", err))
 		} else {
-			pending = p
+			waiting = p
+		}
+	}
+	var census *backend.Census
+	if opts.Backend != nil {
+		census = opts.Census
+		if census == nil {
+			census = backend.NewCensus(*opts.Backend)
 		}
 	}
 	for i := range cfg.Members {
-		s.Members = append(s.Members, s.member(ctx, opts, cfg, &cfg.Members[i], unread, pending))
+		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, cfg, &cfg.Members[i], unread, waiting))
 	}
-	s.readTasks(t)
-	s.readLocks(t, prev)
-	return s, nil
+	s.LeadInbox = leadInboxOf(s, cfg)
+	if !opts.MembersOnly {
+		s.readTasks(t)
+		s.readLocks(t, prev)
+	}
+	return s
 }
 
 func (s *Snapshot) problem(err error) { s.Problems = append(s.Problems, err.Error()) }
 
+// inboxCount is one inbox's unread messages, or why they are unknown.
+type inboxCount struct {
+	n   int
+	err error
+}
+
 // readMessages fills Messages and returns each inbox's unread count by
-// file stem (-1: unreadable).
-func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader) map[string]int {
-	unread := map[string]int{}
+// file stem.
+func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader) map[string]inboxCount {
+	unread := map[string]inboxCount{}
 	stems, err := inboxFiles(t.InboxDir())
 	if err != nil {
 		s.problem(err)
@@ -205,15 +272,15 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		inbox, archived, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"))
 		if err != nil {
 			s.problem(err)
-			unread[stem] = -1
+			unread[stem] = inboxCount{n: -1, err: err}
 		}
 		for _, m := range archived {
 			s.Messages = append(s.Messages, messageOf(to, m, true))
 		}
 		for _, m := range inbox {
 			s.Messages = append(s.Messages, messageOf(to, m, false))
-			if !m.Read && unread[stem] >= 0 {
-				unread[stem]++
+			if c := unread[stem]; !m.Read && c.err == nil {
+				unread[stem] = inboxCount{n: c.n + 1}
 			}
 		}
 	}
@@ -221,16 +288,22 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 	return unread
 }
 
-func (s *Snapshot) member(ctx context.Context, opts Options, cfg *team.Config, m *team.Member, unread, pending map[string]int) Member {
+func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *backend.Env, cfg *team.Config, m *team.Member,
+	unread map[string]inboxCount, waiting map[string]int) Member {
+	inbox := unread[team.SanitizePath(m.Name)]
 	out := Member{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color, Backend: m.BackendType,
-		PaneID: m.TmuxPaneID, Active: m.Active(), Unread: unread[team.SanitizePath(m.Name)]}
-	for name, n := range pending {
+		PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active(), Unread: inbox.n}
+	if inbox.err != nil {
+		out.InboxError = inbox.err.Error()
+	}
+	for name, n := range waiting {
 		if strings.EqualFold(name, m.Name) {
-			out.Pending += n
+			out.Waiting += n
 		}
 	}
-	if opts.Liveness != nil {
-		out.Pane, out.PaneError = opts.Liveness(ctx, cfg, m)
+	out.NeedsYou = out.Waiting > 0
+	if census != nil {
+		out.Pane, out.PaneError = liveness(ctx, census, env, cfg, *s.Lead, m, out.RunBy)
 	}
 	var lastActivity time.Time
 	for _, msg := range s.Messages {
@@ -247,7 +320,7 @@ func (s *Snapshot) member(ctx context.Context, opts Options, cfg *team.Config, m
 			}
 		}
 	}
-	out.State = Decide(out.Pane, out.Pending, out.Active, out.LastIdle, lastActivity)
+	out.State = Decide(out.Pane, out.Waiting, out.Active, out.LastIdle, lastActivity)
 	return out
 }
 
@@ -267,11 +340,11 @@ func idleDetails(msg Message) (reason, summary string) {
 // later (it is working, or about to be woken by it). Without one (a
 // Claude Code lead deletes them once delivered, PROTOCOL-2.1.330.md §3),
 // config.json's isActive decides, as paneteam status does.
-func Decide(pane string, pending int, active bool, lastIdle, lastActivity time.Time) State {
+func Decide(pane string, waiting int, active bool, lastIdle, lastActivity time.Time) State {
 	switch {
-	case pane == "dead":
+	case pane == PaneDead:
 		return StateGone
-	case pending > 0:
+	case waiting > 0:
 		return StateNeedsYou
 	case !lastIdle.IsZero() && lastActivity.After(lastIdle):
 		return StateActive

@@ -38,22 +38,6 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func TestVisible(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text, ünïcode ✓": "plain text, ünïcode ✓",
-		"\x1b]0;pwned\x07":      `\x1b]0;pwned\x07`,
-		"a\nb\tc\rd":            `a\nb\tc\rd`,
-		"rtl\u202eevil":         `rtl\u202eevil`,
-		"c1\u009bx":             `c1\u009bx`,
-		"bad\xffutf8":           `bad\xffutf8`,
-		"del\x7f":               `del\x7f`,
-	} {
-		if got := Visible(in); got != want {
-			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func appendMsg(t *testing.T, tm team.Team, to string, m mailbox.Message) {
 	t.Helper()
 	if m.Timestamp == "" {
@@ -116,11 +100,11 @@ func TestTake(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice, bob, eve := s.Member("alice"), s.Member("bob"), s.Member("eve")
-	if alice.State != StateNeedsYou || alice.Pending != 1 {
-		t.Errorf("alice: %s with %d pending, want needs-you with her plan waiting", alice.State, alice.Pending)
+	if alice.State != StateNeedsYou || alice.Waiting != 1 {
+		t.Errorf("alice: %s with %d pending, want needs-you with her plan waiting", alice.State, alice.Waiting)
 	}
-	if bob.State != StateActive || bob.Pending != 0 || bob.Unread != 3 {
-		t.Errorf("bob: %s, %d pending, %d unread; want active, his answered request not pending, 3 unread", bob.State, bob.Pending, bob.Unread)
+	if bob.State != StateActive || bob.Waiting != 0 || bob.Unread != 3 {
+		t.Errorf("bob: %s, %d pending, %d unread; want active, his answered request not pending, 3 unread", bob.State, bob.Waiting, bob.Unread)
 	}
 	if eve.State != StateIdle {
 		t.Errorf("eve: %s, want idle after her idle_notification", eve.State)
@@ -136,7 +120,7 @@ func TestTake(t *testing.T) {
 	if _, err := tm.Update(ctx, lockfile.Options{}, func(c *team.Config) error { c.RemoveMember("alice"); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := pendingRequests(root, "crew"); err != nil || len(p) != 0 {
+	if p, err := waitingRequests(root, "crew"); err != nil || len(p) != 0 {
 		t.Errorf("pending after alice left: %v %v, want none", p, err)
 	}
 }

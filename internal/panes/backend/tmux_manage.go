@@ -21,21 +21,9 @@ func memberServer(m *team.Member) (tmux.Server, error) {
 }
 
 // Alive reports whether the member's pane exists, carries its agent id,
-// and its command has not exited.
+// and its command has not exited (Census judges it).
 func (b *Tmux) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error) {
-	srv, err := memberServer(m)
-	if err != nil {
-		return false, err
-	}
-	p, err := srv.OwnedPane(ctx, m.TmuxPaneID, m.AgentID)
-	var notOurs *tmux.NotOursError
-	switch {
-	case errors.Is(err, tmux.ErrPaneNotFound), errors.Is(err, tmux.ErrNoServer), errors.As(err, &notOurs):
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	return !p.Dead, nil
+	return NewCensus(b.env).tmuxAlive(ctx, m)
 }
 
 // Kill kills the member's pane (only if it carries the member's agent id)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -32,9 +33,9 @@ type AmbiguousError struct {
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%v: %q matches %d requests; give more of the id (or --from NAME):", ErrAmbiguous,
-		Visible(e.Prefix), len(e.Candidates))
+		visible.Line(e.Prefix), len(e.Candidates))
 	for _, r := range e.Candidates {
-		fmt.Fprintf(&b, "\n  %s  %s  %s", Visible(r.ID), Visible(r.From), r.Kind)
+		fmt.Fprintf(&b, "\n  %s  %s  %s", visible.Line(r.ID), visible.Line(r.From), r.Kind)
 	}
 	return b.String()
 }
@@ -108,7 +109,7 @@ func (ls *Listing) Resolve(id, from string) (Request, error) {
 	switch len(cands) {
 	case 0:
 		return Request{}, fmt.Errorf("%w: no request %q is waiting for the lead of team %s: 'paneteam requests --team %s' lists them",
-			ErrUnknown, Visible(id), ls.Team.Name, ls.Team.Name)
+			ErrUnknown, visible.Line(id), ls.Team.Name, ls.Team.Name)
 	case 1:
 		return cands[0], ls.waiting(cands[0])
 	}
@@ -123,7 +124,7 @@ func (ls *Listing) waiting(r Request) error {
 		return answeredError(r, rec)
 	case StateGone:
 		return fmt.Errorf("%w: %s sent %s but is no longer a member of team %s, so nobody waits for the answer",
-			ErrGone, Visible(r.From), Visible(r.ID), ls.Team.Name)
+			ErrGone, visible.Line(r.From), visible.Line(r.ID), ls.Team.Name)
 	}
 	return nil
 }
@@ -134,7 +135,7 @@ func answeredError(r Request, rec Record) error {
 		verdict = "approved"
 	}
 	return fmt.Errorf("request %s from %s was %w (%s at %s); nothing was written",
-		Visible(r.ID), Visible(r.From), ErrAnswered, verdict, rec.At)
+		visible.Line(r.ID), visible.Line(r.From), ErrAnswered, verdict, rec.At)
 }
 
 // Result is one answer written.
@@ -175,7 +176,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	}
 	if l.Teammate != "" {
 		return Result{}, fmt.Errorf("%w: this process runs inside teammate %s (PANETEAM_AGENT); answer %s from the lead's own shell",
-			ErrNotLead, Visible(l.Teammate), Visible(r.ID))
+			ErrNotLead, visible.Line(l.Teammate), visible.Line(r.ID))
 	}
 	if err := l.mayAnswer(cfg, r); err != nil {
 		return Result{}, err
@@ -183,7 +184,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	m := cfg.Member(r.From)
 	if m == nil || m.Name == team.LeadName {
 		return Result{}, fmt.Errorf("%w: %s sent %s but is no longer a member of team %s, so nobody waits for the answer",
-			ErrGone, Visible(r.From), Visible(r.ID), l.Team.Name)
+			ErrGone, visible.Line(r.From), visible.Line(r.ID), l.Team.Name)
 	}
 	text, err := Response(r, d)
 	if err != nil {
@@ -209,7 +210,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 			in = in.SignedBy(provenance.Lead{Store: l.Keys})
 		}
 		if err := in.Send(ctx, msg); err != nil {
-			return nil, fmt.Errorf("write the answer to %s into %s's inbox: %w", Visible(r.ID), m.Name, err)
+			return nil, fmt.Errorf("write the answer to %s into %s's inbox: %w", visible.Line(r.ID), m.Name, err)
 		}
 		sent = true
 		recs = append(recs, Record{ID: r.ID, From: r.From, Kind: r.Kind, Approved: d.Approve, At: mailbox.Timestamp(d.Now)})
@@ -217,7 +218,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	})
 	if err != nil && sent {
 		return res, fmt.Errorf("the answer to %s reached %s's inbox but could not be recorded as answered (%w): "+
-			"do not answer it again", Visible(r.ID), m.Name, err)
+			"do not answer it again", visible.Line(r.ID), m.Name, err)
 	}
 	if err != nil {
 		return Result{}, err

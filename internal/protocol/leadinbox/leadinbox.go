@@ -1,53 +1,23 @@
-// Package leadinbox says out loud what Claude Code does not: a Claude Code
-// lead reads its inbox only while it has a teammate of its own, so a
-// message to it can wait unread for as long as that takes.
+// Package leadinbox is what is left of the note that a Claude Code lead
+// reads its inbox late, for send until it moves: the judgement is
+// teamwatch's (teamwatch.CheckLeadInbox), beside the rest of a team's
+// state. Use that; this package goes once send does.
 package leadinbox
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/team"
 )
 
-// MinAge is how long a message may sit unread before it counts as
-// waiting: Claude Code polls every 1000 ms and delivers about 0.85 s
-// after a write when it polls at all (PROTOCOL-2.1.330.md §3, §13).
-const MinAge = 5 * time.Second
+// Note is teamwatch.LeadInboxNote.
+const Note = teamwatch.LeadInboxNote
 
-// Note is what status and send tell the person.
-const Note = "Claude Code reads its inbox only once it has spawned a teammate of its own " +
-	"(Claude Code 2.1.330); until then messages to team-lead wait unread"
+// Waiting is teamwatch.LeadInbox.
+type Waiting = teamwatch.LeadInbox
 
-// Waiting is the outcome of Check.
-type Waiting struct {
-	// Unread counts the lead's unread messages older than MinAge.
-	Unread int `json:"unread"`
-	// Unpolled: a live Claude Code lead with no teammate of its own, so
-	// nothing reads those messages yet.
-	Unpolled bool `json:"unpolled"`
-}
-
-// Check counts the messages waiting in the lead's inbox of a team whose
-// lead is a live Claude Code process, and says whether that lead is not
-// polling (it has no teammate of its own: members Claude Code started, in
-// its process or in a pane). For any other team it returns the zero value.
+// Check is teamwatch.CheckLeadInbox.
 func Check(t team.Team, cfg *team.Config, lead team.Lead, now time.Time) (Waiting, error) {
-	if !lead.ClaudeLed() || len(cfg.ClaudeTeammates()) > 0 {
-		return Waiting{}, nil
-	}
-	msgs, err := mailbox.New(t.InboxPath(team.LeadName), lockfile.Options{}).Unread()
-	if err != nil {
-		return Waiting{}, fmt.Errorf("read the lead's inbox: %w", err)
-	}
-	var w Waiting
-	for _, m := range msgs {
-		if ts := m.Time(); !ts.IsZero() && now.Sub(ts) >= MinAge {
-			w.Unread++
-		}
-	}
-	w.Unpolled = w.Unread > 0
-	return w, nil
+	return teamwatch.CheckLeadInbox(t, cfg, lead, now)
 }

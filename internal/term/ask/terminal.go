@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/paneteam/paneteam/internal/term/termtext"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // ErrCanceled is returned when the person cancels (Esc, Ctrl-C, Ctrl-D).
@@ -206,7 +206,7 @@ func (t *Terminal) LineUntil(prompt string, check func(string) error) (string, e
 			return "", err
 		}
 		if err := check(s); err != nil {
-			fmt.Fprintf(t.Out, "%s\r\n", termtext.Visible(err.Error()))
+			fmt.Fprintf(t.Out, "%s\r\n", visible.Line(err.Error()))
 			continue
 		}
 		return s, nil

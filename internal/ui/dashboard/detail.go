@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // detailLines shows the selected row whole, wrapped, never cut.
@@ -63,7 +64,7 @@ func (m *Model) memberDetail(w int) []string {
 	if !ok {
 		return []string{"No member."}
 	}
-	v := approval.Visible
+	v := visible.Line
 	out := field("member", v(mb.Name), w)
 	out = append(out, field("state", stateMark(mb.State), w)...)
 	out = append(out, field("agent id", v(mb.AgentID), w)...)
@@ -74,7 +75,7 @@ func (m *Model) memberDetail(w int) []string {
 		out = append(out, field("pane check", v(mb.PaneError), w)...)
 	}
 	out = append(out, field("unread", fmt.Sprint(mb.Unread), w)...)
-	out = append(out, field("requests waiting", fmt.Sprint(mb.Pending), w)...)
+	out = append(out, field("requests waiting", fmt.Sprint(mb.Waiting), w)...)
 	if !mb.LastIdle.IsZero() {
 		out = append(out, field("last idle", fmt.Sprintf("%s ago (%s)", ago(m.opts.Now().Sub(mb.LastIdle)), v(mb.IdleReason)), w)...)
 		out = append(out, field("summary", v(mb.IdleSummary), w)...)
@@ -87,7 +88,7 @@ func (m *Model) taskDetail(w int) []string {
 		return []string{"No task."}
 	}
 	t := m.snap.Tasks[m.taskIndex()]
-	v := approval.Visible
+	v := visible.Line
 	out := field("task", "#"+v(t.ID), w)
 	out = append(out, field("subject", v(t.Subject), w)...)
 	out = append(out, field("status", v(t.Status), w)...)
@@ -101,7 +102,7 @@ func (m *Model) taskDetail(w int) []string {
 // requestDetail is everything a person needs to judge r: the whole tool
 // input (indented JSON) or the whole plan, made visible.
 func (m *Model) requestDetail(r approval.Request, w int) []string {
-	v := approval.Visible
+	v := visible.Line
 	out := field("request", v(r.ID), w)
 	out = append(out, field("from", v(r.From), w)...)
 	out = append(out, field("kind", string(r.Kind), w)...)
@@ -114,7 +115,7 @@ func (m *Model) requestDetail(r approval.Request, w int) []string {
 		}
 		out = append(out, field("asks", approval.Subject(r), w)...)
 		out = append(out, "input:")
-		out = append(out, wrap(approval.VisibleBlock(indentJSON(r.Input)), w)...)
+		out = append(out, wrap(visible.Block(indentJSON(r.Input)), w)...)
 		if alwaysOffered(r) {
 			out = append(out, "", "A approves and adds the \"always allow\" rule it suggests.")
 		}
@@ -127,7 +128,7 @@ func (m *Model) requestDetail(r approval.Request, w int) []string {
 			out = append(out, wrap("warning: two different plans came under this id; an approval cannot say which", w)...)
 		}
 		out = append(out, strings.Repeat("-", min(w, 40)))
-		out = append(out, wrap(approval.VisibleBlock(r.PlanContent), w)...)
+		out = append(out, wrap(visible.Block(r.PlanContent), w)...)
 		out = append(out, strings.Repeat("-", min(w, 40)))
 	}
 	return out
@@ -158,4 +159,4 @@ func (m *Model) reviewLines(w, h int) []string {
 	return append([]string{m.st.paint(m.st.title, cut(head, w))}, m.scrolled(m.requestDetail(r, w), h-1)...)
 }
 
-func v(s string) string { return approval.Visible(s) }
+func v(s string) string { return visible.Line(s) }

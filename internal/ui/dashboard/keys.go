@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // key handles one key press in the current mode.
@@ -91,12 +92,12 @@ func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
 	case "h":
 		if mb, ok := m.selectedMember(); ok {
 			name := mb.Name
-			return m.act("moving "+approval.Visible(name)+"'s pane", func() (string, error) {
+			return m.act("moving "+visible.Line(name)+"'s pane", func() (string, error) {
 				hidden, err := m.acts.ToggleHidden(m.ctx, name)
 				if hidden {
-					return approval.Visible(name) + "'s pane hidden (it keeps running); h shows it", err
+					return visible.Line(name) + "'s pane hidden (it keeps running); h shows it", err
 				}
-				return approval.Visible(name) + "'s pane shown", err
+				return visible.Line(name) + "'s pane shown", err
 			})
 		}
 	case "s":
@@ -113,7 +114,7 @@ func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
 			m.busy = true
 			return func() tea.Msg {
 				err := m.acts.Jump(m.ctx, name)
-				return doneMsg{status: "jumped to " + approval.Visible(name) + "'s pane", err: err, quit: quit}
+				return doneMsg{status: "jumped to " + visible.Line(name) + "'s pane", err: err, quit: quit}
 			}
 		}
 	}
@@ -271,7 +272,7 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		}
 		to := m.target
 		return m.act("sending", func() (string, error) {
-			return "message sent to " + approval.Visible(to), m.acts.Send(m.ctx, to, text)
+			return "message sent to " + visible.Line(to), m.acts.Send(m.ctx, to, text)
 		})
 	case tea.KeyBackspace:
 		if len(m.input) > 0 {
@@ -302,7 +303,7 @@ func (m *Model) confirmKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	name := m.target
-	return m.act("asking "+approval.Visible(name)+" to shut down", func() (string, error) {
+	return m.act("asking "+visible.Line(name)+" to shut down", func() (string, error) {
 		return m.acts.Stop(m.ctx, name)
 	})
 }

@@ -5,9 +5,10 @@
 // them, message, hide, stop and jump to teammates. Its review mode shows
 // one waiting request at a time for single-key answers.
 //
-// Everything a teammate wrote goes through approval.Visible (or
-// VisibleBlock) before it reaches the screen: an escape sequence in a
-// command or a plan must never repaint what the person approves.
+// Everything a teammate wrote goes through paneteam's one visible-text
+// rule (visible.Line, visible.Block) before it reaches the screen: an
+// escape sequence in a command or a plan must never repaint what the
+// person approves.
 //
 // It runs on Bubble Tea 0.27, the last release whose package
 // initialisation does no I/O: from 1.0 on, Bubble Tea's init asks the
@@ -29,6 +30,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 type section int
@@ -181,7 +183,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) data(msg dataMsg) tea.Cmd {
 	if errors.Is(msg.err, teamwatch.ErrTeamGone) {
-		m.gone = "team " + approval.Visible(m.opts.Team) + " was deleted"
+		m.gone = "team " + visible.Line(m.opts.Team) + " was deleted"
 		m.Final = "paneteam: " + m.gone
 		m.quitting = true
 		return tea.Quit
@@ -326,7 +328,7 @@ func (m *Model) answer(r approval.Request, d approval.Decision) tea.Cmd {
 	if d.Approve {
 		verb = "approved"
 	}
-	what := fmt.Sprintf("%s %s from %s", verb, approval.Visible(r.ID), approval.Visible(r.From))
+	what := fmt.Sprintf("%s %s from %s", verb, visible.Line(r.ID), visible.Line(r.From))
 	return m.act("answering", func() (string, error) {
 		return what, m.acts.Answer(m.ctx, r, d)
 	})

@@ -61,7 +61,7 @@ func perm(id, from, cmd string, suggestions string) approval.Request {
 func team3() *teamwatch.Snapshot {
 	return &teamwatch.Snapshot{Team: "crew", Members: []teamwatch.Member{
 		{Name: "team-lead", State: teamwatch.StateActive},
-		{Name: "alice", State: teamwatch.StateNeedsYou, Backend: "tmux", Pane: "alive", Pending: 1},
+		{Name: "alice", State: teamwatch.StateNeedsYou, Backend: "tmux", Pane: "alive", Waiting: 1, NeedsYou: true},
 		{Name: "bob", State: teamwatch.StateIdle, Backend: "tmux", Pane: "alive"},
 	}, Tasks: []teamwatch.Task{{ID: "1", Subject: "Fix login", Status: "pending", Blocks: []string{"2"}}}}
 }
@@ -190,9 +190,29 @@ func TestTeammateTextIsMadeVisible(t *testing.T) {
 			t.Fatalf("raw control characters reach the screen: %q", v)
 		}
 	}
-	if !strings.Contains(views[0], `bob\x1b[2J`) || !strings.Contains(views[0], `fix\x1b]0;pwned\x07 it`) ||
+	if !strings.Contains(views[0], `$'bob\x1b[2J'`) || !strings.Contains(views[0], `$'fix\x1b]0;pwned\x07 it'`) ||
 		!strings.Contains(views[1], `red\r\u202egnp.exe`) {
 		t.Fatalf("escapes not shown as text:\n%s\n%s", views[0], views[1])
+	}
+}
+
+// A command holding a real newline and one holding a typed backslash-n
+// are listed differently, as are a real tab and a typed backslash-t.
+func TestRequestsListTellsRealEscapesFromTypedOnes(t *testing.T) {
+	f := &fake{snap: team3(), reqs: []approval.Request{
+		perm("perm-1-a", "alice", "echo a\nb", "[]"), perm("perm-2-a", "alice", `echo a\nb`, "[]"),
+		perm("perm-3-a", "alice", "x\ty", "[]"), perm("perm-4-a", "alice", `x\ty`, "[]"),
+	}}
+	m := start(t, f, Options{})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	v := m.View()
+	for _, want := range []string{`Bash: $'echo a\nb'`, `Bash: echo a\nb`, `Bash: $'x\ty'`, `Bash: x\ty`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "\t") {
+		t.Errorf("a raw tab reached the screen:\n%q", v)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // View draws the whole screen: exactly h lines, none wider than w.
@@ -47,9 +48,9 @@ func fill(lines []string, n int) []string {
 }
 
 func (m *Model) header(w int) string {
-	t := "paneteam dashboard: team " + approval.Visible(m.opts.Team)
+	t := "paneteam dashboard: team " + visible.Line(m.opts.Team)
 	if m.opts.Review {
-		t = "paneteam requests: team " + approval.Visible(m.opts.Team)
+		t = "paneteam requests: team " + visible.Line(m.opts.Team)
 	}
 	if m.snap == nil {
 		return m.st.paint(m.st.title, cut(t+" (reading...)", w))
@@ -213,10 +214,10 @@ func (m *Model) memberRow(mb teamwatch.Member) string {
 		state = m.st.paint(m.st.gone, state)
 	}
 	rest := fmt.Sprintf(" %-9s pane %-7s unread %-3s", cut(be, 9), cut(pane, 7), unread)
-	if mb.Pending > 0 {
-		rest += fmt.Sprintf(" waiting %d", mb.Pending)
+	if mb.Waiting > 0 {
+		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}
-	return pad(approval.Visible(mb.Name), 14) + " " + state + rest
+	return pad(visible.Line(mb.Name), 14) + " " + state + rest
 }
 
 func taskRow(t teamwatch.Task, w int) string {
@@ -231,7 +232,7 @@ func taskRow(t teamwatch.Task, w int) string {
 	if len(t.Blocks) > 0 {
 		deps = append(deps, "blocks #"+strings.Join(visibleAll(t.Blocks), ",#"))
 	}
-	head := fmt.Sprintf("#%-4s %-11s %-10s ", cut(approval.Visible(t.ID), 4), cut(t.Status, 11), cut(approval.Visible(owner), 10))
+	head := fmt.Sprintf("#%-4s %-11s %-10s ", cut(visible.Line(t.ID), 4), cut(t.Status, 11), cut(visible.Line(owner), 10))
 	tail := ""
 	if len(deps) > 0 {
 		tail = " [" + strings.Join(deps, "; ") + "]"
@@ -239,20 +240,20 @@ func taskRow(t teamwatch.Task, w int) string {
 	// The dependencies matter more than the end of the subject: the
 	// subject gives way first, down to a few columns.
 	subjW := max(8, w-width(head)-width(tail))
-	return head + cut(approval.Visible(t.Subject), subjW) + tail
+	return head + cut(visible.Line(t.Subject), subjW) + tail
 }
 
 func visibleAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = approval.Visible(s)
+		out[i] = visible.Line(s)
 	}
 	return out
 }
 
 func (m *Model) requestRow(r approval.Request, w int) string {
 	age := ago(m.opts.Now().Sub(r.Time))
-	head := pad(approval.Visible(r.ID), 22) + " " + pad(approval.Visible(r.From), 10) + " " + fmt.Sprintf("%4s ", age)
+	head := pad(visible.Line(r.ID), 22) + " " + pad(visible.Line(r.From), 10) + " " + fmt.Sprintf("%4s ", age)
 	return head + cut(approval.Subject(r), max(0, w-width(head)))
 }
 
@@ -274,7 +275,7 @@ func ago(d time.Duration) string {
 // footer is the last action's outcome, wrapped on up to max lines so
 // that a refusal can be read whole, and the keys.
 func (m *Model) footer(w, maxLines int) []string {
-	status := wrap(approval.Visible(m.status), w)
+	status := wrap(visible.Line(m.status), w)
 	if len(status) > maxLines {
 		status = status[:maxLines]
 		status[maxLines-1] = cut(status[maxLines-1]+ellipsis+ellipsis, w)
@@ -287,11 +288,11 @@ func (m *Model) footer(w, maxLines int) []string {
 	var keys string
 	switch {
 	case m.mode == modeInput && m.inputFor == inputDeny:
-		keys = "deny " + approval.Visible(m.targetR.ID) + ", feedback (optional): " + m.inputLine(w)
+		keys = "deny " + visible.Line(m.targetR.ID) + ", feedback (optional): " + m.inputLine(w)
 	case m.mode == modeInput:
-		keys = "message to " + approval.Visible(m.target) + ": " + m.inputLine(w)
+		keys = "message to " + visible.Line(m.target) + ": " + m.inputLine(w)
 	case m.mode == modeConfirm:
-		keys = "stop " + approval.Visible(m.target) + "? it is asked to shut down. y: yes, any other key: no"
+		keys = "stop " + visible.Line(m.target) + "? it is asked to shut down. y: yes, any other key: no"
 	case m.mode == modeHelp:
 		keys = "any key: back"
 	case m.opts.Review:
@@ -306,7 +307,7 @@ func (m *Model) footer(w, maxLines int) []string {
 
 // inputLine shows the end of what is typed, so the cursor stays in view.
 func (m *Model) inputLine(w int) string {
-	text := approval.Visible(string(m.input)) + "_"
+	text := visible.Line(string(m.input)) + "_"
 	room := max(10, w-40)
 	if width(text) > room {
 		text = ellipsis + ansiTail(text, room-1)

@@ -1,0 +1,92 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// AliveTimeout bounds one liveness question to a backend, so that a hung
+// tmux or it2 cannot freeze a status line.
+const AliveTimeout = 3 * time.Second
+
+// Census answers whether many members' panes are alive with one question
+// per tmux server: the first member on a server lists every pane there
+// (one `list-panes -a`), and every other member on it is judged from that
+// listing. Members of other backends are asked of their backend (an
+// in-process host is a process check; iTerm2 one it2 call each). A
+// Census is one moment: make one per snapshot, and use it from one
+// goroutine.
+type Census struct {
+	env     Env
+	servers map[string]*listing
+}
+
+// listing is one tmux server's panes, by id, or why they are unknown.
+type listing struct {
+	panes map[string]tmux.Pane
+	err   error
+}
+
+// NewCensus returns an empty census over env.
+func NewCensus(env Env) *Census { return &Census{env: env, servers: map[string]*listing{}} }
+
+// Alive reports whether m's pane (or host) still exists, as its backend's
+// Alive would, from one listing per tmux server.
+func (c *Census) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error) {
+	if m.BackendType == team.BackendTmux {
+		return c.tmuxAlive(ctx, m)
+	}
+	b, err := ForMember(c.env, cfg, m)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, AliveTimeout)
+	defer cancel()
+	return b.Alive(ctx, cfg, m)
+}
+
+// tmuxAlive: the pane exists, carries the member's agent id and its
+// command has not exited. A pane gone, its server gone, or the id now
+// naming someone else's pane (tmux reuses ids after a restart) is dead.
+func (c *Census) tmuxAlive(ctx context.Context, m *team.Member) (bool, error) {
+	srv, err := memberServer(m)
+	if err != nil {
+		return false, err
+	}
+	panes, err := c.Panes(ctx, srv)
+	switch {
+	case errors.Is(err, tmux.ErrNoServer):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	p, ok := panes[m.TmuxPaneID]
+	return ok && p.Agent == m.AgentID && !p.Dead, nil
+}
+
+// Panes lists the panes of srv by id, asking tmux once per census. The
+// question is not tied to ctx's cancellation, only bounded by
+// AliveTimeout: a read-only status line may simply end on a signal, and
+// watching ctx would install the signal handling it does not need.
+func (c *Census) Panes(ctx context.Context, srv tmux.Server) (map[string]tmux.Pane, error) {
+	key := srv.String()
+	if l, ok := c.servers[key]; ok {
+		return l.panes, l.err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AliveTimeout)
+	defer cancel()
+	all, err := srv.AllPanes(ctx)
+	l := &listing{err: err}
+	if err == nil {
+		l.panes = make(map[string]tmux.Pane, len(all))
+		for _, p := range all {
+			l.panes[p.ID] = p
+		}
+	}
+	c.servers[key] = l
+	return l.panes, l.err
+}
