@@ -15,7 +15,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/post"
-	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -181,15 +181,15 @@ func reportSent(env Env, asJSON bool, sent []delivery) error {
 }
 
 // noteUnpolled tells the person, on stderr, when what waits for a Claude
-// Code lead will not be read yet (leadinbox.Note).
+// Code lead will not be read yet (teamwatch.LeadInboxNote).
 func noteUnpolled(env Env, t team.Team, cfg *team.Config, to []string) {
 	lead := team.LeadOf(cfg)
-	w, err := leadinbox.Check(t, cfg, lead, time.Now())
+	w, err := teamwatch.CheckLeadInbox(t, cfg, lead, time.Now())
 	if err != nil || !lead.ClaudeLed() || len(cfg.ClaudeTeammates()) > 0 {
 		return
 	}
 	if w.Unpolled || slices.Contains(to, team.LeadName) {
-		fmt.Fprintf(env.Stderr, "paneteam: note: %s\n", leadinbox.Note)
+		fmt.Fprintf(env.Stderr, "paneteam: note: %s\n", teamwatch.LeadInboxNote)
 	}
 }
 
