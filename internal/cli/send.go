@@ -112,7 +112,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 					return err
 				}
 				d.Message.Color = color
-				if err := mailbox.New(t.InboxPath(name), lockOpts(c)).SignedBy(leadSigner(env)).Send(ctx, d.Message); err != nil {
+				if err := leadinbox.Open(t, cfg, name, lockOpts(c)).SignedBy(leadSigner(env)).Send(ctx, d.Message); err != nil {
 					if len(to) == 1 {
 						return fmt.Errorf("send to %s: %w", name, err)
 					}

@@ -17,7 +17,6 @@ import (
 	"github.com/paneteam/paneteam/internal/term/termtext"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -220,7 +219,7 @@ func memberStatusOf(ctx context.Context, bend backend.Env, t team.Team, cfg *tea
 	ms := memberStatus{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color,
 		Backend: m.BackendType, PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active()}
 	ms.Pane, ms.PaneError = liveness(ctx, bend, cfg, lead, m, ms.RunBy)
-	if unread, err := mailbox.New(t.InboxPath(m.Name), lockfile.Options{}).Unread(); err != nil {
+	if unread, err := leadinbox.Open(t, cfg, m.Name, lockfile.Options{}).Unread(); err != nil {
 		ms.Unread, ms.InboxError = -1, err.Error()
 	} else {
 		ms.Unread = len(unread)

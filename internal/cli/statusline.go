@@ -7,8 +7,8 @@ import (
 	"github.com/paneteam/paneteam/internal/protocol/approval"
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
 	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -35,7 +35,7 @@ func tmuxStatusOf(ctx context.Context, bend backend.Env, teams []loadedTeam) []t
 		cfg := tl.cfg
 		// The lead's inbox, read once: its unread count, and the requests
 		// in it waiting for an answer.
-		leadMsgs, leadErr := mailbox.New(tl.team.InboxPath(team.LeadName), lockfile.Options{}).ReadAll()
+		leadMsgs, leadErr := leadinbox.Open(tl.team, cfg, team.LeadName, lockfile.Options{}).ReadAll()
 		var waiting map[string]int
 		if leadErr == nil {
 			if l, err := approval.FindIn(tl.team, cfg, leadMsgs); err == nil {

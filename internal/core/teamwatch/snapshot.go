@@ -18,6 +18,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/sys/filesig"
 
+	"github.com/paneteam/paneteam/internal/protocol/leadinbox"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -202,7 +203,7 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		if to == "" {
 			to = stem
 		}
-		inbox, archived, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"))
+		inbox, archived, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"), leadinbox.Summarises(cfg, to))
 		if err != nil {
 			s.problem(err)
 			unread[stem] = -1

@@ -5,6 +5,7 @@ package leadinbox
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/lockfile"
@@ -50,4 +51,32 @@ func Check(t team.Team, cfg *team.Config, lead team.Lead, now time.Time) (Waitin
 	}
 	w.Unpolled = w.Unread > 0
 	return w, nil
+}
+
+// Open returns name's inbox in t's team. The lead's inbox of a team
+// paneteam leads summarises idle notices (mailbox.Inbox.SummarisesIdle):
+// each teammate's newest one stands for its older plain ones, which move
+// to the archive as paneteam writes or reads. Every other inbox, and the
+// lead's where a live Claude Code process leads, is left as Claude Code
+// expects it. A nil cfg (team not readable) opens a plain inbox.
+func Open(t team.Team, cfg *team.Config, name string, lock lockfile.Options) *mailbox.Inbox {
+	in := mailbox.New(t.InboxPath(name), lock)
+	in.SummarisesIdle = Summarises(cfg, name)
+	return in
+}
+
+// Summarises reports whether name's inbox summarises idle notices: name
+// is the lead of a team no live Claude Code process leads.
+func Summarises(cfg *team.Config, name string) bool {
+	if cfg == nil {
+		return false
+	}
+	lead := team.LeadName
+	if l, _, ok := strings.Cut(cfg.LeadAgentID, "@"); ok && l != "" {
+		lead = l
+	}
+	if team.SanitizePath(name) != team.SanitizePath(lead) {
+		return false
+	}
+	return !team.LeadOf(cfg).ClaudeLed()
 }
