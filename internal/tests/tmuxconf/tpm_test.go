@@ -52,7 +52,8 @@ func tpmHome(t *testing.T, home, extra string) string {
 // keys as TestBindingsDeliverExactlyWhatWasTyped does for
 // tmux.conf.example: every binding of the list is there (under its
 // option), prefix + I and U stay TPM's, what is typed arrives exactly,
-// and #{paneteam_status} in status-right became the team status.
+// and #{paneteam_status} in status-right and status-left became the team
+// status.
 func TestTPMPlugin(t *testing.T) {
 	requireTPM(t)
 	h := startWith(t, func(h *harness) string {
@@ -61,6 +62,7 @@ set -g @paneteam-kill 'off'
 set -g status-interval 1
 set -g status-right-length 200
 set -g status-right '[#{paneteam_status}] %H:%M'
+set -g status-left '#{paneteam_status}|#{paneteam_status}'
 `)
 	})
 
@@ -131,8 +133,12 @@ set -g status-right '[#{paneteam_status}] %H:%M'
 	h.waitScreen("the team status where #{paneteam_status} was", func(s string) bool {
 		return strings.Contains(s, "[demo ▶")
 	})
-	if out := h.inner("show-option", "-gv", "status-right"); !strings.Contains(out, "#("+h.bin+" status --format tmux)") {
+	segment := "#(" + h.bin + " status --format tmux)"
+	if out := strings.TrimSpace(h.inner("show-option", "-gv", "status-right")); out != "["+segment+"] %H:%M" {
 		t.Errorf("status-right is %q, want #{paneteam_status} replaced by the status command", out)
+	}
+	if out := strings.TrimSpace(h.inner("show-option", "-gv", "status-left")); out != segment+"|"+segment {
+		t.Errorf("status-left is %q, want both #{paneteam_status} replaced", out)
 	}
 	h.checkMarkers()
 }
