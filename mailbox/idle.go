@@ -78,13 +78,20 @@ func (in *Inbox) SummariseIdle(ctx context.Context) (int, error) {
 	if err != nil || len(StaleIdle(msgs)) == 0 {
 		return 0, err
 	}
+	return in.summarise(ctx, false)
+}
+
+// summarise archives the stale idle notices under the lock; with try, only
+// if the lock is free at once (a reader does not wait for a writer: the
+// next read does it).
+func (in *Inbox) summarise(ctx context.Context, try bool) (int, error) {
 	n := 0
-	err = in.transform(ctx, func(cur []Message) ([]Message, error) {
+	_, err := in.write(ctx, func(cur []Message) ([]Message, error) {
 		if n = summariseIdle(cur); n == 0 {
 			return nil, nil
 		}
 		return cur, nil
-	})
+	}, nil, try, nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

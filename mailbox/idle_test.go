@@ -174,3 +174,36 @@ func TestStaleIdle(t *testing.T) {
 		t.Errorf("StaleIdle = %s, want [0] (the read one is not stale, the newest stays)", got)
 	}
 }
+
+// A reader does not wait for the lock to summarise: while another
+// process holds it, the read returns at once with the notices as they
+// are, and the next read after the lock is free summarises them.
+func TestSummarisingReadDoesNotWaitForTheLock(t *testing.T) {
+	in := leadInbox(t)
+	var msgs []mailbox.Message
+	for n := 1; n <= 3; n++ {
+		msgs = append(msgs, idleMsg(t, "alice", n, nil))
+	}
+	b, _ := mailbox.Encode(msgs)
+	if err := os.WriteFile(in.Path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in.SummarisesIdle = true
+	unlock, err := lockfile.Lock(context.Background(), in.Path, lockfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if n := len(mustUnread(t, in)); n != 3 {
+		t.Errorf("read under another's lock: %d unread, want the 3 as they are", n)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the read waited %v for the lock", d)
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(mustUnread(t, in)); n != 1 {
+		t.Errorf("read after the lock is free: %d unread, want 1", n)
+	}
+}

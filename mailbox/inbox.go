@@ -58,15 +58,15 @@ const (
 // ReadAll returns every message, without taking the lock (the file is
 // replaced atomically by paneteam; a torn in-place write by Claude Code is
 // retried). A missing inbox is empty. With SummarisesIdle, stale idle
-// notices found are first archived under the lock; should that fail, the
-// messages are returned as they are (nothing is lost, the next read tries
-// again).
+// notices found are first archived under the lock, if it is free at once;
+// otherwise the messages are returned as they are (nothing is lost, and a
+// reader never waits for a writer: the next read tries again).
 func (in *Inbox) ReadAll() ([]Message, error) {
 	msgs, err := in.readAll()
 	if err != nil || !in.SummarisesIdle || len(StaleIdle(msgs)) == 0 {
 		return msgs, err
 	}
-	if _, err := in.SummariseIdle(context.Background()); err != nil {
+	if n, err := in.summarise(context.Background(), true); err != nil || n == 0 {
 		return msgs, nil
 	}
 	return in.readAll()
