@@ -182,7 +182,21 @@ func TestTPMPluginSaysWhatToInstall(t *testing.T) {
 	if !strings.Contains(screen, "go install github.com/paneteam/paneteam/cmd/paneteam") {
 		t.Errorf("the message does not say what to install:\n%s", screen)
 	}
-	if out, _ := (tmux.Server{Socket: inner}).Run(context.Background(), "list-keys", "-T", "prefix", keyOf("spawn-claude")); strings.Contains(out, "display-popup") {
+	srv := tmux.Server{Socket: inner}
+	if out, _ := srv.Run(context.Background(), "list-keys", "-T", "prefix", keyOf("spawn-claude")); strings.Contains(out, "display-popup") {
 		t.Errorf("with no paneteam, prefix + %s is still bound: %q", keyOf("spawn-claude"), out)
+	}
+
+	// @paneteam-bin names it instead (prefix + I runs the plugin again).
+	bin := testutil.Binary(t)
+	for _, args := range [][]string{{"set-option", "-g", "@paneteam-bin", bin},
+		{"run-shell", filepath.Join(home, ".tmux", "plugins", "paneteam", "paneteam.tmux")}} {
+		if out, err := srv.Run(context.Background(), args...); err != nil {
+			t.Fatalf("%v: %v %s", args, err, out)
+		}
+	}
+	out, _ := srv.Run(context.Background(), "list-keys", "-T", "prefix", keyOf("spawn-claude"))
+	if !strings.Contains(out, " "+bin+" prompt spawn --claude") {
+		t.Errorf("with @paneteam-bin set, prefix + %s is %q, want a popup running %s", keyOf("spawn-claude"), out, bin)
 	}
 }
