@@ -13,8 +13,9 @@ import (
 // TestDashboardRedrawsCleanlyAfterResizes: tmux resizes panes all the
 // time (zoom, a new split, a client of another size). After a real tmux
 // window running the dashboard is resized several times and brought back
-// to its first size, the screen is what a dashboard started at that size
-// draws: no stale row, no cut-off copy of the key help.
+// to its first size, then narrowed by a split and zoomed, the screen is
+// what a dashboard started at that size draws: no stale row, no cut-off
+// copy of the key help.
 func TestDashboardRedrawsCleanlyAfterResizes(t *testing.T) {
 	root, _ := dashTeam(t, permReq("perm-1767225600000-abc1234", "alice", longCmd, time.Minute))
 	const w, h = 150, 40
@@ -25,6 +26,16 @@ func TestDashboardRedrawsCleanlyAfterResizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(150 * time.Millisecond) // a person's pace, not a single batched resize
+	}
+	// A split beside it narrows the pane; zooming it makes it whole again.
+	for _, args := range [][]string{{"split-window", "-h", "-d", "-t", d.pane, "sleep 600"}, {"resize-pane", "-Z", "-t", d.pane}} {
+		if _, err := d.srv.Run(context.Background(), args...); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if got := d.format("#{pane_width}x#{pane_height} #{window_zoomed_flag}"); got != fmt.Sprintf("%dx%d 1", w, h) {
+		t.Fatalf("the zoomed pane is %s, want %dx%d zoomed", got, w, h)
 	}
 
 	fresh := startDashOn(t, testutil.TmuxServer(t), root, w, h, "--team crew", "NO_COLOR=1")
