@@ -102,6 +102,14 @@ func TestExampleAndPluginBindTheList(t *testing.T) {
 		t.Errorf("paneteam.tmux binds\n  %s\nthe list says\n  %s", strings.Join(plugin, "\n  "), strings.Join(want, "\n  "))
 	}
 
+	// The README names every option.
+	readme := strings.Join(lines(t, "README.md"), "\n")
+	for _, b := range bindings {
+		if !strings.Contains(readme, "`"+b.Name+"`") {
+			t.Errorf("README does not name the plugin option %s", b.Name)
+		}
+	}
+
 	// TPM runs the plugin as a program.
 	path := filepath.Join(testutil.ModuleRoot(), "paneteam.tmux")
 	st, err := os.Stat(path)
