@@ -23,6 +23,11 @@ type Inbox struct {
 	// Signer, when set, signs the entries written as the lead (see
 	// SignedBy).
 	Signer Signer
+	// SummarisesIdle makes every write through this inbox, and every read
+	// (ReadAll, Unread, Watch), archive the idle notices newer ones
+	// supersede (idle.go), under the lock. Set it on the lead's inbox of a
+	// team paneteam leads, never where Claude Code leads.
+	SummarisesIdle bool
 }
 
 // New returns the inbox at path.
@@ -52,8 +57,22 @@ const (
 
 // ReadAll returns every message, without taking the lock (the file is
 // replaced atomically by paneteam; a torn in-place write by Claude Code is
-// retried). A missing inbox is empty.
+// retried). A missing inbox is empty. With SummarisesIdle, stale idle
+// notices found are first archived under the lock, if it is free at once;
+// otherwise the messages are returned as they are (nothing is lost, and a
+// reader never waits for a writer: the next read tries again).
 func (in *Inbox) ReadAll() ([]Message, error) {
+	msgs, err := in.readAll()
+	if err != nil || !in.SummarisesIdle || len(StaleIdle(msgs)) == 0 {
+		return msgs, err
+	}
+	if n, err := in.summarise(context.Background(), true); err != nil || n == 0 {
+		return msgs, nil
+	}
+	return in.readAll()
+}
+
+func (in *Inbox) readAll() ([]Message, error) {
 	var lastErr error
 	for i := 0; i < unlockedReadTries; i++ {
 		b, err := os.ReadFile(in.Path)
@@ -223,7 +242,7 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 			}
 		}
 		fresh = append(fresh, own...)
-		if fn == nil && len(leftover) == 0 {
+		if fn == nil && len(leftover) == 0 && !in.SummarisesIdle {
 			out, archive, ok, err := spliceDrain(old, fresh)
 			if err != nil {
 				return nil, err
@@ -253,6 +272,9 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 				return nil, nil
 			}
 			next = cur
+		}
+		if in.SummarisesIdle {
+			summariseIdle(next)
 		}
 		// Read messages leave for the archive (archive.go) on every write,
 		// so the inbox stays small whatever its history.

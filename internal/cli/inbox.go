@@ -12,6 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -66,7 +67,7 @@ them.`,
 					return err
 				}
 			}
-			in := mailbox.New(t.InboxPath(name), lockOpts(c))
+			in := post.OpenInbox(t, cfg, name, lockOpts(c))
 			var msgs []mailbox.Message
 			if archived {
 				msgs, err = in.Archived()

@@ -12,6 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -76,7 +77,7 @@ protocol message type, or "message" for plain text.`,
 			}
 			// A missing inbox folder (writers create it lazily) is waited
 			// for by Watch, never created here: see mailbox.Watch.
-			w := &inboxWatch{env: env, ctx: ctx, c: c, in: mailbox.New(t.InboxPath(name), lockOpts(c)), style: styleFor(env)}
+			w := &inboxWatch{env: env, ctx: ctx, c: c, in: post.OpenInbox(t, cfg, name, lockOpts(c)), style: styleFor(env)}
 			err = w.in.Watch(ctx, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
 			if errors.Is(err, context.Canceled) {
 				return nil // interrupted: the normal way to stop watching

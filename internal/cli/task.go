@@ -18,8 +18,8 @@ func taskCommand(env Env) *ucli.Command {
 files Claude Code teammates read and claim, so people, scripts and agents can
 share one list:
 
-    paneteam task create --team review --subject "Write parser tests"
-    paneteam task create --team review --subject "Ship it" --blocked-by 1
+    paneteam task create --team review "Write parser tests"
+    paneteam task create --team review "Ship it" --blocked-by 1
     paneteam task list --team review --available
     paneteam task claim --team review --owner alice 1
 
@@ -44,20 +44,22 @@ func fromFlag() ucli.Flag {
 
 func taskCreateCommand(env Env) *ucli.Command {
 	return &ucli.Command{
-		Name:  "create",
-		Usage: "add a task and print its id alone",
+		Name:      "create",
+		Usage:     "add a task and print its id alone",
+		ArgsUsage: "SUBJECT",
 		Description: `Adds <id>.json with the next id (one more than the highest ever used,
 counting deleted ones), under the task list's lock, as Claude Code does, so
 both can add tasks at the same moment. The id alone is printed:
 
-    id=$(paneteam task create --team review --subject "Review the API" \
+    id=$(paneteam task create --team review "Review the API" \
         --description "Read api/*.go and list problems" --blocked-by 1,2)
 
+The subject (a short imperative title) is the argument, or --subject.
 With --owner the task starts in_progress and the owner gets a
 task_assignment message.`,
 		Flags: []ucli.Flag{
 			teamFlag(),
-			&ucli.StringFlag{Name: "subject", Aliases: []string{"s"}, Usage: "short imperative title (required)"},
+			&ucli.StringFlag{Name: "subject", Aliases: []string{"s"}, Usage: "short imperative title (instead of the SUBJECT argument)"},
 			&ucli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "what done means"},
 			&ucli.StringFlag{Name: "active-form", Usage: "present-continuous form shown while it runs (\"Reviewing the API\")"},
 			&ucli.StringFlag{Name: "blocked-by", Usage: "comma-separated ids of tasks that must be completed first"},
@@ -66,11 +68,9 @@ task_assignment message.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() != 0 {
-				return usagef("task create takes no arguments (got %q): give the title with --subject", c.Args().First())
-			}
-			if !c.IsSet("subject") {
-				return usagef("task create needs --subject TEXT")
+			subject, err := createSubject(c)
+			if err != nil {
+				return err
 			}
 			blockedBy, err := idList(c, "blocked-by")
 			if err != nil {
@@ -85,7 +85,7 @@ task_assignment message.`,
 				return err
 			}
 			nt := team.NewTask{
-				Subject:     c.String("subject"),
+				Subject:     subject,
 				Description: c.String("description"),
 				ActiveForm:  c.String("active-form"),
 				Owner:       owner,
@@ -107,6 +107,21 @@ task_assignment message.`,
 			return err
 		},
 	}
+}
+
+// createSubject is task create's subject: its one argument or --subject.
+func createSubject(c *ucli.Command) (string, error) {
+	switch {
+	case c.NArg() > 1:
+		return "", usagef("task create takes one SUBJECT, got %d arguments: quote it, such as task create \"Write parser tests\"", c.NArg())
+	case c.NArg() == 1 && c.IsSet("subject"):
+		return "", usagef("task create got the subject twice (%q and --subject): give one", c.Args().First())
+	case c.NArg() == 1:
+		return c.Args().First(), nil
+	case c.IsSet("subject"):
+		return c.String("subject"), nil
+	}
+	return "", usagef("task create needs a subject: task create \"Write parser tests\" (or --subject TEXT)")
 }
 
 func taskListCommand(env Env) *ucli.Command {

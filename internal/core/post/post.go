@@ -19,6 +19,9 @@ type Post struct {
 	Color string
 	// Signer signs what goes out as the lead; nil signs nothing.
 	Signer mailbox.Signer
+	// Config is the team as read when the post was opened: it decides
+	// which inbox summarises idle notices (OpenInbox). nil: none does.
+	Config *team.Config
 }
 
 // Open readies the caller's post from `from` to the inboxes named by to,
@@ -32,7 +35,7 @@ func (c Caller) Open(t team.Team, cfg *team.Config, lock lockfile.Options, from 
 	if err := c.CheckSignable(t, cfg, to, from); err != nil {
 		return nil, err
 	}
-	return &Post{Team: t, Lock: lock, From: from, Color: color, Signer: c.Signer()}, nil
+	return &Post{Team: t, Lock: lock, From: from, Color: color, Signer: c.Signer(), Config: cfg}, nil
 }
 
 // Message is m as p sends it: from p.From, in p.Color, stamped now when
@@ -45,9 +48,9 @@ func (p *Post) Message(m mailbox.Message) mailbox.Message {
 	return m
 }
 
-// Inbox is the recipient's inbox, signing as p does.
+// Inbox is the recipient's inbox (OpenInbox), signing as p does.
 func (p *Post) Inbox(to string) *mailbox.Inbox {
-	return mailbox.New(p.Team.InboxPath(to), p.Lock).SignedBy(p.Signer)
+	return OpenInbox(p.Team, p.Config, to, p.Lock).SignedBy(p.Signer)
 }
 
 // Send validates m (Message fills its sender, colour and time) and writes

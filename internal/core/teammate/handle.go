@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -141,7 +142,9 @@ func (l *loop) send(ctx context.Context, to string, v any) error {
 	if err != nil {
 		return err
 	}
-	return mailbox.New(l.Team.InboxPath(to), l.Lock).Append(ctx, mailbox.Message{
+	// The lead's inbox of a team paneteam leads keeps one plain idle
+	// notice per teammate (post.OpenInbox).
+	return post.OpenInbox(l.Team, l.cfg, to, l.Lock).Append(ctx, mailbox.Message{
 		From: l.Name, Text: text, Timestamp: mailbox.Timestamp(l.Now()), Color: l.member.Color,
 	})
 }

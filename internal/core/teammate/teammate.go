@@ -61,6 +61,7 @@ type loop struct {
 	agent    Agent
 	lead     string
 	member   team.Member
+	cfg      *team.Config // as loaded at start; nil if unreadable
 	inbox    *mailbox.Inbox
 	handled  map[string]bool
 	idleSent bool
@@ -87,6 +88,7 @@ func Run(ctx context.Context, c Config, a Agent) error {
 	l := &loop{Config: c, agent: a, lead: team.LeadName, handled: map[string]bool{}, ignored: map[string]bool{}}
 	l.inbox = mailbox.New(c.Team.InboxPath(c.Name), c.Lock)
 	if cfg, err := team.Load(c.Team.ConfigPath()); err == nil {
+		l.cfg = cfg
 		if lead, _, ok := strings.Cut(cfg.LeadAgentID, "@"); ok && lead != "" {
 			l.lead = lead
 		}

@@ -164,8 +164,11 @@ func inboxFiles(dir string) ([]string, error) {
 // inbox is read before the archive: paneteam appends to the archive before
 // it rewrites the inbox without those messages, so a message being moved
 // is seen in one or both, never in neither.
-func (r *mailReader) read(path string) (inbox, archived []mailbox.Message, err error) {
+// A summarising inbox (post.SummarisesIdle) archives stale idle notices
+// as it is read.
+func (r *mailReader) read(path string, summarise bool) (inbox, archived []mailbox.Message, err error) {
 	in := mailbox.New(path, lockfile.Options{})
+	in.SummarisesIdle = summarise
 	inbox, err = r.cached(path, in.ReadAll)
 	if err != nil {
 		return nil, nil, err

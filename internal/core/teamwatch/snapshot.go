@@ -26,6 +26,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/sys/filesig"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -269,7 +270,7 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		if to == "" {
 			to = stem
 		}
-		inbox, archived, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"))
+		inbox, archived, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"), post.SummarisesIdle(cfg, to))
 		if err != nil {
 			s.problem(err)
 			unread[stem] = inboxCount{n: -1, err: err}

@@ -117,7 +117,7 @@ func TestBindingsDeliverExactlyWhatWasTyped(t *testing.T) {
 		h.waitHidden(name, true)
 		h.waitGone("hide teammate:")
 
-		h.press("U")
+		h.press(keyOf("show"))
 		h.answer("show teammate:", text)
 		h.waitHidden(name, false)
 		h.waitGone("show teammate:")
@@ -150,14 +150,14 @@ func TestBindingFailureIsShown(t *testing.T) {
 	h.waitGone("has no tmux panes")
 }
 
-// prefix + I shows the lead's inbox in a popup, a teammate's message as
+// prefix + N shows the lead's inbox in a popup, a teammate's message as
 // text; closing it marks what was shown read.
 func TestInboxPopup(t *testing.T) {
 	h := start(t)
 	h.spawnAlice()
 	text := "look: $(touch x1) #(touch x3) #{pane_id} `touch x2`"
 	run(t, h.work, testutil.Env("PANETEAM_ROOT="+h.root), testutil.Binary(t), "send", "--team", "demo", "--to", "team-lead", "--from", "alice", text)
-	h.press("I")
+	h.press(keyOf("inbox"))
 	h.waitScreen("the message in the popup", func(s string) bool { return strings.Contains(s, text) })
 	h.keys("C-c")
 	h.waitGone(text)
@@ -205,17 +205,22 @@ type harness struct {
 	t           *testing.T
 	innerSock   string
 	outerSock   string
-	root, work  string
+	root, work  string // work is also the servers' HOME
+	bin         string // the paneteam on the servers' PATH
 	innerServer tmux.Server
 }
 
 func start(t *testing.T) *harness {
 	t.Helper()
+	return startWith(t, nil)
+}
+
+// startWith is start with the server's configuration written by conf
+// (given the harness, its folders made, before any server starts), which
+// returns its path; nil loads tmux.conf.example (or PANETEAM_TMUXCONF).
+func startWith(t *testing.T, conf func(h *harness) string) *harness {
+	t.Helper()
 	testutil.RequireTool(t, "tmux")
-	conf := os.Getenv("PANETEAM_TMUXCONF")
-	if conf == "" {
-		conf = filepath.Join(testutil.ModuleRoot(), "tmux.conf.example")
-	}
 	bin := testutil.Binary(t)
 	dir := testutil.ShortTempDir(t)
 	h := &harness{t: t, innerSock: filepath.Join(dir, "i"), outerSock: filepath.Join(dir, "o"),
@@ -230,6 +235,14 @@ func start(t *testing.T) *harness {
 	if err := os.Symlink(bin, filepath.Join(binDir, "paneteam")); err != nil {
 		t.Fatal(err)
 	}
+	h.bin = filepath.Join(binDir, "paneteam")
+	confPath := os.Getenv("PANETEAM_TMUXCONF")
+	switch {
+	case conf != nil:
+		confPath = conf(h)
+	case confPath == "":
+		confPath = filepath.Join(testutil.ModuleRoot(), "tmux.conf.example")
+	}
 	// A stand-in for Claude Code: prompt-spawned teammates only need a
 	// process that stays up; what reaches them is read from the files.
 	testutil.WriteExecutable(t, filepath.Join(binDir, "claude"), []byte("#!/bin/sh\nexec sleep 2147483647\n"))
@@ -239,7 +252,7 @@ func start(t *testing.T) *harness {
 	// The team, then the server the bindings live in (its global
 	// environment is the one it starts with: PATH and PANETEAM_ROOT).
 	run(t, h.work, env, bin, "team-create", "demo")
-	run(t, h.work, env, "tmux", "-S", h.innerSock, "-f", conf, "new-session", "-d", "-s", "lead", "-x", "200", "-y", "50", "cat")
+	run(t, h.work, env, "tmux", "-S", h.innerSock, "-f", confPath, "new-session", "-d", "-s", "lead", "-x", "200", "-y", "50", "cat")
 	t.Cleanup(func() { exec.Command("tmux", "-S", h.innerSock, "kill-server").Run() })
 	h.inner("set-option", "-t", "lead", tmux.TeamOption, "demo")
 

@@ -1,0 +1,120 @@
+#!/bin/sh
+# paneteam's tmux plugin, for TPM (https://github.com/tmux-plugins/tpm).
+# In ~/.tmux.conf, before TPM's own run line:
+#
+#   set -g @plugin 'paneteam/paneteam'
+#   set -g status-right '#{paneteam_status} %H:%M'   # the team status, optional
+#
+# then prefix + I. Each key below is changed with its option, or switched
+# off with "off":
+#
+#   set -g @paneteam-inbox 'O'      # prefix + O watches the lead's inbox
+#   set -g @paneteam-attach 'off'   # no attach key
+#
+# @paneteam-bin names the paneteam binary when it is not on tmux's PATH.
+# The session's @paneteam-team option names the team the keys act on
+# (tmux set-option @paneteam-team review).
+#
+# TPM throws away what a plugin prints, so problems are told in tmux's
+# message line. The keys are the ones tmux.conf.example binds for people
+# without TPM; a test checks both against one list.
+
+say() {
+	# Fixed texts only: tmux parses the hook below as a command and
+	# expands formats in a message.
+	msg="paneteam plugin: $*"
+	if [ -n "$(tmux list-clients -F x 2>/dev/null)" ]; then
+		tmux display-message -d 0 "$msg"
+	else
+		# tmux is still starting (TPM runs from the config, before any
+		# client is there): tell the first client that gets a session.
+		tmux set-hook -g 'client-session-changed[7391]' \
+			"display-message -d 0 \"$msg\" ; set-hook -gu 'client-session-changed[7391]'"
+	fi
+}
+
+opt() { tmux show-option -gqv "$1"; }
+
+# display-popup as these bindings use it needs tmux 3.3.
+version=$(tmux -V | sed 's/^tmux //; s/^next-//')
+major=${version%%.*}
+minor=${version#*.}
+minor=${minor%%[!0-9]*}
+case $major$minor in
+*[!0-9]* | '') ;; # a build that does not say: try
+*) if [ "$major" -lt 3 ] || { [ "$major" -eq 3 ] && [ "${minor:-0}" -lt 3 ]; }; then
+	say "paneteam's keys need tmux 3.3 or later; this is tmux $version"
+	exit 0
+fi ;;
+esac
+
+bin=$(opt @paneteam-bin)
+if [ -n "$bin" ]; then
+	if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then
+		say "@paneteam-bin does not name an executable file: set it to the path of paneteam, or unset it to use PATH"
+		exit 0
+	fi
+else
+	bin=$(command -v paneteam)
+	if [ -z "$bin" ]; then
+		say "paneteam is not installed (not on the PATH tmux has): go install github.com/paneteam/paneteam/cmd/paneteam@latest, or set @paneteam-bin to its path; then press prefix + I"
+		exit 0
+	fi
+fi
+
+# binding NAME DEFAULT-KEY POPUP-FLAGS PANETEAM-ARGS...: prefix + the key
+# opens a popup running paneteam with those arguments. The popup command
+# is given as separate words, so tmux runs it as it is: no shell, no
+# format expansion, whatever the path of the binary.
+binding() {
+	name=$1 key=$2 flags=$3
+	shift 3
+	set=$(opt "@paneteam-$name")
+	[ -n "$set" ] && key=$set
+	[ "$key" = off ] && return
+	# shellcheck disable=SC2086 # flags are words without spaces
+	if ! tmux bind-key -- "$key" display-popup $flags "$bin" "$@"; then
+		say "@paneteam-$name is not a key tmux knows: set it to one such as T, C-t or M-t, or to off"
+	fi
+}
+
+binding spawn-claude T "-E -w 80%" prompt spawn --claude
+binding spawn-shell C-t "-E -w 80%" prompt spawn -- bash -l
+binding send M "-E -w 80%" prompt send
+binding inbox N "-EE -w 80% -h 60%" inbox-watch --mark-read
+binding hide H "-E -w 80%" prompt hide
+binding show S "-E -w 80%" prompt show
+binding kill X "-E -w 80%" prompt kill-pane
+binding requests P "-E -w 90% -h 80%" dashboard --requests
+binding dashboard W "-E -w 95% -h 90%" dashboard
+binding attach A "-EE -w 90% -h 90%" attach
+
+# #{paneteam_status} in status-left or status-right becomes the team
+# status. It runs through sh and tmux's format expansion, so a binary
+# path with other characters than these is refused rather than quoted.
+segment="#($bin status --format tmux)"
+case $bin in
+*[!A-Za-z0-9_./+-]*) segment= ;;
+esac
+for side in status-left status-right; do
+	value=$(opt "$side")
+	case $value in
+	*'#{paneteam_status}'*) ;;
+	*) continue ;;
+	esac
+	if [ -z "$segment" ]; then
+		say "the path of paneteam has characters the status line cannot run safely: set @paneteam-bin to a path of letters, digits and / . _ - + only"
+		break
+	fi
+	out=
+	while :; do
+		case $value in
+		*'#{paneteam_status}'*)
+			out=$out${value%%'#{paneteam_status}'*}$segment
+			value=${value#*'#{paneteam_status}'}
+			;;
+		*) break ;;
+		esac
+	done
+	tmux set-option -g "$side" "$out$value"
+done
