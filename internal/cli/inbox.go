@@ -54,18 +54,9 @@ them.`,
 			if c.Int("last") < 0 {
 				return usagef("--last must be 0 (all) or more")
 			}
-			t, cfg, err := openTeam(ctx, c, env)
+			t, cfg, name, err := openInboxOf(ctx, c, env)
 			if err != nil {
 				return err
-			}
-			name, err := inboxName(t, cfg, c.String("name"))
-			if err != nil {
-				return err
-			}
-			if c.Bool("mark-read") {
-				if err := refuseClaudeMarkRead(cfg, name); err != nil {
-					return err
-				}
 			}
 			in := post.OpenInbox(t, cfg, name, lockOpts(c))
 			var msgs []mailbox.Message
@@ -108,6 +99,26 @@ func nameFlag() ucli.Flag {
 
 // inboxName resolves --name: a member, or a non-member whose inbox exists
 // (a teammate that has left, a name sent to with --create-inbox).
+// openInboxOf opens the team and names the inbox that inbox and
+// inbox-watch read (--name, else the lead's), refusing --mark-read of an
+// inbox Claude Code reads itself.
+func openInboxOf(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, string, error) {
+	t, cfg, err := openTeam(ctx, c, env)
+	if err != nil {
+		return t, nil, "", err
+	}
+	name, err := inboxName(t, cfg, c.String("name"))
+	if err != nil {
+		return t, nil, "", err
+	}
+	if c.Bool("mark-read") {
+		if err := refuseClaudeMarkRead(cfg, name); err != nil {
+			return t, nil, "", err
+		}
+	}
+	return t, cfg, name, nil
+}
+
 func inboxName(t team.Team, cfg *team.Config, name string) (string, error) {
 	if name == "" {
 		name = team.LeadName

@@ -62,18 +62,9 @@ protocol message type, or "message" for plain text.`,
 			if c.Duration("poll") <= 0 {
 				return usagef("--poll must be positive, such as 1s")
 			}
-			t, cfg, err := openTeam(ctx, c, env)
+			t, cfg, name, err := openInboxOf(ctx, c, env)
 			if err != nil {
 				return err
-			}
-			name, err := inboxName(t, cfg, c.String("name"))
-			if err != nil {
-				return err
-			}
-			if c.Bool("mark-read") {
-				if err := refuseClaudeMarkRead(cfg, name); err != nil {
-					return err
-				}
 			}
 			// A missing inbox folder (writers create it lazily) is waited
 			// for by Watch, never created here: see mailbox.Watch.
