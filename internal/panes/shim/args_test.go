@@ -93,10 +93,10 @@ func TestParseRefuses(t *testing.T) {
 func TestCheckRefusesDrift(t *testing.T) {
 	for _, argv := range [][]string{
 		{"-S", "/s", "split-window", "-d", "-t", "%0", "-h", "-P", "-F", "#{pane_id}", "--", "bash"}, // not cat
-		{"-S", "/s", "split-window", "-b", "-t", "%0", "--", "cat"},                                 // a flag Claude does not use
-		{"-S", "/s", "respawn-pane", "-k", "-t", "%1", "--", "a", "b"},                              // two words
-		{"-S", "/s", "respawn-pane", "-k", "-t", "%1"},                                              // no command
-		{"-S", "/s", "set-option", "-p", "-t", "%1", "remain-on-exit"},                              // no value
+		{"-S", "/s", "split-window", "-b", "-t", "%0", "--", "cat"},                                  // a flag Claude does not use
+		{"-S", "/s", "respawn-pane", "-k", "-t", "%1", "--", "a", "b"},                               // two words
+		{"-S", "/s", "respawn-pane", "-k", "-t", "%1"},                                               // no command
+		{"-S", "/s", "set-option", "-p", "-t", "%1", "remain-on-exit"},                               // no value
 		{"-S", "/s", "new-window", "-d"},
 	} {
 		c, err := Parse(argv)

@@ -186,7 +186,7 @@ func (r *rig) spawn(name, color, dir string, n int) string {
 
 type paneRow struct {
 	id, window, agent, lead, title, cmd string
-	left, top, width, height             int
+	left, top, width, height            int
 }
 
 func (r *rig) panes() []paneRow {
