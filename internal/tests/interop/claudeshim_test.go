@@ -91,7 +91,7 @@ func (l *shimLead) server(inside bool) tmux.Server {
 }
 
 type shimPane struct {
-	id, window, agent, lead      string
+	id, window, agent, lead       string
 	left, top, width, height, pid int
 }
 
