@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/tmux"
@@ -222,27 +223,79 @@ func (l *shimLead) exitLead(t *testing.T, srv tmux.Server, inside bool, agents .
 	})
 }
 
-// unknownCalls lists the calls the shim refused, from its log.
-func (l *shimLead) unknownCalls(t *testing.T) []string {
+// shimLogEntry is one call in the shim's log.
+type shimLogEntry struct {
+	Argv    []string `json:"argv"`
+	RC      int      `json:"rc"`
+	Out     string   `json:"out"`
+	Unknown string   `json:"unknown"`
+}
+
+func readShimLog(t *testing.T, path string) []shimLogEntry {
 	t.Helper()
-	f, err := os.Open(l.log)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("the shim's log: %v", err)
 	}
 	defer f.Close()
-	var bad []string
+	var out []shimLogEntry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var e struct {
-			Argv    []string `json:"argv"`
-			Unknown string   `json:"unknown"`
+		var e shimLogEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("the shim's log: %v: %s", err, sc.Bytes())
 		}
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Unknown != "" {
+		out = append(out, e)
+	}
+	return out
+}
+
+// unknownCalls lists the calls the shim refused, from its log.
+func (l *shimLead) unknownCalls(t *testing.T) []string {
+	t.Helper()
+	var bad []string
+	for _, e := range readShimLog(t, l.log) {
+		if e.Unknown != "" {
 			bad = append(bad, strings.Join(e.Argv, " ")+": "+e.Unknown)
 		}
 	}
 	return bad
+}
+
+// outsideContract lists the logged calls that no line of the contract in
+// docs/CLAUDE-TMUX.md for the pinned release allows, and counts the calls
+// per command.
+func outsideContract(t *testing.T, log string) (bad []string, count map[string]int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(testutil.ModuleRoot(), "docs", "CLAUDE-TMUX.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	contracts, err := shim.ReadContracts(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c *shim.Contract
+	for i := range contracts {
+		if contracts[i].Release == claudetest.DefaultVersion {
+			c = &contracts[i]
+		}
+	}
+	if c == nil {
+		t.Fatalf("docs/CLAUDE-TMUX.md has no contract for Claude Code %s: record one (TestClaudeTmuxCallsMatchContract) and write it down", claudetest.DefaultVersion)
+	}
+	count = map[string]int{}
+	for _, e := range readShimLog(t, log) {
+		if _, ok := c.Match(e.Argv); !ok {
+			bad = append(bad, (shim.Call{Argv: e.Argv}).String())
+		}
+		if call, err := shim.Parse(e.Argv); err == nil {
+			count[call.Cmd]++
+		}
+	}
+	return bad, count
 }
 
 // TestPaneteamClaudeInsideTmux: a person runs 'paneteam claude' in a tmux
@@ -277,6 +330,9 @@ func TestPaneteamClaudeInsideTmux(t *testing.T) {
 	}
 	cfg := mustConfig(t, l.Session)
 	l.exitLead(t, srv, true, "dora@"+cfg.Name, "eve@"+cfg.Name)
+	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+	}
 }
 
 // TestPaneteamClaudeWindows: with --layout windows each teammate gets a
@@ -325,4 +381,43 @@ func TestPaneteamClaudeOutsideTmux(t *testing.T) {
 	}
 	cfg := mustConfig(t, l.Session)
 	l.exitLead(t, srv, false, "dora@"+cfg.Name, "eve@"+cfg.Name)
+	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+	}
+}
+
+// TestClaudeTmuxCallsMatchContract runs the pinned Claude Code straight
+// into tmux (--teammate-mode tmux, inside a tmux pane), with paneteam as a
+// logging pass-through first on its PATH that changes nothing, spawns two
+// teammates and ends the lead: every call it made must be one
+// docs/CLAUDE-TMUX.md lists for that release. A new release's new call is
+// a named failure here, not a person's broken team.
+func TestClaudeTmuxCallsMatchContract(t *testing.T) {
+	api := claudetest.NewAPI(t)
+	dir := t.TempDir()
+	if err := os.Symlink(testutil.Binary(t), filepath.Join(dir, "tmux")); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "calls.log")
+	s := claudetest.Start(t, claudetest.Options{
+		API: api, Args: []string{"--dangerously-skip-permissions", "--teammate-mode", "tmux"},
+		Env: []string{"PATH=" + dir + ":" + os.Getenv("PATH"), shim.EnvPassthrough + "=1", shim.EnvTrace + "=1", shim.EnvLog + "=" + log},
+	})
+	s.WaitTeam(t, wait)
+	l := &shimLead{Session: s, api: api, log: log}
+	l.spawn(t, "dora", "eve")
+	cfg := mustConfig(t, s)
+	l.exitLead(t, s.Tmux, true, "dora@"+cfg.Name, "eve@"+cfg.Name)
+	bad, count := outsideContract(t, log)
+	if len(bad) > 0 {
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list (update the contract, and the shim, for this release):\n%s",
+			claudetest.DefaultVersion, strings.Join(bad, "\n"))
+	}
+	// What the contract rests on was exercised: two splits, two
+	// respawns, two kills.
+	for cmd, n := range map[string]int{"split-window": 2, "respawn-pane": 2, "kill-pane": 2} {
+		if count[cmd] != n {
+			t.Errorf("%d %s calls recorded, want %d (calls: %v)", count[cmd], cmd, n, count)
+		}
+	}
 }
