@@ -64,7 +64,7 @@ const (
 // LeadOption is the pane user option the shim sets on every pane it makes
 // for a Claude Code lead: "<pid>:<start time>" of that lead process, so
 // that a pane whose lead is gone can be proven so ('cleanup --orphans').
-const LeadOption = "@paneteam-claude-lead"
+const LeadOption = tmux.ClaudeLeadOption
 
 // callTimeout bounds one call: Claude waits for each.
 const callTimeout = 30 * time.Second

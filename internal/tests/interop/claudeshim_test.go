@@ -421,3 +421,33 @@ func TestClaudeTmuxCallsMatchContract(t *testing.T) {
 		}
 	}
 }
+
+// TestPaneteamClaudeKilledLead: a lead killed with SIGKILL closes nothing;
+// 'paneteam cleanup --orphans', run from the person's tmux, closes its
+// teammates' panes, and their Claude processes end with them.
+func TestPaneteamClaudeKilledLead(t *testing.T) {
+	l := startShimLead(t, "", true)
+	l.spawn(t, "dora")
+	srv := l.server(true)
+	l.teammatePanes(t, srv, "dora")
+	agent := "dora@" + mustConfig(t, l.Session).Name
+	syscall.Kill(l.PID, syscall.SIGKILL)
+	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
+	time.Sleep(time.Second) // nothing closes dora's pane on its own
+	if len(agentProcs(agent)) != 1 {
+		t.Fatalf("dora's Claude did not outlive its killed lead: the test proves nothing")
+	}
+	out, errOut, code := ptWith(t, l.Session, l.TmuxEnv(t), "cleanup", "--orphans")
+	if code != 0 {
+		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "closed pane") || !strings.Contains(out, agent) {
+		t.Errorf("cleanup --orphans did not report closing dora's pane:\n%s", out)
+	}
+	for _, p := range listShimPanes(t, srv) {
+		if p.agent != "" || p.lead != "" {
+			t.Errorf("pane %+v of the killed lead is still open", p)
+		}
+	}
+	testutil.Eventually(t, 15*time.Second, "dora's Claude to end", func() bool { return len(agentProcs(agent)) == 0 })
+}
