@@ -13,6 +13,8 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/claudestart"
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/layout"
@@ -54,9 +56,9 @@ func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
 	if err != nil {
 		return usagef("--layout: %v", err)
 	}
-	claude, err := lookPathIn("claude", env.Getenv("PATH"))
+	claude, err := claudestart.FindClaude(env.Getenv("PATH"))
 	if err != nil {
-		return fmt.Errorf("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
+		return err
 	}
 	state, err := provenance.StateDir(env.Getenv)
 	if err != nil {
@@ -64,7 +66,10 @@ func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
 	}
 	cwd, _ := os.Getwd()
 	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) }
-	release := claudeVersionOf(ctx, env, claude, cwd, warn)
+	release, err := spawn.Detector(post.Caller{Getenv: env.Getenv}, env.Environ()).Detect(ctx, claude)
+	if err != nil {
+		warn("could not tell which Claude Code %s is (%v)", claude, err)
+	}
 	o := claudestart.Options{
 		Getenv: env.Getenv, Environ: env.Environ(), Exe: env.Exe, Claude: claude,
 		Args: c.Args().Slice(), Layout: kind, Backend: c.String("backend"), StateDir: state, Cwd: cwd,

@@ -134,6 +134,20 @@ func Plan(o Options) (Launch, error) {
 	return l, nil
 }
 
+// FindClaude is the claude in the folders of path.
+func FindClaude(path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, "claude")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
+}
+
 // otherTerminal names a terminal paneteam could split natively, when the
 // lead runs in one ("" for a plain terminal).
 func otherTerminal(getenv func(string) string) string {
