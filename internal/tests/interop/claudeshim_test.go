@@ -380,6 +380,18 @@ func TestPaneteamClaudeOutsideTmux(t *testing.T) {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}
 	cfg := mustConfig(t, l.Session)
+	// 'paneteam attach --team', run in another terminal (a window of the
+	// session's tmux), shows the private server: its panes' titles.
+	argv := append(append([]string{"env", "-i"}, l.Env()...), "PANETEAM_ROOT="+l.ConfigDir, testutil.Binary(t), "attach", "--team", cfg.Name)
+	term, err := l.Tmux.Run(t.Context(), append([]string{"new-window", "-d", "-P", "-F", "#{pane_id}", "--"}, argv...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 20*time.Second, "paneteam attach to show dora's and eve's panes", func() bool {
+		screen := l.PaneScreen(term)
+		return strings.Contains(screen, "dora") && strings.Contains(screen, "eve")
+	})
+	l.Tmux.Run(t.Context(), "kill-pane", "-t", term)
 	l.exitLead(t, srv, false, "dora@"+cfg.Name, "eve@"+cfg.Name)
 	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
 		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
