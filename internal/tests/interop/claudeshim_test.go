@@ -335,9 +335,12 @@ func TestPaneteamClaudeInsideTmux(t *testing.T) {
 	}
 }
 
-// TestPaneteamClaudeWindows: with --layout windows each teammate gets a
-// window of its own, named after it, and the lead's window is untouched.
-func TestPaneteamClaudeWindows(t *testing.T) {
+// TestPaneteamClaudeWindowsThenKilledLead: with --layout windows each
+// teammate gets a window of its own, named after it, and the lead's window
+// is untouched. Then the lead is killed with SIGKILL, which closes
+// nothing: 'paneteam cleanup --orphans', run from the person's tmux,
+// closes its teammates' panes, and their Claude processes end with them.
+func TestPaneteamClaudeWindowsThenKilledLead(t *testing.T) {
 	l := startShimLead(t, "windows", true)
 	l.spawn(t, "dora", "eve")
 	srv := l.server(true)
@@ -355,8 +358,34 @@ func TestPaneteamClaudeWindows(t *testing.T) {
 			t.Errorf("%s's window is named %q", n, wn)
 		}
 	}
+
 	cfg := mustConfig(t, l.Session)
-	l.exitLead(t, srv, true, "dora@"+cfg.Name, "eve@"+cfg.Name)
+	agents := []string{"dora@" + cfg.Name, "eve@" + cfg.Name}
+	syscall.Kill(l.PID, syscall.SIGKILL)
+	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
+	time.Sleep(time.Second) // nothing closes the teammates' panes on its own
+	for _, a := range agents {
+		if len(agentProcs(a)) != 1 {
+			t.Fatalf("%s's Claude did not outlive its killed lead: the test proves nothing", a)
+		}
+	}
+	out, errOut, code := ptWith(t, l.Session, l.TmuxEnv(t), "cleanup", "--orphans")
+	if code != 0 {
+		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, a := range agents {
+		if !strings.Contains(out, "closed pane") || !strings.Contains(out, a) {
+			t.Errorf("cleanup --orphans did not report closing %s's pane:\n%s", a, out)
+		}
+	}
+	for _, p := range listShimPanes(t, srv) {
+		if p.agent != "" || p.lead != "" {
+			t.Errorf("pane %+v of the killed lead is still open", p)
+		}
+	}
+	testutil.Eventually(t, 15*time.Second, "the teammates' Claude processes to end", func() bool {
+		return len(agentProcs(agents[0])) == 0 && len(agentProcs(agents[1])) == 0
+	})
 }
 
 // TestPaneteamClaudeOutsideTmux: outside tmux the teammates run in a
@@ -432,34 +461,4 @@ func TestClaudeTmuxCallsMatchContract(t *testing.T) {
 			t.Errorf("%d %s calls recorded, want %d (calls: %v)", count[cmd], cmd, n, count)
 		}
 	}
-}
-
-// TestPaneteamClaudeKilledLead: a lead killed with SIGKILL closes nothing;
-// 'paneteam cleanup --orphans', run from the person's tmux, closes its
-// teammates' panes, and their Claude processes end with them.
-func TestPaneteamClaudeKilledLead(t *testing.T) {
-	l := startShimLead(t, "", true)
-	l.spawn(t, "dora")
-	srv := l.server(true)
-	l.teammatePanes(t, srv, "dora")
-	agent := "dora@" + mustConfig(t, l.Session).Name
-	syscall.Kill(l.PID, syscall.SIGKILL)
-	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
-	time.Sleep(time.Second) // nothing closes dora's pane on its own
-	if len(agentProcs(agent)) != 1 {
-		t.Fatalf("dora's Claude did not outlive its killed lead: the test proves nothing")
-	}
-	out, errOut, code := ptWith(t, l.Session, l.TmuxEnv(t), "cleanup", "--orphans")
-	if code != 0 {
-		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
-	}
-	if !strings.Contains(out, "closed pane") || !strings.Contains(out, agent) {
-		t.Errorf("cleanup --orphans did not report closing dora's pane:\n%s", out)
-	}
-	for _, p := range listShimPanes(t, srv) {
-		if p.agent != "" || p.lead != "" {
-			t.Errorf("pane %+v of the killed lead is still open", p)
-		}
-	}
-	testutil.Eventually(t, 15*time.Second, "dora's Claude to end", func() bool { return len(agentProcs(agent)) == 0 })
 }
