@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,9 +13,11 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/claudecheck"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/layout"
@@ -38,11 +41,17 @@ private tmux server that 'paneteam attach --team TEAM' shows.
 
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
---dry-run prints what would run; Claude's --teammate-mode is set by paneteam.`,
+--dry-run prints what would run; Claude's --teammate-mode is set by paneteam.
+--check runs the claude on PATH through paneteam's tmux in a scratch config
+folder against a scripted model on 127.0.0.1 (never your account): its lead
+spawns one teammate, and the report says whether the pane opened, the
+teammate got its prompt, the lead's exit closed it, and which tmux calls
+of that release paneteam does not know.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "layout", Usage: "main-vertical, tiled or windows (default main-vertical)", Sources: ucli.EnvVars("PANETEAM_LAYOUT")},
 			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto or tmux", Value: "auto"},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
+			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
@@ -87,6 +96,9 @@ func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
 	}
 	if !release.IsZero() && claudeversion.Tested.Less(release) {
 		warnNewerOnce(state, release, warn)
+	}
+	if c.Bool("check") {
+		return runCheck(ctx, c, env, claude, o.Release)
 	}
 	if c.Bool("dry-run") {
 		return printLaunch(c, env, l)
@@ -164,4 +176,58 @@ func hasEnv(env []string, k string) bool {
 		}
 	}
 	return false
+}
+
+// runCheck runs 'paneteam claude --check' and prints its report.
+func runCheck(ctx context.Context, c *ucli.Command, env Env, claude, release string) error {
+	real, _, err := shim.FindReal(env.Getenv, env.Exe)
+	if err != nil {
+		return err
+	}
+	o := claudecheck.Options{Exe: env.Exe, Claude: claude, Release: release, Environ: env.Environ(), Tmux: real}
+	if !c.Bool("json") {
+		o.Progress = func(step string) { fmt.Fprintf(env.Stderr, "paneteam: checking: %s\n", step) }
+	}
+	rep, err := claudecheck.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if err := printJSON(env.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		writeCheck(env.Stdout, rep)
+	}
+	if !rep.OK {
+		return exitError{code: ExitFailure, err: errors.New("the check failed (see above)")}
+	}
+	return nil
+}
+
+func writeCheck(w io.Writer, rep *claudecheck.Report) {
+	release := rep.Release
+	if release == "" {
+		release = "(release unknown)"
+	}
+	fmt.Fprintf(w, "Claude Code %s through paneteam's tmux (tests ran %s):\n", release, rep.Tested)
+	for _, s := range rep.Steps {
+		if s.OK {
+			fmt.Fprintf(w, "  ok    %s (%s)\n", s.What, s.Took)
+		} else {
+			fmt.Fprintf(w, "  FAIL  %s: %s\n", s.What, s.Why)
+		}
+	}
+	fmt.Fprintf(w, "  %d tmux calls\n", rep.Calls)
+	for _, u := range rep.Unknown {
+		fmt.Fprintf(w, "  refused by paneteam: %s\n", u)
+	}
+	for _, u := range rep.Outside {
+		fmt.Fprintf(w, "  not in the contract for %s (docs/CLAUDE-TMUX.md): %s\n", rep.Tested, u)
+	}
+	if rep.OK {
+		fmt.Fprintln(w, "ok: this Claude Code's teammates work with paneteam claude")
+	} else if rep.Kept != "" {
+		fmt.Fprintf(w, "kept for a look: %s (config, state/claude-tmux.log)\n", rep.Kept)
+	}
 }

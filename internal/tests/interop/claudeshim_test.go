@@ -462,3 +462,55 @@ func TestClaudeTmuxCallsMatchContract(t *testing.T) {
 		}
 	}
 }
+
+// TestPaneteamClaudeCheck: 'paneteam claude --check' runs the claude on
+// PATH (the pinned release) through paneteam's tmux, in scratch folders
+// with its own scripted model, and reports every step passed and no
+// unknown call; it leaves nothing behind and never reads the person's
+// config (HOME points at an empty folder the check must not write).
+func TestPaneteamClaudeCheck(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.Symlink(claudetest.Binary(t), filepath.Join(bin, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	tmpdir := t.TempDir()
+	cmd := exec.Command(testutil.Binary(t), "claude", "--check", "--json")
+	cmd.Env = testutil.Env("PATH="+bin+":"+os.Getenv("PATH"), "HOME="+home, "TMPDIR="+tmpdir,
+		"PANETEAM_STATE_DIR="+filepath.Join(home, "state"))
+	out, err := cmd.Output()
+	var rep struct {
+		OK      bool     `json:"ok"`
+		Release string   `json:"release"`
+		Calls   int      `json:"calls"`
+		Unknown []string `json:"unknown"`
+		Outside []string `json:"outside"`
+		Steps   []struct {
+			What string `json:"what"`
+			OK   bool   `json:"ok"`
+		} `json:"steps"`
+	}
+	if jerr := json.Unmarshal(out, &rep); jerr != nil {
+		t.Fatalf("--check --json: %v (%v)\n%s", jerr, err, out)
+	}
+	if err != nil || !rep.OK || rep.Release != claudetest.DefaultVersion || len(rep.Steps) != 7 || rep.Calls < 10 {
+		t.Errorf("--check: %v\n%s", err, out)
+	}
+	for _, s := range rep.Steps {
+		if !s.OK {
+			t.Errorf("step failed: %s", s.What)
+		}
+	}
+	// Nothing left in the temporary folder the check used, nothing in HOME
+	// but paneteam's own state (the shim's link, the version cache).
+	left, _ := os.ReadDir(tmpdir)
+	for _, e := range left {
+		t.Errorf("left behind in TMPDIR: %s", e.Name())
+	}
+	entries, _ := os.ReadDir(home)
+	for _, e := range entries {
+		if e.Name() != "state" {
+			t.Errorf("the check wrote %s into HOME", e.Name())
+		}
+	}
+}
