@@ -27,9 +27,9 @@ type model struct {
 	prompted bool // the teammate's model got its prompt
 	// promptSeen counts requests carrying the lead's prompt.
 	promptSeen int
-	requests int
-	refused  []string
-	changed  chan struct{}
+	requests   int
+	refused    []string
+	changed    chan struct{}
 }
 
 // probePrompt is the teammate's prompt; probeName its name.
