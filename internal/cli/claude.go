@@ -119,7 +119,7 @@ func warnNewerOnce(state string, v claudeversion.Version, warn func(string, ...a
 	if _, err := os.Stat(mark); err == nil {
 		return
 	}
-	warn("Claude Code %s is newer than %s, the newest release paneteam's tests ran; if its teammates fail to open, 'paneteam claude --dry-run' shows the log of its tmux calls", v, claudeversion.Tested)
+	warn("Claude Code %s is newer than %s, the newest release paneteam's tests ran: 'paneteam claude --check' shows whether its teammates still open in paneteam's panes", v, claudeversion.Tested)
 	os.MkdirAll(state, 0o700)
 	os.WriteFile(mark, nil, 0o600)
 }
