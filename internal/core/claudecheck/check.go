@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -117,6 +118,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
+		c.endClaudes()
 	}()
 	ok := c.run(ctx)
 	c.readLog()
@@ -297,6 +299,42 @@ func (c *check) stopLead() {
 		syscall.Kill(c.pid, syscall.SIGKILL)
 	}
 	c.pid = 0
+}
+
+// endClaudes waits for every Claude process of the check (the lead and
+// its teammates: their CLAUDE_CONFIG_DIR is the scratch one) to end, as
+// they do once their panes close; one that lingers gets SIGTERM after 5 s
+// and SIGKILL after 8 s. Only then can the scratch folder go.
+func (c *check) endClaudes() {
+	want := "CLAUDE_CONFIG_DIR=" + c.path("config")
+	start := time.Now()
+	for {
+		var left []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() || zombie(pid) {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err == nil && slices.Contains(strings.Split(string(b), "\x00"), want) {
+				left = append(left, pid)
+			}
+		}
+		since := time.Since(start)
+		if len(left) == 0 || since > 10*time.Second {
+			return
+		}
+		for _, pid := range left {
+			switch {
+			case since > 8*time.Second:
+				syscall.Kill(pid, syscall.SIGKILL)
+			case since > 5*time.Second:
+				syscall.Kill(pid, syscall.SIGTERM)
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func zombie(pid int) bool {

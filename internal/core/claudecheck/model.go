@@ -1,15 +1,18 @@
 package claudecheck
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // model is a scripted stand-in for Anthropic's Messages API, served on
@@ -17,8 +20,13 @@ import (
 // Agent tool, every other turn answers "OK.". It is also the Claude
 // process's HTTP(S) proxy and refuses everything, so nothing of the
 // check leaves the machine and no account is used.
+//
+// It speaks just enough HTTP/1.1 over a TCP socket driven through os.File
+// (as ptyhost's attach socket is): paneteam is one binary, and package net
+// would make every cgo-enabled build link libc dynamically, a cost paid at
+// every start of every command (cmd/paneteam TestNoNetOrCgo).
 type model struct {
-	srv *http.Server
+	ln  *os.File
 	url string
 
 	mu       sync.Mutex
@@ -40,17 +48,131 @@ const (
 )
 
 func startModel() (*model, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("serve the scripted model: %w", err)
+		return nil, fmt.Errorf("serve the scripted model: socket: %w", err)
 	}
-	m := &model{url: "http://" + ln.Addr().String(), changed: make(chan struct{})}
-	m.srv = &http.Server{Handler: http.HandlerFunc(m.serve)}
-	go m.srv.Serve(ln)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("serve the scripted model: bind 127.0.0.1: %w", err)
+	}
+	if err := unix.Listen(fd, 64); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("serve the scripted model: listen: %w", err)
+	}
+	sa, err := unix.Getsockname(fd)
+	in4, ok := sa.(*unix.SockaddrInet4)
+	if err != nil || !ok {
+		unix.Close(fd)
+		return nil, fmt.Errorf("serve the scripted model: its port: %v", err)
+	}
+	m := &model{ln: os.NewFile(uintptr(fd), "model"), url: "http://127.0.0.1:" + strconv.Itoa(in4.Port), changed: make(chan struct{})}
+	go m.accept()
 	return m, nil
 }
 
-func (m *model) close() { m.srv.Close() }
+func (m *model) close() { m.ln.Close() }
+
+func (m *model) accept() {
+	rc, err := m.ln.SyscallConn()
+	if err != nil {
+		return
+	}
+	for {
+		var nfd int
+		var aerr error
+		err := rc.Read(func(fd uintptr) bool {
+			nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			return aerr != unix.EAGAIN
+		})
+		if err != nil {
+			return // closed
+		}
+		if aerr != nil {
+			continue
+		}
+		go m.conn(os.NewFile(uintptr(nfd), "client"))
+	}
+}
+
+// conn answers the requests of one connection, one after the other.
+func (m *model) conn(f *os.File) {
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		method, target, body, err := readRequest(r)
+		if err != nil {
+			return
+		}
+		w := bufio.NewWriter(f)
+		closeAfter := m.serve(w, method, target, body)
+		if w.Flush() != nil || closeAfter {
+			return
+		}
+	}
+}
+
+// readRequest reads one HTTP/1.1 request: its method, target and body
+// (by Content-Length, or chunked).
+func readRequest(r *bufio.Reader) (method, target string, body []byte, err error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", "", nil, err
+	}
+	f := strings.Fields(line)
+	if len(f) < 2 {
+		return "", "", nil, fmt.Errorf("bad request line %q", line)
+	}
+	method, target = f[0], f[1]
+	length, chunked := 0, false
+	for {
+		h, err := r.ReadString('\n')
+		if err != nil {
+			return "", "", nil, err
+		}
+		h = strings.TrimRight(h, "\r\n")
+		if h == "" {
+			break
+		}
+		k, v, _ := strings.Cut(h, ":")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "content-length":
+			length, _ = strconv.Atoi(strings.TrimSpace(v))
+		case "transfer-encoding":
+			chunked = strings.Contains(strings.ToLower(v), "chunked")
+		}
+	}
+	if !chunked {
+		body = make([]byte, length)
+		_, err = io.ReadFull(r, body)
+		return method, target, body, err
+	}
+	for {
+		sz, err := r.ReadString('\n')
+		if err != nil {
+			return "", "", nil, err
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(strings.SplitN(sz, ";", 2)[0]), 16, 64)
+		if err != nil {
+			return "", "", nil, err
+		}
+		if n == 0 {
+			r.ReadString('\n') // the blank line after the last chunk
+			return method, target, body, nil
+		}
+		chunk := make([]byte, n+2)
+		if _, err := io.ReadFull(r, chunk); err != nil {
+			return "", "", nil, err
+		}
+		body = append(body, chunk[:n]...)
+	}
+}
+
+// respond writes a whole response with a body.
+func respond(w io.Writer, status, contentType string, body []byte) {
+	fmt.Fprintf(w, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", status, contentType, len(body))
+	w.Write(body)
+}
 
 // wait returns a channel closed at the next request.
 func (m *model) wait() <-chan struct{} {
@@ -73,29 +195,24 @@ func (m *model) requestsSeen() int {
 	return m.promptSeen
 }
 
-func (m *model) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect || r.URL.IsAbs() {
-		m.mu.Lock()
-		m.refused = append(m.refused, r.Method+" "+r.Host)
-		m.mu.Unlock()
-		http.Error(w, "paneteam check: no traffic leaves this machine", http.StatusForbidden)
-		return
-	}
+// serve answers one request; it reports whether the connection is to
+// be closed after it (a streamed reply ends with the connection).
+func (m *model) serve(w io.Writer, method, target string, body []byte) bool {
+	path, _, _ := strings.Cut(target, "?")
 	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"input_tokens":1000}`)
-		return
+	case method == "CONNECT" || !strings.HasPrefix(target, "/"):
+		m.mu.Lock()
+		m.refused = append(m.refused, method+" "+target)
+		m.mu.Unlock()
+		respond(w, "403 Forbidden", "text/plain", []byte("paneteam check: no traffic leaves this machine\n"))
+		return true
+	case method == "POST" && path == "/v1/messages":
+	case method == "POST" && path == "/v1/messages/count_tokens":
+		respond(w, "200 OK", "application/json", []byte(`{"input_tokens":1000}`))
+		return false
 	default:
-		http.NotFound(w, r)
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+		respond(w, "404 Not Found", "text/plain", []byte("not found\n"))
+		return false
 	}
 	var req struct {
 		Model    string            `json:"model"`
@@ -111,8 +228,8 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "bad JSON: "+err.Error(), http.StatusBadRequest)
-		return
+		respond(w, "400 Bad Request", "text/plain", []byte("bad JSON: "+err.Error()+"\n"))
+		return false
 	}
 	var session struct {
 		SessionID string `json:"session_id"`
@@ -142,7 +259,7 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	close(m.changed)
 	m.changed = make(chan struct{})
 	m.mu.Unlock()
-	writeReply(w, req.Model, req.Stream, reply)
+	return writeReply(w, req.Model, req.Stream, reply)
 }
 
 type block struct {
@@ -151,7 +268,9 @@ type block struct {
 	input any
 }
 
-func writeReply(w http.ResponseWriter, modelName string, stream bool, blocks []block) {
+// writeReply writes the model's reply, whole or as server-sent events (then
+// the connection ends with it: it reports true).
+func writeReply(w io.Writer, modelName string, stream bool, blocks []block) bool {
 	var b [8]byte
 	rand.Read(b[:])
 	id := "msg_paneteam" + hex.EncodeToString(b[:])
@@ -168,21 +287,15 @@ func writeReply(w http.ResponseWriter, modelName string, stream bool, blocks []b
 	}
 	usage := map[string]any{"input_tokens": 10, "output_tokens": 10}
 	if !stream {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"id": id, "type": "message", "role": "assistant", "model": modelName,
+		j, _ := json.Marshal(map[string]any{"id": id, "type": "message", "role": "assistant", "model": modelName,
 			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
-		return
+		respond(w, "200 OK", "application/json", j)
+		return false
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
+	io.WriteString(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n")
 	event := func(name string, data any) {
 		j, _ := json.Marshal(data)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, j)
-		if fl != nil {
-			fl.Flush()
-		}
 	}
 	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": modelName,
@@ -205,4 +318,5 @@ func writeReply(w http.ResponseWriter, modelName string, stream bool, blocks []b
 	event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
 	event("message_stop", map[string]any{"type": "message_stop"})
+	return true
 }
