@@ -7,7 +7,9 @@
 // The default policy matches Claude Code inside tmux: the first teammate
 // splits the lead's pane side by side, taking 70%; later teammates stack
 // in the right column and the window is re-laid out main-vertical with
-// the lead at 30%. Outside tmux, teammates are tiled.
+// the lead at 30%. Outside tmux, teammates are tiled. The windows policy
+// gives each teammate a window (a tab) of its own and leaves the lead's
+// window as it is.
 package layout
 
 import (
@@ -26,6 +28,9 @@ const (
 	MainVertical Kind = "main-vertical"
 	// Tiled gives every pane the same size (tmux's tiled layout).
 	Tiled Kind = "tiled"
+	// Windows gives every teammate a window (a tab) of its own; the
+	// lead's window is never split or rearranged.
+	Windows Kind = "windows"
 )
 
 // DefaultLeadPercent is the lead's share of the window width under
@@ -43,10 +48,10 @@ type Policy struct {
 // ParseKind checks a --layout value.
 func ParseKind(s string) (Kind, error) {
 	switch k := Kind(s); k {
-	case "", MainVertical, Tiled:
+	case "", MainVertical, Tiled, Windows:
 		return k, nil
 	}
-	return "", fmt.Errorf("unknown layout %q: use %s or %s", s, MainVertical, Tiled)
+	return "", fmt.Errorf("unknown layout %q: use %s, %s or %s", s, MainVertical, Tiled, Windows)
 }
 
 // Validate reports a policy that cannot be laid out.
@@ -114,6 +119,9 @@ type Plan struct {
 	// NewWindow means there is nothing to split: create the window (and
 	// session) with the new pane in it.
 	NewWindow bool
+	// OwnWindow means the pane gets a window of its own, in the session
+	// of Split.Target (the windows policy); the window is not split.
+	OwnWindow bool
 	Split     Split
 	Relayout  Relayout
 }
@@ -127,6 +135,15 @@ func Next(p Policy, w Window) (Plan, error) {
 		return Plan{NewWindow: true}, nil
 	}
 	lead, mates := w.lead(), w.teammates()
+	if p.Kind == Windows {
+		target := w.Panes[0]
+		if lead != nil {
+			target = *lead
+		} else if len(mates) > 0 {
+			target = mates[0]
+		}
+		return Plan{OwnWindow: true, Split: Split{Target: target.ID}}, nil
+	}
 	var split Split
 	switch p.kind(lead != nil) {
 	case MainVertical:
@@ -157,7 +174,7 @@ func Next(p Policy, w Window) (Plan, error) {
 // same arrangement Next would have produced, without a new pane.
 func After(p Policy, w Window) Relayout {
 	lead, mates := w.lead(), w.teammates()
-	if len(mates) == 0 || !w.arrangeable() {
+	if len(mates) == 0 || !w.arrangeable() || p.Kind == Windows {
 		return Relayout{}
 	}
 	if p.kind(lead != nil) == MainVertical {
@@ -239,6 +256,9 @@ func wide(p Pane) bool { return p.Width >= 2*p.Height }
 func (pl Plan) String() string {
 	if pl.NewWindow {
 		return "new window"
+	}
+	if pl.OwnWindow {
+		return "own window beside " + pl.Split.Target
 	}
 	var b strings.Builder
 	dir := "-v"

@@ -55,6 +55,13 @@ func TestNext(t *testing.T) {
 		{"tiled picks the largest teammate", Policy{Kind: Tiled},
 			[]Pane{lead("%0", 100, 25), mate("%1", 100, 25), mate("%2", 99, 50)},
 			"split %2 -v; layout tiled"},
+		{"windows: a window of its own beside the lead's, whose window is untouched", Policy{Kind: Windows},
+			[]Pane{other("%7", 100, 50), lead("%0", 99, 50)},
+			"own window beside %0"},
+		{"windows without a lead: beside the first teammate", Policy{Kind: Windows},
+			[]Pane{mate("%1", 200, 50)},
+			"own window beside %1"},
+		{"windows with nothing yet: the first window", Policy{Kind: Windows}, nil, "new window"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +111,8 @@ func TestAfter(t *testing.T) {
 			[]Pane{lead("%0", 100, 50), other("%5", 99, 25), mate("%2", 99, 24)}, Relayout{}},
 		{"private server: tiled", Policy{}, []Pane{mate("%1", 100, 50), mate("%2", 99, 50)},
 			Relayout{Layout: Tiled}},
+		{"windows: nothing is rearranged", Policy{Kind: Windows},
+			[]Pane{lead("%0", 100, 50), mate("%2", 99, 50)}, Relayout{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +124,7 @@ func TestAfter(t *testing.T) {
 }
 
 func TestParseKind(t *testing.T) {
-	for _, s := range []string{"", "main-vertical", "tiled"} {
+	for _, s := range []string{"", "main-vertical", "tiled", "windows"} {
 		if _, err := ParseKind(s); err != nil {
 			t.Errorf("ParseKind(%q): %v", s, err)
 		}

@@ -12,6 +12,12 @@ import (
 // matching value, so a pane paneteam did not create is never touched.
 const AgentOption = "@paneteam-agent"
 
+// ClaudeLeadOption is the pane user option paneteam's tmux (run for
+// Claude Code by 'paneteam claude') sets on every pane it makes for a
+// Claude Code lead: "<pid>:<start time>" of that lead process, so that a
+// pane whose lead is gone can be proven so.
+const ClaudeLeadOption = "@paneteam-claude-lead"
+
 // Pane is one pane as tmux reports it.
 type Pane struct {
 	ID         string // %N

@@ -77,6 +77,19 @@ func (s Server) SplitPane(ctx context.Context, sp layout.Split, cmd Command) (st
 	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
 }
 
+// NewWindow makes a window of its own, after the window holding target
+// in the same session, whose one pane runs cmd, and returns that pane.
+// It does not take the focus (-d).
+func (s Server) NewWindow(ctx context.Context, target string, cmd Command) (string, error) {
+	// new-window takes a window, not a pane, as its target.
+	win, err := s.Run(ctx, "display-message", "-p", "-t", target, "#{window_id}")
+	if err != nil {
+		return "", err
+	}
+	args := []string{"new-window", "-a", "-d", "-t", win, "-P", "-F", "#{pane_id}"}
+	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
+}
+
 // NewSession creates a detached session whose first pane runs cmd,
 // starting the server if needed, and returns that pane. A detached session
 // has no client to take its size from, so it gets one; it resizes to the

@@ -1,19 +1,29 @@
 // Command paneteam runs teams of AI coding agents in terminal panes, over
-// the same team files Claude Code's agent teams use.
+// the same team files Claude Code's agent teams use. Run under the name
+// tmux (a link that 'paneteam claude' puts first on Claude Code's PATH),
+// it is the tmux Claude Code's lead drives its teammates' panes with
+// (internal/panes/shim).
 package main
 
 import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/cli"
+	"github.com/paneteam/paneteam/internal/panes/shim"
 )
 
 func main() {
+	if filepath.Base(os.Args[0]) == "tmux" {
+		// Decided before anything else: most calls are passed to the
+		// real tmux, and Claude Code waits for each.
+		os.Exit(shim.Main(os.Args))
+	}
 	ctx := &signalContext{}
 	code := cli.Main(ctx, os.Args, cli.SystemEnv())
 	ctx.stop()

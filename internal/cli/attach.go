@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -53,11 +54,24 @@ out of your layout (see tmux.conf.example).`,
 // the team's tmux server.
 func attachTmux(ctx context.Context, c *ucli.Command, env Env, cfg *team.Config, m *team.Member) error {
 	sock, private := teamSocket(cfg, m)
+	target := "=" + backend.PrivateSession
 	if sock == "" {
+		// A team Claude Code leads ('paneteam claude'): its teammates'
+		// panes are on its private claude-swarm server, or beside its
+		// own pane.
+		if lead := team.LeadOf(cfg); lead.ClaudeLed() {
+			if srv, priv, ok := teamfind.ClaudeServer(lead.PID, env.Getenv); ok {
+				sock, private, target = srv.Socket, priv, "=claude-swarm"
+				if !priv {
+					target, _ = teamfind.LeadPane(ctx, srv, int(lead.PID))
+				}
+			}
+		}
+	}
+	if sock == "" || target == "" {
 		return fmt.Errorf("team %s has no tmux panes paneteam started: spawn one with 'paneteam spawn-pane --team %s --name NAME -- COMMAND'", cfg.Name, cfg.Name)
 	}
 	srv := tmux.Server{Socket: sock}
-	target := "=" + backend.PrivateSession
 	if !private && cfg.Paneteam != nil && cfg.Paneteam.LeaderPane != "" {
 		target = cfg.Paneteam.LeaderPane
 	}

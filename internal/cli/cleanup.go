@@ -43,7 +43,9 @@ is taken again under config.json.lock, and stands only if the same lead
 are closed and its team and task folders deleted, as Claude Code does at
 exit. Panes carrying @paneteam-agent whose team folder is gone (Claude Code
 deletes its team when it exits) are closed too, when their PANETEAM_ROOT is
-this root.
+this root; so are the panes 'paneteam claude' made for a Claude Code lead
+that is gone (killed before it could close them), on the servers paneteam
+has made panes on and on this $TMUX.
 
 Live teams, leads in another pid namespace, teams without a recorded lead,
 panes it cannot prove paneteam made and worktrees with work are never

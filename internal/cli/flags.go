@@ -83,7 +83,7 @@ const settle = 50 * time.Millisecond
 // pane in the team's window.
 func layoutFlags() []ucli.Flag {
 	return []ucli.Flag{
-		&ucli.StringFlag{Name: "layout", Usage: "tmux layout: main-vertical (lead on the left) or tiled; kept for the team's later re-layouts " +
+		&ucli.StringFlag{Name: "layout", Usage: "tmux layout: main-vertical (lead on the left), tiled, or windows (a window per teammate); kept for the team's later re-layouts " +
 			"(default: the team's, else main-vertical beside a lead and tiled without one)"},
 		&ucli.IntFlag{Name: "lead-percent", Usage: "width of the lead's column with main-vertical, in percent; kept for the team (default: the team's, else 30)"},
 	}

@@ -97,6 +97,9 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	if err := o.reapLeftPanes(ctx, root, ro, res); err != nil {
 		errs = append(errs, err)
 	}
+	if err := o.reapClaudeLeadPanes(ctx, ro, res); err != nil {
+		errs = append(errs, err)
+	}
 	servers, err := scanServers(ctx, ro.SocketDir, ro.OlderThan, ro.Now())
 	if err != nil {
 		errs = append(errs, err)

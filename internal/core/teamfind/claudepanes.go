@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
@@ -104,4 +105,21 @@ func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, ge
 		return PaneDead, ""
 	}
 	return PaneUnknown, "pane " + m.TmuxPaneID + " is not on the tmux server in $TMUX; Claude Code's may be another"
+}
+
+// ClaudeServer is the tmux server a live Claude Code lead (pid) puts its
+// pane teammates on, when it can be told: its private claude-swarm-<pid>
+// server (outside tmux; private is true), else the server of its own
+// $TMUX. ok is false when neither is known.
+func ClaudeServer(pid int64, getenv func(string) string) (srv tmux.Server, private, ok bool) {
+	for _, c := range claudeServers(pid, getenv) {
+		if !c.sure {
+			continue
+		}
+		if strings.HasPrefix(filepath.Base(c.srv.Socket), "claude-swarm-") {
+			return c.srv, true, true
+		}
+		srv, ok = c.srv, true
+	}
+	return srv, false, ok
 }

@@ -162,9 +162,12 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err 
 		return "", err
 	}
 	var pane string
-	if plan.NewWindow {
+	switch {
+	case plan.NewWindow:
 		pane, err = pl.srv.NewSession(ctx, PrivateSession, cmd, privateWidth, privateHeight)
-	} else {
+	case plan.OwnWindow:
+		pane, err = pl.srv.NewWindow(ctx, plan.Split.Target, cmd)
+	default:
 		pane, err = pl.srv.SplitPane(ctx, plan.Split, cmd)
 	}
 	if err != nil {

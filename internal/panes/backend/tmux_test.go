@@ -15,6 +15,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -133,4 +134,44 @@ func TestFailedCommandOnPrivateServerStopsIt(t *testing.T) {
 		t.Fatalf("Spawn = %v, want the exit with its output and the server stopped", err)
 	}
 	assertNothingLeft(t, srv, 0)
+}
+
+// TestWindowsLayoutGivesEachTeammateAWindow: inside tmux, with the
+// windows layout, each teammate gets a window of its own and the lead's
+// pane keeps its whole window.
+func TestWindowsLayoutGivesEachTeammateAWindow(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	lead := testutil.FirstPane(t, srv)
+	vars := map[string]string{}
+	for _, kv := range testutil.TmuxEnv(t, srv, lead) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	env := backend.Env{Getenv: func(k string) string { return vars[k] }, LookPath: exec.LookPath}
+	b, err := backend.Choose(env, nil, team.BackendTmux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &team.Config{Name: "crew"}
+	windows := map[string]string{}
+	for _, name := range []string{"ann", "bob"} {
+		m := team.Member{Name: name, AgentID: name + "@crew", Cwd: t.TempDir()}
+		p, err := b.Spawn(context.Background(), backend.Spec{Config: cfg, Member: m, Argv: []string{"sleep", "600"},
+			Layout: layout.Policy{Kind: layout.Windows}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := srv.Run(context.Background(), "display-message", "-p", "-t", p.ID, "#{window_id} #{window_panes}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows[name] = w
+	}
+	leadWin, _ := srv.Run(context.Background(), "display-message", "-p", "-t", lead, "#{window_id} #{window_panes} #{pane_width}")
+	if windows["ann"] == windows["bob"] || !strings.HasSuffix(windows["ann"], " 1") || !strings.HasSuffix(windows["bob"], " 1") {
+		t.Errorf("teammates' windows %q, want one window each", windows)
+	}
+	if leadWin != "@0 1 200" {
+		t.Errorf("the lead's window is %q, want it untouched (one pane, 200 wide)", leadWin)
+	}
 }

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/core/claudecheck"
+	"github.com/paneteam/paneteam/internal/core/claudestart"
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/layout"
+)
+
+func claudeCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "claude",
+		Usage:     "start Claude Code as the lead, its own teammates in paneteam's panes",
+		ArgsUsage: "[-- CLAUDE ARGS]",
+		Description: `Starts Claude Code (the claude on PATH) in this terminal as a team's lead,
+with agent teams on and its tmux teammate mode. Every teammate Claude's lead
+spawns lands in a pane paneteam makes, laid out by paneteam and marked as
+paneteam's, so that status, the dashboard and 'cleanup --orphans' know it.
+Inside tmux the panes open beside Claude's; outside tmux they open in a
+private tmux server that 'paneteam attach --team TEAM' shows.
+
+    paneteam claude
+    paneteam claude --layout windows -- --model opus
+    alias claude='paneteam claude --'     # in your shell's rc file
+
+Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
+it), tiled, or windows (a window per teammate, the lead's window untouched).
+--dry-run prints what would run; Claude's --teammate-mode is set by paneteam.
+--check runs the claude on PATH through paneteam's tmux in a scratch config
+folder against a scripted model on 127.0.0.1 (never your account): its lead
+spawns one teammate, and the report says whether the pane opened, the
+teammate got its prompt, the lead's exit closed it, and which tmux calls
+of that release paneteam does not know.`,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "layout", Usage: "main-vertical, tiled or windows (default main-vertical)", Sources: ucli.EnvVars("PANETEAM_LAYOUT")},
+			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto or tmux", Value: "auto"},
+			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
+			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
+			jsonFlag(),
+		},
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			return runClaude(ctx, c, env)
+		},
+	}
+}
+
+func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
+	kind, err := layout.ParseKind(c.String("layout"))
+	if err != nil {
+		return usagef("--layout: %v", err)
+	}
+	claude, err := claudestart.FindClaude(env.Getenv("PATH"))
+	if err != nil {
+		return err
+	}
+	state, err := provenance.StateDir(env.Getenv)
+	if err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) }
+	release, err := spawn.Detector(post.Caller{Getenv: env.Getenv}, env.Environ()).Detect(ctx, claude)
+	if err != nil {
+		warn("could not tell which Claude Code %s is (%v)", claude, err)
+	}
+	o := claudestart.Options{
+		Getenv: env.Getenv, Environ: env.Environ(), Exe: env.Exe, Claude: claude,
+		Args: c.Args().Slice(), Layout: kind, Backend: c.String("backend"), StateDir: state, Cwd: cwd,
+	}
+	if !release.IsZero() {
+		o.Release = release.String()
+	}
+	l, err := claudestart.Plan(o)
+	var ue *claudestart.UsageError
+	if errors.As(err, &ue) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if !release.IsZero() && claudeversion.Tested.Less(release) {
+		warnNewerOnce(state, release, warn)
+	}
+	if c.Bool("check") {
+		return runCheck(ctx, c, env, claude, o.Release)
+	}
+	if c.Bool("dry-run") {
+		return printLaunch(c, env, l)
+	}
+	for _, n := range l.Notes {
+		warn("%s", n)
+	}
+	if err := syscall.Exec(l.Path, l.Argv, l.Env); err != nil {
+		return fmt.Errorf("start %s: %w", l.Path, err)
+	}
+	return nil
+}
+
+// warnNewerOnce says, once per release, that Claude Code is newer than
+// the newest release paneteam was tested with.
+func warnNewerOnce(state string, v claudeversion.Version, warn func(string, ...any)) {
+	mark := filepath.Join(state, "claude-newer-"+v.String())
+	if _, err := os.Stat(mark); err == nil {
+		return
+	}
+	warn("Claude Code %s is newer than %s, the newest release paneteam's tests ran: 'paneteam claude --check' shows whether its teammates still open in paneteam's panes", v, claudeversion.Tested)
+	os.MkdirAll(state, 0o700)
+	os.WriteFile(mark, nil, 0o600)
+}
+
+// printLaunch shows what would run: the command, the environment paneteam
+// changes, the shim and its log, and the notes.
+func printLaunch(c *ucli.Command, env Env, l claudestart.Launch) error {
+	changed := map[string]string{}
+	for _, kv := range l.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if env.Vars[k] != v || !hasVar(env.Vars, k) {
+			changed[k] = v
+		}
+	}
+	var removed []string
+	for k := range env.Vars {
+		if !hasEnv(l.Env, k) {
+			removed = append(removed, k)
+		}
+	}
+	if c.Bool("json") {
+		return printJSON(env.Stdout, map[string]any{
+			"path": l.Path, "argv": l.Argv, "env": changed, "unset": removed,
+			"terminal": l.Terminal, "shim": l.Shim, "log": l.Log, "notes": l.Notes,
+		})
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "would run: %s %s\n", l.Path, strings.Join(l.Argv[1:], " "))
+	fmt.Fprintf(w, "teammates' panes: %s\nshim: %s\nlog: %s\n", l.Terminal, l.Shim, l.Log)
+	keys := make([]string, 0, len(changed))
+	for k := range changed {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	slices.Sort(removed)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %s=%s\n", k, changed[k])
+	}
+	for _, k := range removed {
+		fmt.Fprintf(w, "  unset %s\n", k)
+	}
+	for _, n := range l.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+func hasVar(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+func hasEnv(env []string, k string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, k+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// runCheck runs 'paneteam claude --check' and prints its report.
+func runCheck(ctx context.Context, c *ucli.Command, env Env, claude, release string) error {
+	real, _, err := shim.FindReal(env.Getenv, env.Exe)
+	if err != nil {
+		return err
+	}
+	o := claudecheck.Options{Exe: env.Exe, Claude: claude, Release: release, Environ: env.Environ(), Tmux: real}
+	if !c.Bool("json") {
+		o.Progress = func(step string) { fmt.Fprintf(env.Stderr, "paneteam: checking: %s\n", step) }
+	}
+	rep, err := claudecheck.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if err := printJSON(env.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		writeCheck(env.Stdout, rep)
+	}
+	if !rep.OK {
+		return exitError{code: ExitFailure, err: errors.New("the check failed (see above)")}
+	}
+	return nil
+}
+
+func writeCheck(w io.Writer, rep *claudecheck.Report) {
+	release := rep.Release
+	if release == "" {
+		release = "(release unknown)"
+	}
+	fmt.Fprintf(w, "Claude Code %s through paneteam's tmux (tests ran %s):\n", release, rep.Tested)
+	for _, s := range rep.Steps {
+		if s.OK {
+			fmt.Fprintf(w, "  ok    %s (%s)\n", s.What, s.Took)
+		} else {
+			fmt.Fprintf(w, "  FAIL  %s: %s\n", s.What, s.Why)
+		}
+	}
+	fmt.Fprintf(w, "  %d tmux calls\n", rep.Calls)
+	for _, u := range rep.Unknown {
+		fmt.Fprintf(w, "  refused by paneteam: %s\n", u)
+	}
+	for _, u := range rep.Outside {
+		fmt.Fprintf(w, "  not in the contract for %s (docs/CLAUDE-TMUX.md): %s\n", rep.Tested, u)
+	}
+	if rep.OK {
+		fmt.Fprintln(w, "ok: this Claude Code's teammates work with paneteam claude")
+	} else if rep.Kept != "" {
+		fmt.Fprintf(w, "kept for a look: %s (config, state/claude-tmux.log)\n", rep.Kept)
+	}
+}

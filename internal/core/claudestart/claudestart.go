@@ -1,0 +1,266 @@
+// Package claudestart plans how 'paneteam claude' starts Claude Code as a
+// team's lead, so that every teammate Claude's lead spawns lands in a pane
+// paneteam makes: Claude runs in its tmux teammate mode with agent teams
+// on, and the first tmux on its PATH is paneteam itself (a link named
+// tmux, internal/panes/shim), told through the environment which server
+// is the lead's and which layout to use.
+package claudestart
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// Options are what the person asked for and the world paneteam runs in.
+type Options struct {
+	Getenv  func(string) string
+	Environ []string // the environment Claude would otherwise get
+	Exe     string   // the paneteam binary
+	Claude  string   // the claude to run (a full path)
+	Args    []string // Claude's own arguments, after --
+	Layout  layout.Kind
+	Backend string // "", "auto" or "tmux"
+	// StateDir is paneteam's state folder: the shim's link and log live
+	// there.
+	StateDir string
+	// Cwd is where Claude starts (its project settings are read there).
+	Cwd string
+	// Release is the Claude Code release of Claude ("" unknown).
+	Release string
+}
+
+// Launch is how to start Claude.
+type Launch struct {
+	Path string   // the program
+	Argv []string // its arguments, argv[0] first
+	Env  []string // its whole environment
+	// Terminal is where the teammates' panes go: "tmux" (beside the
+	// lead, in the tmux it runs in) or "tmux-private" (a private server
+	// 'paneteam attach' shows).
+	Terminal string
+	// Notes are what the person should know before Claude takes the
+	// screen (a fallback, a setting that keeps panes from opening).
+	Notes []string
+	Log   string // the shim's log
+	Shim  string // the shim's link
+}
+
+// UsageError is a wrong option; its message names the fix.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ReservedFlag is the flag of Claude's that 'paneteam claude' sets itself.
+const ReservedFlag = "--teammate-mode"
+
+// Plan works out the Launch for o.
+func Plan(o Options) (Launch, error) {
+	for _, a := range o.Args {
+		if a == ReservedFlag || strings.HasPrefix(a, ReservedFlag+"=") {
+			return Launch{}, &UsageError{Msg: "paneteam claude sets Claude's --teammate-mode itself (tmux, through paneteam): leave it out of Claude's arguments"}
+		}
+	}
+	switch o.Backend {
+	case "", "auto", "tmux":
+	default:
+		return Launch{}, &UsageError{Msg: fmt.Sprintf("--backend %s: this build drives Claude Code's teammates in tmux only: use --backend tmux (or leave it out)", o.Backend)}
+	}
+	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
+		return Launch{}, &UsageError{Msg: "--layout: " + err.Error()}
+	}
+	real, _, err := shim.FindReal(o.Getenv, o.Exe)
+	if err != nil {
+		return Launch{}, err
+	}
+	l := Launch{Path: o.Claude, Argv: append([]string{"claude", ReservedFlag, "tmux"}, o.Args...)}
+	dir, err := linkShim(o.StateDir, o.Exe)
+	if err != nil {
+		return Launch{}, err
+	}
+	l.Shim = filepath.Join(dir, "tmux")
+	l.Log = filepath.Join(o.StateDir, "claude-tmux.log")
+
+	set := map[string]string{
+		"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1",
+		"PATH":                                 dir + string(filepath.ListSeparator) + o.Getenv("PATH"),
+		shim.EnvDir:                            dir,
+		shim.EnvTmux:                           real,
+		shim.EnvLog:                            l.Log,
+		shim.EnvLayout:                         string(o.Layout),
+		shim.EnvClaude:                         o.Release,
+	}
+	drop := map[string]bool{shim.EnvSocket: true}
+	if v := o.Getenv("TMUX"); v != "" {
+		srv, err := tmux.FromTMUX(v)
+		if err != nil {
+			return Launch{}, err
+		}
+		if o.Getenv("TMUX_PANE") == "" {
+			return Launch{}, errors.New("$TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane")
+		}
+		set[shim.EnvSocket] = srv.Socket
+		delete(drop, shim.EnvSocket)
+		l.Terminal = "tmux"
+	} else {
+		l.Terminal = "tmux-private"
+		if name := otherTerminal(o.Getenv); name != "" {
+			l.Notes = append(l.Notes, fmt.Sprintf("%s panes are not driven by this build: Claude's teammates run in a private tmux server; see them with 'paneteam attach --team <team>' (or run paneteam claude inside tmux)", name))
+		} else {
+			l.Notes = append(l.Notes, "outside tmux, Claude's teammates run in a private tmux server; see them with 'paneteam attach --team <team>' from another terminal")
+		}
+		// In iTerm2, Claude Code drives it2 itself and would never call
+		// tmux: it must not see iTerm2's variables.
+		for _, k := range []string{"ITERM_SESSION_ID", "ITERM_PROFILE", "LC_TERMINAL", "LC_TERMINAL_VERSION", "TERM_SESSION_ID"} {
+			drop[k] = true
+		}
+		if o.Getenv("TERM_PROGRAM") == "iTerm.app" {
+			drop["TERM_PROGRAM"], drop["TERM_PROGRAM_VERSION"] = true, true
+		}
+	}
+	if why := forcedInProcess(o.Getenv, o.Cwd); why != "" {
+		l.Notes = append(l.Notes, why)
+	}
+	l.Env = environ(o.Environ, set, drop)
+	return l, nil
+}
+
+// FindClaude is the claude in the folders of path.
+func FindClaude(path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, "claude")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
+}
+
+// otherTerminal names a terminal paneteam could split natively, when the
+// lead runs in one ("" for a plain terminal).
+func otherTerminal(getenv func(string) string) string {
+	switch {
+	case getenv("TERM_PROGRAM") == "iTerm.app" || getenv("ITERM_SESSION_ID") != "":
+		return "iTerm2"
+	case getenv("KITTY_WINDOW_ID") != "":
+		return "kitty"
+	case getenv("WEZTERM_PANE") != "":
+		return "WezTerm"
+	case getenv("ZELLIJ") != "":
+		return "Zellij"
+	}
+	return ""
+}
+
+// environ is base with set's variables replaced or added (in base's
+// order, new ones last) and drop's left out.
+func environ(base []string, set map[string]string, drop map[string]bool) []string {
+	out := make([]string, 0, len(base)+len(set))
+	done := map[string]bool{}
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case drop[k] || done[k]:
+			continue
+		case hasKey(set, k):
+			out = append(out, k+"="+set[k])
+			done[k] = true
+		default:
+			out = append(out, kv)
+		}
+	}
+	for _, k := range sortedKeys(set) {
+		if !done[k] && !drop[k] {
+			out = append(out, k+"="+set[k])
+		}
+	}
+	return out
+}
+
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// linkShim makes (or finds) the folder holding a link named tmux to the
+// paneteam binary exe, under state: one folder per binary, so that two
+// installs never share a link.
+func linkShim(state, exe string) (string, error) {
+	if exe == "" {
+		return "", errors.New("cannot tell where the paneteam binary is, to put it on Claude's PATH as tmux")
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	sum := sha256.Sum256([]byte(exe))
+	dir := filepath.Join(state, "shim", fmt.Sprintf("%x", sum[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("make the folder of paneteam's tmux: %w", err)
+	}
+	link := filepath.Join(dir, "tmux")
+	if cur, err := os.Readlink(link); err == nil && cur == exe {
+		return dir, nil
+	}
+	tmp := link + fmt.Sprintf(".%d.tmp", os.Getpid())
+	os.Remove(tmp)
+	if err := os.Symlink(exe, tmp); err != nil {
+		return "", fmt.Errorf("link paneteam as tmux: %w", err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("link paneteam as tmux: %w", err)
+	}
+	return dir, nil
+}
+
+// forcedInProcess says why Claude Code will run every teammate in its
+// own process whatever the teammate mode ("" when nothing forces it):
+// the setting permissions.blockFileToolReadsOutsideWorkingDirectories,
+// in any of the settings files Claude Code 2.1.330 reads.
+func forcedInProcess(getenv func(string) string, cwd string) string {
+	cfg := getenv("CLAUDE_CONFIG_DIR")
+	if cfg == "" && getenv("HOME") != "" {
+		cfg = filepath.Join(getenv("HOME"), ".claude")
+	}
+	var files []string
+	if cfg != "" {
+		files = append(files, filepath.Join(cfg, "settings.json"), filepath.Join(cfg, "settings.local.json"))
+	}
+	if cwd != "" {
+		files = append(files, filepath.Join(cwd, ".claude", "settings.json"), filepath.Join(cwd, ".claude", "settings.local.json"))
+	}
+	files = append(files, "/etc/claude-code/managed-settings.json", "/Library/Application Support/ClaudeCode/managed-settings.json")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // absent or unreadable: Claude Code does not apply it either
+		}
+		var s struct {
+			Permissions struct {
+				Block *bool `json:"blockFileToolReadsOutsideWorkingDirectories"`
+			} `json:"permissions"`
+		}
+		if json.Unmarshal(b, &s) == nil && s.Permissions.Block != nil && *s.Permissions.Block {
+			return fmt.Sprintf("%s sets permissions.blockFileToolReadsOutsideWorkingDirectories, which makes Claude Code run every teammate inside its own process: no teammate will get a pane (remove the setting to get panes)", f)
+		}
+	}
+	return ""
+}

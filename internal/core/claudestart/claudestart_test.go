@@ -1,0 +1,135 @@
+package claudestart
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+)
+
+// world is a person's environment: a tmux and a paneteam binary on disk.
+func world(t *testing.T, vars map[string]string) Options {
+	t.Helper()
+	real := testutil.RequireTool(t, "tmux")
+	exe := filepath.Join(t.TempDir(), "paneteam")
+	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
+	if vars["PATH"] == "" {
+		vars["PATH"] = filepath.Dir(real)
+	}
+	var environ []string
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	return Options{
+		Getenv: func(k string) string { return vars[k] }, Environ: environ, Exe: exe,
+		Claude: "/opt/claude", StateDir: t.TempDir(), Cwd: t.TempDir(),
+	}
+}
+
+func envOf(l Launch) map[string]string {
+	m := map[string]string{}
+	for _, kv := range l.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, dup := m[k]; dup {
+			m[k] = "DUPLICATE"
+			continue
+		}
+		m[k] = v
+	}
+	return m
+}
+
+func TestPlanInsideTmux(t *testing.T) {
+	o := world(t, map[string]string{"TMUX": "/tmp/s,1,0", "TMUX_PANE": "%3", "HOME": "/h"})
+	o.Args = []string{"--model", "opus"}
+	o.Layout = "windows"
+	l, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(l.Argv, " ") != "claude --teammate-mode tmux --model opus" || l.Path != "/opt/claude" {
+		t.Errorf("would run %s %q", l.Path, l.Argv)
+	}
+	e := envOf(l)
+	link, err := os.Readlink(filepath.Join(e[shim.EnvDir], "tmux"))
+	if err != nil || link != o.Exe {
+		t.Errorf("the shim folder's tmux links to %q (%v), want %s", link, err, o.Exe)
+	}
+	if !strings.HasPrefix(e["PATH"], e[shim.EnvDir]+":") {
+		t.Errorf("PATH %q does not start with the shim's folder", e["PATH"])
+	}
+	for k, want := range map[string]string{
+		"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1", shim.EnvSocket: "/tmp/s", shim.EnvLayout: "windows",
+		"TMUX": "/tmp/s,1,0", "TMUX_PANE": "%3", "HOME": "/h",
+	} {
+		if e[k] != want {
+			t.Errorf("%s=%q, want %q", k, e[k], want)
+		}
+	}
+	if l.Terminal != "tmux" || len(l.Notes) != 0 {
+		t.Errorf("terminal %q notes %q", l.Terminal, l.Notes)
+	}
+	// Twice: the link is reused.
+	if again, err := Plan(o); err != nil || envOf(again)[shim.EnvDir] != e[shim.EnvDir] {
+		t.Errorf("second plan: %v %v", err, envOf(again)[shim.EnvDir])
+	}
+}
+
+func TestPlanITerm2HidesITerm2(t *testing.T) {
+	o := world(t, map[string]string{"TERM_PROGRAM": "iTerm.app", "ITERM_SESSION_ID": "w0t0p0:ABC", "LC_TERMINAL": "iTerm2", "TERM": "xterm"})
+	l, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := envOf(l)
+	for _, k := range []string{"TERM_PROGRAM", "ITERM_SESSION_ID", "LC_TERMINAL", shim.EnvSocket} {
+		if _, ok := e[k]; ok {
+			t.Errorf("Claude would see %s=%s: it would drive it2 itself", k, e[k])
+		}
+	}
+	if e["TERM"] != "xterm" || l.Terminal != "tmux-private" {
+		t.Errorf("TERM %q terminal %q", e["TERM"], l.Terminal)
+	}
+	if len(l.Notes) != 1 || !strings.Contains(l.Notes[0], "iTerm2") || !strings.Contains(l.Notes[0], "paneteam attach") {
+		t.Errorf("notes %q, want the visible fallback for iTerm2 and how to see the panes", l.Notes)
+	}
+}
+
+func TestPlanSaysWhenSettingsForceInProcess(t *testing.T) {
+	o := world(t, map[string]string{"TMUX": "/tmp/s,1,0", "TMUX_PANE": "%0"})
+	os.MkdirAll(filepath.Join(o.Cwd, ".claude"), 0o700)
+	settings := filepath.Join(o.Cwd, ".claude", "settings.json")
+	os.WriteFile(settings, []byte(`{"permissions":{"blockFileToolReadsOutsideWorkingDirectories":true}}`), 0o600)
+	l, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Notes) != 1 || !strings.Contains(l.Notes[0], settings) || !strings.Contains(l.Notes[0], "in-process") && !strings.Contains(l.Notes[0], "inside its own process") {
+		t.Errorf("notes %q, want the setting and its file named", l.Notes)
+	}
+}
+
+func TestPlanRefuses(t *testing.T) {
+	o := world(t, map[string]string{})
+	for name, mod := range map[string]func(*Options){
+		"teammate mode given":  func(o *Options) { o.Args = []string{"--teammate-mode", "in-process"} },
+		"teammate mode glued":  func(o *Options) { o.Args = []string{"--teammate-mode=auto"} },
+		"a backend not driven": func(o *Options) { o.Backend = "kitty" },
+		"a layout unknown":     func(o *Options) { o.Layout = "spiral" },
+	} {
+		p := o
+		mod(&p)
+		if _, err := Plan(p); err == nil {
+			t.Errorf("%s: planned", name)
+		} else if _, ok := err.(*UsageError); !ok {
+			t.Errorf("%s: %v is not a usage error", name, err)
+		}
+	}
+	noTmux := world(t, map[string]string{"PATH": t.TempDir()})
+	if _, err := Plan(noTmux); err == nil || !strings.Contains(err.Error(), "install tmux") {
+		t.Errorf("without tmux: %v", err)
+	}
+}
