@@ -47,6 +47,7 @@ func commandTable() []commandEntry {
 		{"monitor", monitorCommand},
 		{"wait", waitCommand},
 		{"prompt", promptCommand},
+		{"remote", remoteCommand},
 	}
 }
 
