@@ -21,9 +21,14 @@ const CanConfine = true
 var SFTPServers = []string{"/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server", "/usr/libexec/sftp-server", "/usr/lib/ssh/sftp-server"}
 
 // DeniedRequests are the SFTP requests the confined server refuses: no
-// symlink or hard link is ever made through the mount (either could point
-// out of the team's folders, or make two names for one inbox).
-const DeniedRequests = "symlink,hardlink"
+// symlink is ever made through the mount (one could lead a process on the
+// lead that writes a team file in place, as Claude Code does, to any file
+// of the lead's). Hard links stay: paneteam creates an inbox atomically by
+// linking a complete temp file into place, and in the confined root a hard
+// link cannot leave one team folder (teams/<team> and tasks/<team> and the
+// read-only programs are separate mounts, and link(2) never crosses
+// mounts), so it names nothing the host could not already write.
+const DeniedRequests = "symlink"
 
 // ConfinedCommand starts exe's hidden `remote sftp-jail` command (which
 // calls ServeConfined) in a new mount namespace of its own; a lead that

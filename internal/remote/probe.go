@@ -123,7 +123,8 @@ func (f Facts) check(host string) error {
 }
 
 // Install makes sure the host has this very paneteam (exe) and returns
-// its path there: ~/.cache/paneteam/bin/paneteam-<hash of the binary>. It
+// its path there: ~/.cache/paneteam/bin/<hash of the binary>/paneteam
+// (that folder goes first on the teammate's PATH there). It
 // is copied over the connection once per version, and said so on say.
 func (c *Client) Install(ctx context.Context, f Facts, exe string, say io.Writer) (string, error) {
 	data, err := os.ReadFile(exe)
@@ -131,7 +132,7 @@ func (c *Client) Install(ctx context.Context, f Facts, exe string, say io.Writer
 		return "", fmt.Errorf("read paneteam's own binary to copy it to %s: %w", c.Host, err)
 	}
 	sum := sha256.Sum256(data)
-	path := fmt.Sprintf("%s/.cache/paneteam/bin/paneteam-%x", f.Home, sum[:8])
+	path := fmt.Sprintf("%s/.cache/paneteam/bin/%x/paneteam", f.Home, sum[:8])
 	if out, err := c.Run(ctx, "test -x "+Quote(path)+" && echo yes || true", nil); err != nil {
 		return "", fmt.Errorf("look for paneteam on %s: %w", c.Host, err)
 	} else if strings.TrimSpace(string(out)) == "yes" {

@@ -94,7 +94,9 @@ func TestRemoteTeammateSeesOnlyItsTeamAndLeavesNothing(t *testing.T) {
 cd "$PANETEAM_ROOT" || exit 1
 echo "$PANETEAM_ROOT $PANETEAM_AGENT" > tasks/crew/from-host
 ln -s ../../secret teams/crew/link 2>/dev/null && echo linked >> tasks/crew/from-host
-ln teams/crew/config.json teams/crew/hard 2>/dev/null && echo linked >> tasks/crew/from-host
+ln teams/crew/config.json tasks/crew/hard 2>/dev/null && echo linked >> tasks/crew/from-host
+ln usr/lib/openssh/sftp-server teams/crew/prog 2>/dev/null && echo linked >> tasks/crew/from-host
+ln teams/crew/config.json teams/crew/second-name 2>/dev/null || echo no-link-inside >> tasks/crew/from-host
 touch x 2>/dev/null && echo wrote-root >> tasks/crew/from-host
 cat teams/crew/config.json > tasks/crew/seen
 ls -A . teams tasks > tasks/crew/listing
@@ -110,7 +112,10 @@ exec sleep 60`)
 	})
 	b, _ := os.ReadFile(from)
 	if strings.Contains(string(b), "linked") || strings.Contains(string(b), "wrote-root") {
-		t.Errorf("a link, or a file outside the team's folders, was made through the mount: %q", b)
+		t.Errorf("a symlink, a link out of a team folder, or a file outside the team's folders was made through the mount: %q", b)
+	}
+	if strings.Contains(string(b), "no-link-inside") {
+		t.Errorf("a hard link inside a team folder (paneteam's atomic create) failed through the mount")
 	}
 	if !strings.HasPrefix(string(b), sshhost.Home+"/.claude/paneteam/mnt/crew/alice alice") {
 		t.Errorf("the teammate's PANETEAM_ROOT is not its mount on the host: %q", b)
@@ -131,10 +136,13 @@ exec sleep 60`)
 
 	// The pane is closed (as kill-pane does): its ssh ends, the host's
 	// paneteam stops the teammate and unmounts; Stop ends the rest.
+	t0 := time.Now()
 	closePane(t, paneCmd, done)
+	t.Log("pane closed", time.Since(t0))
 	if err := remote.Stop(context.Background(), l.getenv, l.root, l.team, "alice"); err != nil {
 		t.Fatal(err)
 	}
+	t.Log("stopped", time.Since(t0))
 	testutil.Eventually(t, 10*time.Second, "nothing left on the host", func() bool { return l.leftOnHost(t) == "" })
 	testutil.Eventually(t, 10*time.Second, "nothing left on the lead", func() bool { return l.leftOnLead(t) == "" })
 }

@@ -86,7 +86,13 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 			return err
 		}
 	}
-	defer func() { cleanup(j, unlink) }()
+	gone := false
+	defer func() {
+		if gone {
+			endSSHFS(j.Mount)
+		}
+		cleanup(j, unlink)
+	}()
 
 	cmd := exec.Command(j.Argv[0], j.Argv[1:]...)
 	if j.Bin != "" && !strings.Contains(j.Argv[0], "/") {
@@ -124,7 +130,9 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 		case <-tick.C:
 			if why := lost(j.Mount, team, dev, j.Grace); why != "" {
 				fmt.Fprintf(say, "\r\npaneteam: %s (%s): stopping %s so it writes nothing to this host's own disk\r\n", ErrLost, why, j.Member)
+				gone = true
 				abort(dev)
+				endSSHFS(j.Mount)
 				stop(cmd, done)
 				return ErrLost
 			}
@@ -179,11 +187,39 @@ func stop(cmd *exec.Cmd, done chan error) {
 }
 
 // abort ends a FUSE connection that hangs, so nothing waits on it any
-// longer (root only; otherwise the lazy unmount in cleanup does what it
-// can).
+// longer, where the fusectl file system is mounted and writable (root).
 func abort(dev uint64) {
 	minor := (dev & 0xff) | ((dev >> 12) & 0xfff00)
 	os.WriteFile(fmt.Sprintf("/sys/fs/fuse/connections/%d/abort", minor), []byte("1"), 0)
+}
+
+// endSSHFS ends the sshfs serving mount (found by its command line among
+// this user's processes): when a frozen connection leaves it waiting on
+// the lead, its end is what fails every access still waiting on the mount
+// (the kernel aborts a FUSE connection whose server is gone), so the
+// teammate's processes can die and the mount be detached.
+func endSSHFS(mount string) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid := 0
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil || pid <= 0 {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(args) < 2 || filepath.Base(args[0]) != "sshfs" || args[len(args)-1] != mount {
+			continue
+		}
+		syscall.Kill(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(time.Second)
+		for time.Now().Before(deadline) && syscall.Kill(pid, 0) == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 // link makes the host's <config>/teams/<team> and tasks/<team> links
@@ -230,7 +266,11 @@ func cleanup(j Job, unlink func()) {
 	if unlink != nil {
 		unlink()
 	}
-	exec.Command("sh", "-c", UnmountScript(j.Mount)).Run()
+	// Detached first without looking (a look at a hanging mount hangs),
+	// then the folder removed.
+	exec.Command("fusermount3", "-uz", j.Mount).Run()
+	exec.Command("fusermount", "-uz", j.Mount).Run()
+	os.Remove(j.Mount)
 	for d := filepath.Dir(j.Mount); j.ConfigDir != "" && strings.HasPrefix(d, j.ConfigDir+"/"); d = filepath.Dir(d) {
 		if os.Remove(d) != nil {
 			break

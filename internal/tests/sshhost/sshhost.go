@@ -24,11 +24,14 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-// Alias is the name the config file gives the host; Stranger is the same
-// host without its key in known_hosts, NoKey the same host without the
-// client key (so ssh would have to ask for a password).
+// Alias is the name the config file gives the host, through the proxy;
+// Direct the same host past the proxy (for a test's own look while the
+// proxy freezes); Stranger the host without its key in known_hosts; NoKey
+// the host without the client key (so ssh would have to ask for a
+// password).
 const (
 	Alias    = "remote"
+	Direct   = "direct"
 	Stranger = "stranger"
 	NoKey    = "nokey"
 )
@@ -104,10 +107,10 @@ func Start(t testing.TB, opts Options) *Host {
 		t.Fatal(err)
 	}
 	known := fmt.Sprintf("[127.0.0.1]:%d %s", h.Proxy.Port, bytes.TrimSpace(hostPub))
-	write(t, filepath.Join(dir, "known_hosts"), known+"\n")
 	write(t, filepath.Join(dir, "empty_known_hosts"), "")
 	h.Config = filepath.Join(dir, "ssh_config")
-	write(t, h.Config, clientConf(dir, h.Proxy.Port))
+	write(t, filepath.Join(dir, "known_hosts"), known+"\n"+fmt.Sprintf("[127.0.0.1]:%d %s\n", port, bytes.TrimSpace(hostPub)))
+	write(t, h.Config, clientConf(dir, h.Proxy.Port, port))
 	return h
 }
 
@@ -155,7 +158,7 @@ PrintMotd no
 
 // clientConf names the host three ways; nothing in it comes from the
 // person's own ssh configuration or known_hosts.
-func clientConf(dir string, port int) string {
+func clientConf(dir string, port, direct int) string {
 	common := fmt.Sprintf(`  HostName 127.0.0.1
   Port %d
   User root
@@ -174,20 +177,30 @@ Host %s
 %s  IdentityFile none
   IdentityAgent none
   UserKnownHostsFile %s/known_hosts
-`, Alias, common, dir, dir, Stranger, common, dir, dir, NoKey, common, dir)
+Host %s
+  HostName 127.0.0.1
+  Port %d
+  User root
+  IdentitiesOnly yes
+  GlobalKnownHostsFile /dev/null
+  LogLevel ERROR
+  IdentityFile %s/clientkey
+  UserKnownHostsFile %s/known_hosts
+`, Alias, common, dir, dir, Stranger, common, dir, dir, NoKey, common, dir, Direct, direct, dir, dir)
 }
 
 // SSH is the ssh command line that reaches the host, as PANETEAM_SSH
 // takes it.
 func (h *Host) SSH() string { return "ssh -F " + h.Config }
 
-// Run runs a POSIX sh script on the host as the remote user and returns
-// its combined output. Scripts are the test's own text.
+// Run runs a POSIX sh script on the host as the remote user, past the
+// proxy, and returns its combined output. Scripts are the test's own
+// text.
 func (h *Host) Run(t testing.TB, script string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "ssh", "-F", h.Config, "-o", "BatchMode=yes", Alias, "sh -c '"+strings.ReplaceAll(script, "'", `'\''`)+"'").CombinedOutput()
+	out, err := exec.CommandContext(ctx, "ssh", "-F", h.Config, "-o", "BatchMode=yes", Direct, "sh -c '"+strings.ReplaceAll(script, "'", `'\''`)+"'").CombinedOutput()
 	return string(out), err
 }
 
