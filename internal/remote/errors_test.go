@@ -30,8 +30,8 @@ func TestErrorsAPersonMeets(t *testing.T) {
 	l := newLab(t, sshhost.Options{})
 	for _, c := range []struct {
 		name, host, setup, undo string
-		is               error
-		says             []string
+		is                      error
+		says                    []string
 	}{
 		{name: "unknown host key", host: sshhost.Stranger, is: remote.ErrHostKey, says: []string{"ssh " + sshhost.Stranger + "`", "fingerprint"}},
 		{name: "password only", host: sshhost.NoKey, is: remote.ErrAuth, says: []string{"never a password", "ssh-copy-id"}},
