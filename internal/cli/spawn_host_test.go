@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/tests/sshhost"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/mailbox"
+)
+
+// A reference teammate on a second host, started with spawn-pane --host
+// in a pane of the lead's tmux: the lead's message reaches it and its
+// answer reaches the lead; kill-pane then leaves nothing on either
+// machine (no mount, no process, no connection).
+func TestSpawnPaneOnAnotherHost(t *testing.T) {
+	testutil.RequireTool(t, "sshfs")
+	s := spInside(t)
+	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}})
+	runtime := testutil.ShortTempDir(t)
+	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+
+	out, errOut, code := s.run("spawn-pane", "--team", s.name, "--name", "echo", "--host", sshhost.Alias, "--json", "--", "paneteam", "teammate")
+	if code != 0 {
+		t.Fatalf("spawn-pane --host: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "copying paneteam") {
+		t.Errorf("spawn-pane did not say it copies paneteam to the host: %q", errOut)
+	}
+	var res spawnResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.PaneID == "" {
+		t.Fatalf("spawn-pane --json: %v %q", err, out)
+	}
+	if got := host.MustRun(t, "hostname"); strings.TrimSpace(got) != "paneteam-remote" {
+		t.Fatalf("not the second host: %q", got)
+	}
+
+	s.mustRun("send", "--team", s.name, "--to", "echo", "hello from the lead")
+	inbox := filepath.Join(s.root, "teams", s.name, "inboxes", "team-lead.json")
+	testutil.Eventually(t, 60*time.Second, "the remote teammate's answer in the lead's inbox; its pane:\n"+s.capture(res.PaneID), func() bool {
+		b, _ := os.ReadFile(inbox)
+		var msgs []mailbox.Message
+		json.Unmarshal(b, &msgs)
+		for _, m := range msgs {
+			if m.From == "echo" && strings.Contains(m.Text, "hello from the lead") {
+				return true
+			}
+		}
+		return false
+	})
+	if ps := host.MustRun(t, "ps -eo args | grep -c '^paneteam teammate'"); strings.TrimSpace(ps) != "1" {
+		t.Errorf("the teammate does not run on the host: %s", ps)
+	}
+
+	s.mustRun("kill-pane", "--team", s.name, "--name", "echo")
+	testutil.Eventually(t, 15*time.Second, "nothing of the teammate left on the host", func() bool {
+		got, err := host.Run(t, `grep fuse /proc/mounts; ps -eo args | grep -E '^(paneteam|sshfs|/root/.cache)' | grep -v grep; find /root/.claude -mindepth 1 2>/dev/null; true`)
+		return err == nil && strings.TrimSpace(got) == ""
+	})
+	testutil.Eventually(t, 10*time.Second, "nothing of the teammate left on the lead", func() bool {
+		got, _ := exec.Command("sh", "-c", "ps -eo args | grep -E 'sftp-server|sftp-jail|ControlMaster=yes' | grep -v grep; ls -A "+runtime+"/paneteam-remote 2>/dev/null").CombinedOutput()
+		return strings.TrimSpace(string(got)) == ""
+	})
+}
+
+func (s *spTeam) capture(pane string) string {
+	out, _ := s.srv.Run(context.Background(), "capture-pane", "-p", "-t", pane)
+	return out
+}
