@@ -177,8 +177,25 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 			errs = append(errs, err)
 		}
 		os.Remove(dir)
+		removeHidden(root, team)
 	}
 	return errors.Join(errs...)
+}
+
+// removeHidden removes the .fuse_hidden files a host's sshfs left in the
+// team's folders: libfuse renames a file to .fuse_hidden… when it is
+// renamed over or removed while a process on the same mount holds it
+// open, and deletes it when that process lets go, unless the connection
+// ended first. Once no teammate of the team is on a host, none is in use.
+func removeHidden(root, team string) {
+	for _, kind := range []string{"teams", "tasks"} {
+		filepath.WalkDir(filepath.Join(root, kind, team), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".fuse_hidden") {
+				os.Remove(p)
+			}
+			return nil
+		})
+	}
 }
 
 // Host is the host a member runs on, from the lead's own record ("" for
