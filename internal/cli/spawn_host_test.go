@@ -59,14 +59,46 @@ func TestSpawnPaneOnAnotherHost(t *testing.T) {
 	}
 
 	s.mustRun("kill-pane", "--team", s.name, "--name", "echo")
-	testutil.Eventually(t, 15*time.Second, "nothing of the teammate left on the host", func() bool {
+	nothingLeft(t, host, runtime)
+}
+
+// nothingLeft waits until neither machine has anything of a remote
+// teammate: no mount, no process, no connection, no record.
+func nothingLeft(t *testing.T, host *sshhost.Host, runtime string) {
+	t.Helper()
+	testutil.Eventually(t, 15*time.Second, "nothing of the teammates left on the host", func() bool {
 		got, err := host.Run(t, `grep fuse /proc/mounts; ps -eo args | grep -E '^(paneteam|sshfs|/root/.cache)' | grep -v grep; find /root/.claude -mindepth 1 2>/dev/null; true`)
 		return err == nil && strings.TrimSpace(got) == ""
 	})
-	testutil.Eventually(t, 10*time.Second, "nothing of the teammate left on the lead", func() bool {
+	testutil.Eventually(t, 10*time.Second, "nothing of the teammates left on the lead", func() bool {
 		got, _ := exec.Command("sh", "-c", "ps -eo args | grep -E 'sftp-server|sftp-jail|ControlMaster=yes' | grep -v grep; ls -A "+runtime+"/paneteam-remote 2>/dev/null").CombinedOutput()
 		return strings.TrimSpace(string(got)) == ""
 	})
+}
+
+// shutdown asks a remote teammate to leave and it does; cleanup --force
+// ends the last one with the team. Both leave nothing on either machine.
+func TestShutdownAndCleanupOnAnotherHost(t *testing.T) {
+	testutil.RequireTool(t, "sshfs")
+	s := spInside(t)
+	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}})
+	runtime := testutil.ShortTempDir(t)
+	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	for _, name := range []string{"ann", "ben"} {
+		s.mustRun("spawn-pane", "--team", s.name, "--name", name, "--host", sshhost.Alias, "--", "paneteam", "teammate")
+	}
+	if got := host.MustRun(t, "grep -c fuse.sshfs /proc/mounts"); strings.TrimSpace(got) != "2" {
+		t.Fatalf("two teammates, not two mounts on the host: %s", got)
+	}
+	s.mustRun("shutdown", "--team", s.name, "--timeout", "60s", "ann")
+	if got := host.MustRun(t, "grep -c fuse.sshfs /proc/mounts; true"); strings.TrimSpace(got) != "1" {
+		t.Errorf("after ann's shutdown, mounts on the host: %s", got)
+	}
+	s.mustRun("cleanup", "--team", s.name, "--force")
+	nothingLeft(t, host, runtime)
+	if _, err := os.Stat(filepath.Join(s.root, "teams", s.name)); err == nil {
+		t.Error("the team is still there after cleanup")
+	}
 }
 
 func (s *spTeam) capture(pane string) string {
