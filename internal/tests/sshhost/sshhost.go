@@ -48,6 +48,13 @@ type Options struct {
 	Shell string
 	// ClientAlive is sshd's ClientAliveInterval (0: off, as Debian ships).
 	ClientAlive time.Duration
+	// Share lists folders of this machine the host sees anyway, read-only,
+	// at the same path, even under its home (a program both use, such as
+	// the cached Claude Code). Paths without spaces or colons.
+	Share []string
+	// SetEnv is the environment sshd gives every session (KEY=VALUE,
+	// values without spaces): what the host's own login would set.
+	SetEnv []string
 }
 
 // Host is a running second host.
@@ -89,6 +96,7 @@ func Start(t testing.TB, opts Options) *Host {
 		"sh", "-c", script, "host", sshd, sshdConfig, dir}
 	args = append(args, opts.Hide...)
 	h := &Host{dir: dir, cmd: exec.Command(unshare, args...)}
+	h.cmd.Env = append(os.Environ(), "PT_SHARE="+strings.Join(opts.Share, ":"))
 	log := &testutil.Buffer{}
 	h.cmd.Stdout, h.cmd.Stderr = log, log
 	if err := h.cmd.Start(); err != nil {
@@ -124,8 +132,10 @@ sshd=$1 conf=$2 dir=$3; shift 3
 hostname paneteam-remote
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/sshd
+i=0; IFS=:; for d in $PT_SHARE; do i=$((i+1)); mkdir -p /run/share/$i; mount --bind "$d" /run/share/$i; done; unset IFS
 mount -t tmpfs -o mode=0700 tmpfs ` + Home + `
 for d in "$@"; do mkdir -p "$d"; mount -t tmpfs -o mode=0700 tmpfs "$d"; done
+i=0; IFS=:; for d in $PT_SHARE; do i=$((i+1)); mkdir -p "$d"; mount --bind -o ro /run/share/$i "$d"; done; unset IFS
 `
 	if opts.Shell != "" {
 		s += `sed 's#^\(root:[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:\).*#\1` + opts.Shell + `#' /etc/passwd > "$dir/passwd"
@@ -140,6 +150,9 @@ func sshdConf(dir string, port int, opts Options) string {
 	alive := ""
 	if opts.ClientAlive > 0 {
 		alive = fmt.Sprintf("ClientAliveInterval %d\nClientAliveCountMax 2\n", int(opts.ClientAlive.Seconds()))
+	}
+	if len(opts.SetEnv) > 0 {
+		alive += "SetEnv " + strings.Join(opts.SetEnv, " ") + "\n"
 	}
 	return fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1

@@ -88,3 +88,23 @@ func TestLoginShell(t *testing.T) {
 		t.Fatalf("login shell: %v %q", err, out)
 	}
 }
+
+// A shared folder under the host's home is there, read-only; SetEnv
+// reaches every session.
+func TestShareAndSetEnv(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("SKIPPED: no home folder")
+	}
+	shared, err := os.MkdirTemp(home, ".sshhost-share-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(shared)
+	os.WriteFile(filepath.Join(shared, "f"), []byte("shared"), 0o600)
+	h := Start(t, Options{Share: []string{shared}, SetEnv: []string{"PT_HELLO=there"}})
+	out := h.MustRun(t, "cat "+shared+"/f; echo \" $PT_HELLO\"; touch "+shared+"/g 2>/dev/null && echo writable; ls -A "+Home+" | wc -l")
+	if strings.Fields(out)[0] != "shared" || !strings.Contains(out, " there") || strings.Contains(out, "writable") {
+		t.Fatalf("on the host: %q", out)
+	}
+}
