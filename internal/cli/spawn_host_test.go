@@ -1,10 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,22 +59,59 @@ func TestSpawnPaneOnAnotherHost(t *testing.T) {
 		t.Errorf("the teammate does not run on the host: %s", ps)
 	}
 
+	pids := remotePIDs(t, runtime)
 	s.mustRun("kill-pane", "--team", s.name, "--name", "echo")
-	nothingLeft(t, host, runtime)
+	nothingLeft(t, host, runtime, pids)
 }
 
 // nothingLeft waits until neither machine has anything of a remote
 // teammate: no mount, no process, no connection, no record.
-func nothingLeft(t *testing.T, host *sshhost.Host, runtime string) {
+func nothingLeft(t *testing.T, host *sshhost.Host, runtime string, pids []int) {
 	t.Helper()
 	testutil.Eventually(t, 15*time.Second, "nothing of the teammates left on the host", func() bool {
 		got, err := host.Run(t, `grep fuse /proc/mounts; ps -eo args | grep -E '^(paneteam|sshfs|/root/.cache)' | grep -v grep; find /root/.claude -mindepth 1 2>/dev/null; true`)
 		return err == nil && strings.TrimSpace(got) == ""
 	})
 	testutil.Eventually(t, 10*time.Second, "nothing of the teammates left on the lead", func() bool {
-		got, _ := exec.Command("sh", "-c", "ps -eo args | grep -E 'sftp-server|sftp-jail|ControlMaster=yes' | grep -v grep; ls -A "+runtime+"/paneteam-remote 2>/dev/null").CombinedOutput()
-		return strings.TrimSpace(string(got)) == ""
+		return leftOnLead(runtime, pids) == ""
 	})
+}
+
+// remotePIDs are the lead's processes serving the mounts of the remote
+// teammates recorded under runtime (sftp-server and ssh of each).
+func remotePIDs(t *testing.T, runtime string) []int {
+	t.Helper()
+	var pids []int
+	recs, _ := filepath.Glob(filepath.Join(runtime, "paneteam-remote", "*", "*.json"))
+	for _, r := range recs {
+		var st struct{ ServerPID, SSHPID int }
+		b, _ := os.ReadFile(r)
+		if err := json.Unmarshal(b, &st); err != nil || st.ServerPID == 0 {
+			t.Fatalf("the lead's record %s: %v %s", r, err, b)
+		}
+		pids = append(pids, st.ServerPID, st.SSHPID)
+	}
+	return pids
+}
+
+// leftOnLead lists those processes still running, any process on the
+// connections under runtime (so other tests' are not counted), and
+// records left there.
+func leftOnLead(runtime string, pids []int) string {
+	var left []string
+	for _, pid := range pids {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && (bytes.Contains(b, []byte("sftp")) || bytes.Contains(b, []byte("ssh"))) {
+			left = append(left, fmt.Sprint(pid))
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(runtime)) {
+			left = append(left, p)
+		}
+	}
+	recs, _ := filepath.Glob(filepath.Join(runtime, "paneteam-remote", "*", "*"))
+	return strings.Join(append(left, recs...), " ")
 }
 
 // shutdown asks a remote teammate to leave and it does; cleanup --force
@@ -90,12 +128,13 @@ func TestShutdownAndCleanupOnAnotherHost(t *testing.T) {
 	if got := host.MustRun(t, "grep -c fuse.sshfs /proc/mounts"); strings.TrimSpace(got) != "2" {
 		t.Fatalf("two teammates, not two mounts on the host: %s", got)
 	}
+	pids := remotePIDs(t, runtime)
 	s.mustRun("shutdown", "--team", s.name, "--timeout", "60s", "ann")
 	if got := host.MustRun(t, "grep -c fuse.sshfs /proc/mounts; true"); strings.TrimSpace(got) != "1" {
 		t.Errorf("after ann's shutdown, mounts on the host: %s", got)
 	}
 	s.mustRun("cleanup", "--team", s.name, "--force")
-	nothingLeft(t, host, runtime)
+	nothingLeft(t, host, runtime, pids)
 	if _, err := os.Stat(filepath.Join(s.root, "teams", s.name)); err == nil {
 		t.Error("the team is still there after cleanup")
 	}

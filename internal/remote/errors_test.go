@@ -36,7 +36,7 @@ func TestErrorsAPersonMeets(t *testing.T) {
 		{name: "unknown host key", host: sshhost.Stranger, is: remote.ErrHostKey, says: []string{"ssh " + sshhost.Stranger + "`", "fingerprint"}},
 		{name: "password only", host: sshhost.NoKey, is: remote.ErrAuth, says: []string{"never a password", "ssh-copy-id"}},
 		{name: "no sshfs", host: sshhost.Alias, setup: "touch /root/nosshfs; mount --bind /root/nosshfs /usr/bin/sshfs", undo: "umount /usr/bin/sshfs", says: []string{"no sshfs", "apt-get install sshfs"}},
-		{name: "clock ahead", host: sshhost.Alias, setup: "printf '#!/bin/sh\\necho $(( $(/root/date.real +%%s) + 60 ))\\n' > /root/fakedate; chmod +x /root/fakedate; cp /usr/bin/date /root/date.real; mount --bind /root/fakedate /usr/bin/date", undo: "umount /usr/bin/date", says: []string{"1m0s ahead of", "timedatectl"}},
+		{name: "clock ahead", host: sshhost.Alias, setup: "printf '#!/bin/sh\\necho $(( $(/root/date.real +%%s) + 60 ))\\n' > /root/fakedate; chmod +x /root/fakedate; cp /usr/bin/date /root/date.real; mount --bind /root/fakedate /usr/bin/date", undo: "umount /usr/bin/date", says: []string{"s ahead of this machine", "timedatectl"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.setup != "" {

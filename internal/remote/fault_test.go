@@ -47,10 +47,10 @@ func (l *lab) inbox(t *testing.T, name string) []string {
 }
 
 // sender is a teammate on the host that sends numbered messages to the
-// lead as fast as it can, printing each one acknowledged; after 20 it
+// lead as fast as it can, printing each one acknowledged; after 10 it
 // takes the inbox's lock (as a writer caught mid-append holds it) and
 // keeps it.
-const sender = `i=0; while [ $i -lt 20 ]; do i=$((i+1)); paneteam send --to team-lead "m$i" >/dev/null && echo "ack m$i"; done
+const sender = `i=0; while [ $i -lt 10 ]; do i=$((i+1)); paneteam send --to team-lead "m$i" >/dev/null && echo "ack m$i"; done
 mkdir "$PANETEAM_ROOT/teams/$PANETEAM_TEAM/inboxes/team-lead.json.lock" && echo holding; exec sleep 600`
 
 var ackRE = regexp.MustCompile(`ack (m\d+)`)
@@ -66,7 +66,7 @@ func faultRun(t *testing.T, fault func(*sshhost.Proxy), within time.Duration) {
 	l.paneteamTeam(t)
 	pane, _ := l.spawn(t, "alice", "sh", "-c", sender)
 	_, out, done := startPane(t, pane)
-	testutil.Eventually(t, 30*time.Second, "acknowledged sends from the host; its pane:\n"+out.String(), func() bool {
+	testutil.Eventually(t, 120*time.Second, "acknowledged sends from the host; its pane:\n"+out.String(), func() bool {
 		return strings.Contains(out.String(), "holding")
 	})
 	start := time.Now()

@@ -3,6 +3,8 @@ package remote_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +25,7 @@ type lab struct {
 	host       *sshhost.Host
 	env        map[string]string
 	exe        string
+	pids       []int // the lead's processes serving the lab's mounts
 }
 
 func newLab(t *testing.T, opts sshhost.Options) *lab {
@@ -57,6 +60,12 @@ func (l *lab) spawn(t *testing.T, member string, argv ...string) ([]string, *byt
 		t.Fatalf("start %s on the host: %v", member, err)
 	}
 	t.Cleanup(undo)
+	var st remote.State
+	b, _ := os.ReadFile(filepath.Join(remote.StateDir(l.getenv, l.root, l.team), member+".json"))
+	if err := json.Unmarshal(b, &st); err != nil || st.ServerPID == 0 || st.SSHPID == 0 {
+		t.Fatalf("the lead's record of %s: %v %s", member, err, b)
+	}
+	l.pids = append(l.pids, st.ServerPID, st.SSHPID)
 	return pane, &say
 }
 
@@ -81,11 +90,25 @@ func (l *lab) leftOnHost(t *testing.T) string {
 	return strings.TrimSpace(l.host.MustRun(t, `grep fuse /proc/mounts; find `+sshhost.Home+`/.claude -mindepth 1 -not -path '*/.cache*' 2>/dev/null; ps -eo args | grep -E '^(sshfs|sleep|paneteam|/root/.cache)' | grep -v grep; true`))
 }
 
-// leftOnLead lists the lead's processes serving the host and the team's
-// connection.
+// leftOnLead lists what the lab's teammates could leave on the lead: the
+// sftp-servers and ssh sessions their mounts used, any ssh on the lab's
+// connection (its socket is under the lab's own runtime folder, so other
+// tests running at the same time are not counted), and records.
 func (l *lab) leftOnLead(t *testing.T) string {
-	out, _ := exec.Command("sh", "-c", "ps -eo pid,args | grep -E 'sftp-server|sftp-jail|ControlMaster=yes' | grep -F -e "+l.host.Config+" -e sftp | grep -v grep; ls "+l.env["XDG_RUNTIME_DIR"]+"/paneteam-remote/* 2>/dev/null").CombinedOutput()
-	return strings.TrimSpace(string(out))
+	var left []string
+	for _, pid := range l.pids {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && (bytes.Contains(b, []byte("sftp")) || bytes.Contains(b, []byte("ssh"))) {
+			left = append(left, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		}
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(l.env["XDG_RUNTIME_DIR"])) {
+			left = append(left, p+" "+string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		}
+	}
+	recs, _ := filepath.Glob(filepath.Join(l.env["XDG_RUNTIME_DIR"], "paneteam-remote", "*", "*"))
+	return strings.TrimSpace(strings.Join(append(left, recs...), "\n"))
 }
 
 func TestRemoteTeammateSeesOnlyItsTeamAndLeavesNothing(t *testing.T) {
