@@ -42,6 +42,12 @@ func TestSpawnPaneOnAnotherHost(t *testing.T) {
 		t.Fatalf("not the second host: %q", got)
 	}
 
+	if st := s.mustRun("status", "--team", s.name); !strings.Contains(st, "tmux on "+sshhost.Alias) {
+		t.Errorf("status does not show the teammate's host:\n%s", st)
+	}
+	if st := s.mustRun("status", "--team", s.name, "--json"); !strings.Contains(st, `"host":"`+sshhost.Alias+`"`) && !strings.Contains(st, `"host": "`+sshhost.Alias+`"`) {
+		t.Errorf("status --json does not give the teammate's host:\n%s", st)
+	}
 	s.mustRun("send", "--team", s.name, "--to", "echo", "hello from the lead")
 	inbox := filepath.Join(s.root, "teams", s.name, "inboxes", "team-lead.json")
 	testutil.Eventually(t, 60*time.Second, "the remote teammate's answer in the lead's inbox; its pane:\n"+s.capture(res.PaneID), func() bool {
