@@ -97,6 +97,9 @@ func Start(t testing.TB, opts Options) *Host {
 	args = append(args, opts.Hide...)
 	h := &Host{dir: dir, cmd: exec.Command(unshare, args...)}
 	h.cmd.Env = append(os.Environ(), "PT_SHARE="+strings.Join(opts.Share, ":"))
+	// Should the test process die without its cleanups, unshare dies with
+	// it, and with --kill-child takes the host's every process along.
+	h.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	log := &testutil.Buffer{}
 	h.cmd.Stdout, h.cmd.Stderr = log, log
 	if err := h.cmd.Start(); err != nil {
