@@ -48,6 +48,7 @@ func commandTable() []commandEntry {
 		{"wait", waitCommand},
 		{"prompt", promptCommand},
 		{"claude", claudeCommand},
+		{"remote", remoteCommand},
 	}
 }
 

@@ -44,7 +44,7 @@ PANETEAM_TMUX_CONFIG names the tmux config a private server starts with
 team-lead (in a team a live Claude Code process leads, from your own name:
 $PANETEAM_AGENT, else $PANETEAM_USER, else "human"; Claude's own pane is
 where new panes split, inside tmux). --claude starts a Claude Code teammate (the 'claude' binary, or
-COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp,
+COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp + hostHelp,
 		Flags: append([]ucli.Flag{
 			teamFlag(),
 			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "teammate name (made unique: alice, alice-2, ...)"},
@@ -61,7 +61,7 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: spawn.DefaultStartupCheck},
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
 			jsonFlag(),
-		}, layoutFlags()...),
+		}, append(layoutFlags(), hostFlags()...)...),
 		Action: func(ctx context.Context, c *ucli.Command) error { return spawnPane(ctx, c, env) },
 	}
 }
@@ -118,9 +118,14 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
 		return r, err
 	}
-	cwd, err := workDir(c.String("cwd"))
-	if err != nil {
-		return r, err
+	// With --host, --cwd is a folder there (onHost); the pane here
+	// starts in the current folder.
+	cwd := ""
+	if c.String("host") == "" {
+		var err error
+		if cwd, err = workDir(c.String("cwd")); err != nil {
+			return r, err
+		}
 	}
 	if root, err := rootOf(c, env); err == nil && c.String("root") != "" {
 		r.Root = root
@@ -129,6 +134,9 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	if claude {
 		r.Launcher = &spawn.Claude{Command: command, PermissionMode: perm, NoSign: c.Bool("no-sign"),
 			Detector: spawn.Detector(r.Caller, env.Environ())}
+	}
+	if err := onHost(c, env, &r, claude); err != nil {
+		return r, err
 	}
 	var plan *bool
 	// Plan mode is plan-mode-required, as Claude Code's lead only ever

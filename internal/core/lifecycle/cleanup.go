@@ -107,7 +107,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 		}
 		d := Departure{Name: m.Name}
 		if !dryRun {
-			if err := o.closePane(ctx, cfg, m); err != nil {
+			if err := o.closePane(ctx, t, cfg, m); err != nil {
 				d.Error = err.Error()
 				problems = append(problems, d.Error)
 				res.Members = append(res.Members, d)

@@ -15,10 +15,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -55,10 +57,11 @@ type Worktree struct {
 	Kept string `json:"kept,omitempty"`
 }
 
-// closePane ends m's pane through the backend that started it. A member
-// with neither a backend nor a pane (added by hand, or a lead) has nothing
-// paneteam started.
-func (o Options) closePane(ctx context.Context, cfg *team.Config, m *team.Member) error {
+// closePane ends m's pane through the backend that started it, and for a
+// teammate on another host what it left on both machines (remote.Stop). A
+// member with neither a backend nor a pane (added by hand, or a lead) has
+// nothing paneteam started.
+func (o Options) closePane(ctx context.Context, t team.Team, cfg *team.Config, m *team.Member) error {
 	if m.BackendType == "" && m.TmuxPaneID == "" {
 		return nil
 	}
@@ -68,6 +71,9 @@ func (o Options) closePane(ctx context.Context, cfg *team.Config, m *team.Member
 	}
 	if err := b.Kill(ctx, cfg, m); err != nil {
 		return fmt.Errorf("close %s's pane %s: %w", m.Name, m.TmuxPaneID, err)
+	}
+	if err := remote.Stop(ctx, o.getenv, t.Root, filepath.Base(t.Dir()), m.Name); err != nil {
+		return fmt.Errorf("end %s on its host: %w", m.Name, err)
 	}
 	return nil
 }
@@ -136,7 +142,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			out[i].Error = err.Error()
 			continue
 		}
-		if err := o.closePane(ctx, cfg, m); err != nil {
+		if err := o.closePane(ctx, t, cfg, m); err != nil {
 			out[i].Error = err.Error()
 			continue
 		}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/internal/sys/filesig"
 
 	"github.com/paneteam/paneteam/internal/core/post"
@@ -64,6 +65,15 @@ type Options struct {
 // waiters break it at 10 s (PROTOCOL.md, The lock); a write holds it for
 // milliseconds, so one held 5 s is worth a look.
 const DefaultLockAge = 5 * time.Second
+
+// getenv reads the environment the backends were given (where the
+// lead's records of remote teammates are), else the process's own.
+func (o Options) getenv(k string) string {
+	if o.Backend != nil && o.Backend.Getenv != nil {
+		return o.Backend.Getenv(k)
+	}
+	return os.Getenv(k)
+}
 
 func (o Options) now() time.Time {
 	if o.Now != nil {
@@ -128,7 +138,11 @@ type Member struct {
 	AgentType string `json:"agentType,omitempty"`
 	Color     string `json:"color,omitempty"`
 	Backend   string `json:"backend,omitempty"`
-	PaneID    string `json:"paneId,omitempty"`
+	// Host is the machine a teammate started with spawn-pane --host runs
+	// on, from the lead's own record (never config.json, which the host
+	// can write); "" for a local one.
+	Host   string `json:"host,omitempty"`
+	PaneID string `json:"paneId,omitempty"`
 	// RunBy is who runs the member: lead, claude-in-process, claude-pane,
 	// paneteam or unknown (team.Config.RunBy).
 	RunBy string `json:"runBy"`
@@ -236,6 +250,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	}
 	for i := range cfg.Members {
 		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, cfg, &cfg.Members[i], unread, waiting))
+		s.Members[i].Host = remote.Host(opts.getenv, t.Root, filepath.Base(t.Dir()), cfg.Members[i].Name)
 	}
 	s.LeadInbox = leadInboxOf(s, cfg)
 	if !opts.MembersOnly {

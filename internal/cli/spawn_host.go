@@ -1,0 +1,48 @@
+package cli
+
+import (
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/remote"
+)
+
+// hostHelp is spawn-pane's help on --host.
+const hostHelp = `
+
+--host HOST runs the teammate on another machine, over ssh (ssh on PATH,
+or the command line in PANETEAM_SSH, as git's GIT_SSH_COMMAND): its pane
+here shows an ssh session, and on HOST it sees this team's folders, and
+nothing else of this machine, through sshfs, inside HOST's own config
+folder. --cwd is then a folder on HOST (default: the home folder there);
+the code is not copied. HOST needs sshfs and access to /dev/fuse;
+paneteam copies itself there when needed and says so.
+
+    paneteam spawn-pane --team review --name builder --host big-box --cwd src/app --claude`
+
+func hostFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "host", Usage: "run the teammate on this ssh host (a name from your ssh config, or user@host); see below"},
+		&ucli.BoolFlag{Name: "unconfined", Usage: "with --host, where the sftp server cannot be confined (not Linux): let HOST read and write everything you can"},
+	}
+}
+
+// onHost makes r start its teammate on --host, when given.
+func onHost(c *ucli.Command, env Env, r *spawn.Request, claude bool) error {
+	host := c.String("host")
+	if host == "" {
+		if c.Bool("unconfined") {
+			return usagef("--unconfined goes with --host")
+		}
+		return nil
+	}
+	if err := remote.CheckHost(host); err != nil {
+		return usagef("%v", err)
+	}
+	if r.Worktree {
+		return usagef("--worktree makes a worktree on this machine, and a teammate on --host works in a folder there: give --cwd on the host instead")
+	}
+	r.Launcher = &remote.Launcher{Inner: r.Launcher, Host: host, Cwd: c.String("cwd"), Exe: env.Exe, Getenv: env.Getenv,
+		Claude: claude, Unconfined: c.Bool("unconfined"), Say: env.Stderr}
+	return nil
+}

@@ -1,0 +1,59 @@
+package remote
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/spawn"
+)
+
+// Launcher runs another launcher's teammate on a host: the command and
+// variables Inner builds run there (see Start), and the pane on the lead
+// runs the ssh session that shows it.
+type Launcher struct {
+	Inner spawn.Launcher
+	Host  string
+	// Cwd is the teammate's folder on the host ("": the remote user's
+	// home). The code is not synced: it is whatever the host has there.
+	Cwd string
+	// Exe is the lead's paneteam binary.
+	Exe    string
+	Getenv func(string) string
+	// Claude links the team into the host's config folder.
+	Claude     bool
+	Unconfined bool
+	Say        io.Writer
+}
+
+// Check checks the host name only: the program is looked for on the host
+// once connected (Start), not on this machine.
+func (l *Launcher) Check(_ context.Context, _ string, _ post.Caller) error {
+	return CheckHost(l.Host)
+}
+
+// Prepare builds the teammate's command with Inner, then connects, mounts
+// and returns the pane's ssh command line; Undo takes back both.
+func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, error) {
+	in, err := l.Inner.Prepare(ctx, s)
+	if err != nil {
+		return spawn.Launch{}, err
+	}
+	argv, undo, err := Start(ctx, Spawn{
+		Getenv: l.Getenv, Host: l.Host, Root: s.Team.Root, Team: filepath.Base(s.Team.Dir()), Member: s.Member.Name,
+		Exe: l.Exe, Argv: in.Argv, Env: in.Env, Cwd: l.Cwd, Claude: l.Claude, Unconfined: l.Unconfined, Say: l.Say,
+	})
+	if err != nil {
+		if in.Undo != nil {
+			in.Undo()
+		}
+		return spawn.Launch{}, err
+	}
+	return spawn.Launch{Argv: argv, Env: in.Env, Signer: in.Signer, Keyed: in.Keyed, Undo: func() {
+		undo()
+		if in.Undo != nil {
+			in.Undo()
+		}
+	}}, nil
+}

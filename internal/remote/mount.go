@@ -1,0 +1,146 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// SSHFSOptions make reads through the mount never torn or stale: with
+// sshfs's default caches a reader on the host saw truncated JSON in about
+// one read in eight while the lead rewrote the file (a cached size); with
+// attributes, entries and folders all uncached, none in tens of thousands.
+// passive: sshfs speaks SFTP on its stdin and stdout, which ssh connects
+// to the lead's sftp-server.
+const SSHFSOptions = "passive,dir_cache=no,attr_timeout=0,entry_timeout=0,negative_timeout=0"
+
+// MountSpec says what to mount where.
+type MountSpec struct {
+	Root, Team string
+	// Exe is the lead's paneteam, which starts the confined sftp-server.
+	Exe string
+	// Dir is the mount point on the host (made when missing).
+	Dir string
+	// Unconfined serves the lead's whole file system, for platforms that
+	// cannot confine sftp-server; only when the person asked for it.
+	Unconfined bool
+	// Log receives sftp-server's and ssh's messages (a file on the lead).
+	Log *os.File
+}
+
+// Mount is a running mount: the lead's sftp-server and the ssh session
+// carrying it to sshfs on the host.
+type Mount struct {
+	Dir       string
+	ServerPID int
+	SSHPID    int
+}
+
+// Mount serves the team's folders to sshfs on the host, over the master,
+// and returns once the team is visible there. The processes run in their
+// own session: they outlive the command that started them, and end when
+// the mount is unmounted or the connection drops.
+func (c *Client) Mount(ctx context.Context, s MountSpec) (Mount, error) {
+	var server *exec.Cmd
+	remotePath := ":/"
+	switch {
+	case s.Unconfined:
+		server = exec.Command(findSFTPServer())
+		remotePath = ":" + s.Root
+	case !CanConfine:
+		return Mount{}, errors.New("this platform cannot confine the sftp server to the team's folders (Linux can): the host could read and write everything you can; pass --unconfined to accept that")
+	default:
+		server = ConfinedCommand(s.Exe, s.Root, s.Team)
+	}
+	script := "mkdir -p " + Quote(s.Dir) + " && exec sshfs -f -o " + SSHFSOptions + " " + Quote(remotePath) + " " + Quote(s.Dir)
+	mnt := c.Command(context.Background(), script)
+	mnt.SysProcAttr = sessionAttr()
+	toSSH, err := server.StdoutPipe()
+	if err != nil {
+		return Mount{}, err
+	}
+	mnt.Stdin = toSSH
+	fromSSH, err := mnt.StdoutPipe()
+	if err != nil {
+		return Mount{}, err
+	}
+	server.Stdin = fromSSH
+	server.Stderr, mnt.Stderr = s.Log, s.Log
+	if err := server.Start(); err != nil {
+		return Mount{}, fmt.Errorf("start the sftp server for %s: %w", c.Host, err)
+	}
+	if err := mnt.Start(); err != nil {
+		server.Process.Kill()
+		server.Wait()
+		return Mount{}, fmt.Errorf("start sshfs on %s: %w", c.Host, err)
+	}
+	m := Mount{Dir: s.Dir, ServerPID: server.Process.Pid, SSHPID: mnt.Process.Pid}
+	ended := make(chan struct{})
+	go func() { mnt.Wait(); close(ended) }()
+	go server.Wait()
+
+	wait := fmt.Sprintf("i=0; while [ ! -d %s ]; do i=$((i+1)); [ $i -gt 200 ] && exit 3; sleep 0.05; done", Quote(s.Dir+"/teams/"+s.Team))
+	res := make(chan error, 1)
+	go func() { _, err := c.Run(ctx, wait, nil); res <- err }()
+	select {
+	case err = <-res:
+	case <-ended:
+		err = errors.New("sshfs ended")
+	}
+	if err != nil {
+		syscallKill(m.ServerPID)
+		syscallKill(m.SSHPID)
+		return Mount{}, fmt.Errorf("mount the team on %s at %s: %w%s", c.Host, s.Dir, err, logTail(s.Log))
+	}
+	return m, nil
+}
+
+// Unmount unmounts dir on the host and removes the folder; a mount that
+// is gone already is fine.
+func (c *Client) Unmount(ctx context.Context, dir string) error {
+	_, err := c.Run(ctx, UnmountScript(dir), nil)
+	return err
+}
+
+// UnmountScript unmounts dir if mounted (lazily when busy) and removes
+// the then empty folder.
+func UnmountScript(dir string) string {
+	d := Quote(dir)
+	return "if [ -d " + d + " ]; then fusermount3 -u " + d + " 2>/dev/null || fusermount -u " + d + " 2>/dev/null || fusermount3 -uz " + d + " 2>/dev/null || fusermount -uz " + d + " 2>/dev/null; rmdir " + d + " 2>/dev/null; fi; true"
+}
+
+func findSFTPServer() string {
+	for _, p := range SFTPServers {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "sftp-server"
+}
+
+func logTail(f *os.File) string {
+	if f == nil {
+		return ""
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+		return ""
+	}
+	return " (" + lastLine(string(b)) + ")"
+}
+
+// waitGone waits up to d for pid to end.
+func waitGone(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if !alive(pid) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return !alive(pid)
+}

@@ -1,0 +1,256 @@
+// Package remote runs teammates on other machines over OpenSSH: one
+// ControlMaster connection per team and host carries everything; the
+// team's folders reach the host through sshfs in passive mode, served by
+// the lead's own sftp-server confined to that team's folders (nothing to
+// install on the lead, no inbound connection); the teammate's pane is an
+// `ssh -tt` session over the same connection.
+package remote
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// EnvSSH names the ssh command line paneteam runs, as git's
+// GIT_SSH_COMMAND does (default: ssh on PATH).
+const EnvSSH = "PANETEAM_SSH"
+
+// Keepalive is how often the lead's ssh checks the connection
+// (ServerAliveInterval), and KeepaliveCount how many unanswered checks
+// end it: a frozen connection is given up after about 15 s, and the
+// teammate on the host stops by then too.
+const (
+	Keepalive      = 5 * time.Second
+	KeepaliveCount = 3
+)
+
+// Client runs ssh to one host for one team, every session over one
+// ControlMaster connection.
+type Client struct {
+	Host string
+	// ControlPath is the master's socket on the lead.
+	ControlPath string
+	base        []string
+}
+
+// NewClient checks the host name and builds the ssh command line from
+// getenv(EnvSSH) (or ssh). stateDir is the lead's private folder for
+// sockets and logs; team names the team the connection serves.
+func NewClient(getenv func(string) string, host, stateDir, team string) (*Client, error) {
+	if err := CheckHost(host); err != nil {
+		return nil, err
+	}
+	base, err := SplitCommand(getenv(EnvSSH))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvSSH, err)
+	}
+	if len(base) == 0 {
+		base = []string{"ssh"}
+	}
+	sum := sha256.Sum256([]byte(strings.Join(base, "\x00") + "\x00" + host + "\x00" + team))
+	return &Client{Host: host, base: base, ControlPath: filepath.Join(stateDir, fmt.Sprintf("ssh-%x", sum[:6]))}, nil
+}
+
+// CheckHost refuses a host that ssh would read as an option or that
+// could not be a destination.
+func CheckHost(host string) error {
+	if host == "" || strings.HasPrefix(host, "-") || strings.IndexFunc(host, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return fmt.Errorf("--host %q is not an ssh destination: give a name from your ssh config, or user@host", host)
+	}
+	return nil
+}
+
+// args is the ssh command line for one use: whatever the person's ssh
+// config says, paneteam's connection forwards no agent, no X11 and no
+// ports, never asks for a password or a host key (BatchMode), checks the
+// connection every Keepalive, and goes through the team's master.
+func (c *Client) args(extra ...string) []string {
+	a := append([]string(nil), c.base...)
+	a = append(a, "-a", "-x",
+		"-o", "ForwardAgent=no", "-o", "ForwardX11=no", "-o", "ForwardX11Trusted=no",
+		"-o", "ClearAllForwardings=yes", "-o", "PermitLocalCommand=no", "-o", "BatchMode=yes",
+		"-o", "ServerAliveInterval="+strconv.Itoa(int(Keepalive.Seconds())),
+		"-o", "ServerAliveCountMax="+strconv.Itoa(KeepaliveCount),
+		"-o", "ControlPath="+c.ControlPath)
+	return append(a, extra...)
+}
+
+// Argv is the command line that runs script on the host (see Wire) over
+// the master; tty asks for a terminal (a teammate's pane), with no escape
+// character so nothing typed into the pane is taken by ssh itself.
+func (c *Client) Argv(script string, tty bool) []string {
+	extra := []string{"-o", "ControlMaster=no", "-T"}
+	if tty {
+		extra = []string{"-o", "ControlMaster=no", "-tt", "-o", "EscapeChar=none"}
+	}
+	return append(c.args(extra...), "--", c.Host, Wire(script))
+}
+
+// Command is an exec.Cmd for Argv(script, false).
+func (c *Client) Command(ctx context.Context, script string) *exec.Cmd {
+	a := c.Argv(script, false)
+	return exec.CommandContext(ctx, a[0], a[1:]...)
+}
+
+// Run runs script on the host and returns its stdout.
+func (c *Client) Run(ctx context.Context, script string, stdin []byte) ([]byte, error) {
+	cmd := c.Command(ctx, script)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), c.explain(err, errb.String())
+	}
+	return out.Bytes(), nil
+}
+
+// Connected reports whether the master is up.
+func (c *Client) Connected(ctx context.Context) bool {
+	a := c.args("-O", "check", "--", c.Host)
+	return exec.CommandContext(ctx, a[0], a[1:]...).Run() == nil
+}
+
+// Connect starts the master, or keeps the one running. It returns once
+// ssh has logged in, or with an error that says what to change.
+func (c *Client) Connect(ctx context.Context) error {
+	if c.Connected(ctx) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(c.ControlPath), 0o700); err != nil {
+		return fmt.Errorf("connect to %s: %w", c.Host, err)
+	}
+	// -f: ssh goes to the background once logged in. Its stderr is a
+	// file, not a pipe: the background master keeps it open.
+	log, err := os.CreateTemp(filepath.Dir(c.ControlPath), "connect-*.log")
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", c.Host, err)
+	}
+	defer os.Remove(log.Name())
+	defer log.Close()
+	a := c.args("-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-N", "-f", "--", c.Host)
+	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
+	cmd.Stderr = log
+	err = cmd.Run()
+	if err != nil {
+		msg, _ := os.ReadFile(log.Name())
+		return c.explain(err, string(msg))
+	}
+	return nil
+}
+
+// Close ends the master and with it every session it carries.
+func (c *Client) Close(ctx context.Context) error {
+	if !c.Connected(ctx) {
+		os.Remove(c.ControlPath)
+		return nil
+	}
+	a := c.args("-O", "exit", "--", c.Host)
+	out, err := exec.CommandContext(ctx, a[0], a[1:]...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("close the connection to %s: %w: %s", c.Host, err, bytes.TrimSpace(out))
+	}
+	for i := 0; i < 50 && fileExists(c.ControlPath); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// Errors a person meets when connecting, each with its fix.
+var (
+	ErrHostKey  = errors.New("the host key is not known")
+	ErrAuth     = errors.New("key authentication refused")
+	ErrSessions = errors.New("the connection has no session left")
+)
+
+// explain turns ssh's failure into an error that says what to do.
+func (c *Client) explain(err error, stderr string) error {
+	msg := strings.TrimSpace(stderr)
+	switch {
+	case strings.Contains(msg, "Host key verification failed"), strings.Contains(msg, "No ED25519 host key is known"), strings.Contains(msg, "host key for") && strings.Contains(msg, "has changed"):
+		return fmt.Errorf("ssh %s: %w: connect once with `ssh %s`, check the fingerprint and accept it, then try again (%s)", c.Host, ErrHostKey, c.Host, lastLine(msg))
+	case strings.Contains(msg, "Permission denied"):
+		return fmt.Errorf("ssh %s: %w: paneteam logs in with a key or an ssh agent only, never a password: add your key to the host (ssh-copy-id %s) or load it into your agent (%s)", c.Host, ErrAuth, c.Host, lastLine(msg))
+	case strings.Contains(msg, "open failed") || strings.Contains(msg, "Session open refused") || strings.Contains(msg, "session request failed"):
+		return fmt.Errorf("ssh %s: %w: sshd's MaxSessions (10 by default) caps the sessions on one connection and each remote teammate uses 2; raise MaxSessions on the host or end a teammate (%s)", c.Host, ErrSessions, lastLine(msg))
+	}
+	if msg == "" {
+		return fmt.Errorf("ssh %s: %w", c.Host, err)
+	}
+	return fmt.Errorf("ssh %s: %w: %s", c.Host, err, lastLine(msg))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// SplitCommand splits a command line as a POSIX shell would split plain
+// words, single and double quotes and backslashes: enough for
+// PANETEAM_SSH="ssh -F '/path with space/config'". Nothing is expanded.
+func SplitCommand(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed ' in %q", s)
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case ch == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, fmt.Errorf("unclosed \" in %q", s)
+			}
+			inWord = true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}

@@ -1,0 +1,247 @@
+package remote
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Spawn is a teammate to start on a host.
+type Spawn struct {
+	Getenv func(string) string
+	Host   string
+	Root   string // the lead's team root
+	Team   string
+	Member string
+	// Exe is the lead's paneteam binary: it serves the mount and is
+	// copied to the host when the host has not got it yet.
+	Exe string
+	// Argv and Env are the teammate's command and the variables paneteam
+	// gives it, as for a local pane; Cwd is a folder on the host (default:
+	// the remote user's home).
+	Argv, Env []string
+	Cwd       string
+	// Claude: link the team into the host's config folder, where Claude
+	// Code looks for it.
+	Claude     bool
+	Unconfined bool
+	// Say is where paneteam tells the person what it does on the host.
+	Say io.Writer
+}
+
+// State is what the lead keeps about a remote teammate, in a file of its
+// own (never in the team's folders, which the host can write).
+type State struct {
+	Host        string   `json:"host"`
+	SSH         []string `json:"ssh"`
+	ControlPath string   `json:"controlPath"`
+	Mount       string   `json:"mount"`
+	ServerPID   int      `json:"serverPid"`
+	SSHPID      int      `json:"sshPid"`
+}
+
+// StateDir is the lead's private folder for one team's remote teammates:
+// connection sockets, logs and State files. It is short, for the socket
+// path limit.
+func StateDir(getenv func(string) string, root, team string) string {
+	base := getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-%d", os.Getuid()))
+	}
+	sum := sha256.Sum256([]byte(root + "\x00" + team))
+	return filepath.Join(base, "paneteam-remote", fmt.Sprintf("%x", sum[:6]))
+}
+
+func statePath(dir, member string) string { return filepath.Join(dir, member+".json") }
+
+// Start connects to the host (or reuses the team's connection), checks
+// the host, brings paneteam there if needed, mounts the team's folders
+// for this teammate, and returns the command line of the teammate's pane:
+// an `ssh -tt` session over the same connection. undo takes everything
+// back when the pane cannot be started.
+func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error) {
+	dir := StateDir(s.Getenv, s.Root, s.Team)
+	c, err := NewClient(s.Getenv, s.Host, dir, s.Team)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.Connect(ctx); err != nil {
+		return nil, nil, err
+	}
+	closeIfIdle := func() {
+		if idle(dir) {
+			c.Close(context.WithoutCancel(ctx))
+		}
+	}
+	facts, err := c.Probe(ctx)
+	if err != nil {
+		closeIfIdle()
+		return nil, nil, err
+	}
+	bin, err := c.Install(ctx, facts, s.Exe, s.Say)
+	if err != nil {
+		closeIfIdle()
+		return nil, nil, err
+	}
+	if err := c.checkCommand(ctx, s.Argv[0], filepath.Dir(bin)); err != nil {
+		closeIfIdle()
+		return nil, nil, err
+	}
+	mountDir := filepath.Join(facts.ConfigDir, "paneteam", "mnt", s.Team, s.Member)
+	log, err := os.OpenFile(filepath.Join(dir, s.Member+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		closeIfIdle()
+		return nil, nil, err
+	}
+	defer log.Close()
+	m, err := c.Mount(ctx, MountSpec{Root: s.Root, Team: s.Team, Exe: s.Exe, Dir: mountDir, Unconfined: s.Unconfined, Log: log})
+	if err != nil {
+		closeIfIdle()
+		return nil, nil, err
+	}
+	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID}
+	if err := writeState(statePath(dir, s.Member), st); err != nil {
+		c.Unmount(ctx, m.Dir)
+		closeIfIdle()
+		return nil, nil, err
+	}
+	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, ConfigDir: facts.ConfigDir, Link: s.Claude,
+		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount}
+	undo = func() { Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
+	return c.Argv("exec "+Line(bin, "remote", "run", job.Encode()), true), undo, nil
+}
+
+// hostEnv is the teammate's environment on the host: the team is at its
+// mount, and the host keeps its own Claude Code config folder.
+func hostEnv(env []string, mount string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PANETEAM_ROOT" || k == "CLAUDE_CONFIG_DIR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PANETEAM_ROOT="+mount)
+}
+
+// checkCommand finds the teammate's program on the host before anything
+// is mounted.
+func (c *Client) checkCommand(ctx context.Context, prog, bin string) error {
+	script := "PATH=" + Quote(bin) + ":$PATH; command -v " + Quote(prog) + " >/dev/null"
+	if _, err := c.Run(ctx, script, nil); err != nil {
+		return fmt.Errorf("cannot run %s on %s: not found there (install it on the host or give its full path there)", prog, c.Host)
+	}
+	return nil
+}
+
+// Stop takes a remote teammate down on both machines: its mount on the
+// host (once its pane's process has had a moment to clean up itself), the
+// sftp-server and ssh session on the lead, and the team's connection when
+// no other teammate of the team uses it.
+func Stop(ctx context.Context, getenv func(string) string, root, team, member string) error {
+	dir := StateDir(getenv, root, team)
+	st, err := readState(statePath(dir, member))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c := &Client{Host: st.Host, base: st.SSH, ControlPath: st.ControlPath}
+	var errs []error
+	if c.Connected(ctx) {
+		m := Quote(st.Mount)
+		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount)
+		if _, err := c.Run(ctx, wait, nil); err != nil {
+			errs = append(errs, fmt.Errorf("unmount the team on %s: %w", st.Host, err))
+		}
+	}
+	for _, pid := range []int{st.ServerPID, st.SSHPID} {
+		if ownProcess(pid) && !waitGone(pid, 2*time.Second) {
+			syscallKill(pid)
+			waitGone(pid, 2*time.Second)
+		}
+	}
+	os.Remove(statePath(dir, member))
+	os.Remove(filepath.Join(dir, member+".log"))
+	if idle(dir) {
+		if err := c.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		os.Remove(dir)
+		removeHidden(root, team)
+	}
+	return errors.Join(errs...)
+}
+
+// removeHidden removes the .fuse_hidden files a host's sshfs left in the
+// team's folders: libfuse renames a file to .fuse_hidden… when it is
+// renamed over or removed while a process on the same mount holds it
+// open, and deletes it when that process lets go, unless the connection
+// ended first. Once no teammate of the team is on a host, none is in use.
+func removeHidden(root, team string) {
+	for _, kind := range []string{"teams", "tasks"} {
+		filepath.WalkDir(filepath.Join(root, kind, team), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".fuse_hidden") {
+				os.Remove(p)
+			}
+			return nil
+		})
+	}
+}
+
+// Host is the host a member runs on, from the lead's own record ("" for
+// a local member).
+func Host(getenv func(string) string, root, team, member string) string {
+	st, err := readState(statePath(StateDir(getenv, root, team), member))
+	if err != nil {
+		return ""
+	}
+	return st.Host
+}
+
+// idle: no teammate of the team is on a host any more.
+func idle(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	return len(m) == 0
+}
+
+// ownProcess reports whether pid is still one of the processes Mount
+// started (an sftp-server or ssh), not a reused pid.
+func ownProcess(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return alive(pid) // no /proc: trust the pid
+	}
+	cmd := string(b)
+	return strings.Contains(cmd, "sftp") || strings.Contains(cmd, "ssh")
+}
+
+func writeState(path string, st State) error {
+	b, _ := json.Marshal(st)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func readState(path string) (State, error) {
+	var st State
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(b, &st)
+}
