@@ -49,6 +49,7 @@ func commandTable() []commandEntry {
 		{"prompt", promptCommand},
 		{"claude", claudeCommand},
 		{"remote", remoteCommand},
+		{"mcp", mcpCommand},
 	}
 }
 
