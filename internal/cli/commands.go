@@ -50,6 +50,8 @@ func commandTable() []commandEntry {
 		{"claude", claudeCommand},
 		{"remote", remoteCommand},
 		{"mcp", mcpCommand},
+		{"agents", agentsCommand},
+		{"agent-hook", agentHookCommand},
 	}
 }
 
