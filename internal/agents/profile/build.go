@@ -40,6 +40,7 @@ type Options struct {
 type Launch struct {
 	Argv  []string
 	Env   []string
+	Dirs  []string
 	Files []PlannedFile
 }
 
@@ -132,6 +133,13 @@ func Build(p *Profile, o Options) (Launch, error) {
 		}
 		l.Env = append(l.Env, k+"="+string(b))
 	}
+	for _, d := range p.Dirs {
+		dir, err := f.fill(d)
+		if err != nil {
+			return Launch{}, fmt.Errorf("folder %s: %w", d, err)
+		}
+		l.Dirs = append(l.Dirs, dir)
+	}
 	for _, file := range p.Files {
 		pf, ok, err := f.file(file)
 		if err != nil {
@@ -156,6 +164,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // Write writes the run's files, creating folders as needed (private to
 // the user). An existing file or link of the same path is replaced.
 func (l Launch) Write() error {
+	for _, d := range l.Dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("prepare %s: %w", d, err)
+		}
+	}
 	for _, f := range l.Files {
 		if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
 			return fmt.Errorf("prepare %s: %w", f.Path, err)

@@ -62,6 +62,9 @@ type Profile struct {
 	EnvJSON map[string]json.RawMessage `json:"envJson,omitempty"`
 	// Files are written into the run's own folder before the CLI starts.
 	Files []File `json:"files,omitempty"`
+	// Dirs are folders made in the run's own folder (a config home the CLI
+	// insists exists).
+	Dirs []string `json:"dirs,omitempty"`
 
 	// Quit ends the CLI cleanly between turns: the text typed (its own
 	// quit command), then SIGTERM, then SIGKILL.
@@ -279,6 +282,11 @@ func Parse(b []byte, name, source string) (*Profile, error) {
 	}
 	if p.Title == "" {
 		p.Title = p.Name
+	}
+	for _, d := range p.Dirs {
+		if !strings.HasPrefix(d, "{{home}}/") {
+			return nil, fmt.Errorf("folder %q is outside the run's own folder: its path must start with {{home}}/", d)
+		}
 	}
 	for _, f := range p.Files {
 		if !strings.HasPrefix(f.Path, "{{home}}/") {
