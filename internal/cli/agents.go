@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -115,7 +116,7 @@ func agentProgram(p *profile.Profile, env Env) (string, error) {
 	if strings.Contains(p.Program, "/") {
 		return exec.LookPath(p.Program)
 	}
-	path, err := lookPathIn(p.Program, env.Getenv("PATH"))
+	path, err := findOnPath(p.Program, env.Getenv("PATH"))
 	if err != nil {
 		return "", fmt.Errorf("%s (%s) is not installed: %s is not on PATH; install it with '%s'", p.Title, p.Name, p.Program, p.Install)
 	}
@@ -177,4 +178,19 @@ result) and marks the turn's end for the teammate's wrapper.`,
 			return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), lockOpts(c), time.Now())
 		},
 	}
+}
+
+// findOnPath looks prog up in the folders of path (a captured PATH, not
+// this process's).
+func findOnPath(prog, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, prog)
+		if _, err := exec.LookPath(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }

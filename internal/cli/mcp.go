@@ -94,7 +94,7 @@ func mcpServerPath(env Env) (string, error) {
 			tried = append(tried, p)
 		}
 	}
-	if p, err := lookPathIn(mcpServerName, env.Getenv("PATH")); err == nil {
+	if p, err := findOnPath(mcpServerName, env.Getenv("PATH")); err == nil {
 		return p, nil
 	}
 	return "", fmt.Errorf("paneteam mcp needs the program %s, not found at %s nor on PATH: install it beside paneteam "+

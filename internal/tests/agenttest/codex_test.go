@@ -219,7 +219,7 @@ stream_max_retries = 0
 	w.paneteam("task", "create", "--team", "review", "--subject", "Write the parser", "--description", "in parse.go")
 	w.paneteam("spawn-pane", "--team", "review", "--name", "tester", "--", w.pt, "teammate")
 	out := w.paneteam("spawn-pane", "--team", "review", "--name", "coder", "--json", "--cwd", w.work,
-		"--", w.pt, "teammate", "--agent", "codex", "--prompt", "Take task 1.")
+		"--agent", "codex", "--prompt", "Take task 1.")
 	var spawned struct {
 		PaneID string `json:"pane_id"`
 	}
