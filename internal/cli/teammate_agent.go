@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/team"
 )
 
 // agentTeammateFlags are teammate's flags for an agent CLI (--agent).
@@ -64,6 +65,20 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 	}
 	env.Vars = vars
 	if p.IdleHook {
+		_, err := tc.Team.Update(ctx, tc.Lock, func(cfg *team.Config) error {
+			m := cfg.Member(tc.Name)
+			if m == nil || m.Paneteam != nil && m.Paneteam.IdleBy == team.IdleByHook {
+				return team.ErrNoChange
+			}
+			if m.Paneteam == nil {
+				m.Paneteam = &team.MemberMeta{}
+			}
+			m.Paneteam.IdleBy = team.IdleByHook
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 		tc.Turns = &teammate.Turns{Ended: func() int {
 			b, _ := os.ReadFile(turns)
 			return bytes.Count(b, []byte("\n"))

@@ -277,6 +277,18 @@ stream_max_retries = 0
 	if idle.IdleReason != mailbox.IdleAvailable || idle.Summary != "Task 1 is mine now." || idle.Result != "Task 1 is mine now." {
 		t.Errorf("idle_notification: %+v", idle)
 	}
+	// status says its idle is known from the hook.
+	var st []struct {
+		Members []struct{ Name, IdleBy string }
+	}
+	if err := json.Unmarshal([]byte(w.paneteam("status", "--team", "review", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range st[0].Members {
+		if want := map[string]string{"coder": "hook", "tester": "quiet"}[m.Name]; want != "" && m.IdleBy != want {
+			t.Errorf("status: %s's idle known by %q, want %q", m.Name, m.IdleBy, want)
+		}
+	}
 	// Then, and only then, the notice; the model reads the messages as data.
 	model.Wait(30*time.Second, "the notice of tester's messages and read_inbox", func(rs []*agenttest.Request) bool {
 		script.mu.Lock()
