@@ -92,6 +92,15 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		m.responses(w, r, body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
+		m.geminiStream(w, r, body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent"):
+		m.geminiUnary(w, r, body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":countTokens"):
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"totalTokens": 10}`))
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		m.chat(w, r, body)
 	default:
 		m.mu.Lock()
 		m.refused = append(m.refused, r.Method+" "+r.URL.Path)

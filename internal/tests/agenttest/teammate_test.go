@@ -129,37 +129,45 @@ func leftover(root, agent string) []string {
 	return out
 }
 
-// codexScript plays the model of a Codex teammate: on its first prompt it
-// claims task 1 and tells the lead; on a notice of new messages it reads
-// its inbox and says what it read. Requests without the team's tools
-// (Codex's own side requests) get a short text.
-type codexScript struct {
+// script plays the model of an agent CLI teammate: on its first prompt
+// it claims task 1 and tells the lead; on a notice of new messages it
+// reads its inbox and says what it read. Requests without the team's
+// tools (the CLIs' own side requests: titles, summaries) get a short text.
+type script struct {
+	call    func(tool string, args any) []agenttest.Output // a call of a team tool, named as the CLI names it
 	mu      sync.Mutex
-	calls   map[string]string // call id -> step
+	calls   map[string]string // call id (or tool name) -> step
 	hold    chan struct{}     // closed to let turn 1 finish (release)
 	once    sync.Once
 	inboxed string // the read_inbox result the model saw
 }
 
-func (s *codexScript) release() { s.once.Do(func() { close(s.hold) }) }
+func newScript(call func(string, any) []agenttest.Output) *script {
+	return &script{call: call, calls: map[string]string{}, hold: make(chan struct{})}
+}
 
-func (s *codexScript) answer(r *agenttest.Request) []agenttest.Output {
-	if !r.Contains(`"claim_task"`) {
+func (s *script) release() { s.once.Do(func() { close(s.hold) }) }
+
+func (s *script) answer(r *agenttest.Request) []agenttest.Output {
+	if !r.Contains("claim_task") {
 		return agenttest.Text("Teammate work")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	call := func(step, name string, args any) []agenttest.Output {
-		out := agenttest.CallTool("mcp__team", name, args)
+	call := func(step, tool string, args any) []agenttest.Output {
+		out := s.call(tool, args)
 		out[0].Call.ID = fmt.Sprintf("call_%s_%d", step, r.Seq)
 		s.calls[out[0].Call.ID] = step
+		s.calls[out[0].Call.Name] = step
 		return out
 	}
-	last := r.LastItem()
-	if last["type"] == "function_call_output" {
-		id, _ := last["call_id"].(string)
-		out, _ := r.ToolOutput(id)
-		switch s.calls[id] {
+	last := r.Last()
+	if last.CallID != "" || last.ToolName != "" {
+		step, ok := s.calls[last.CallID]
+		if !ok {
+			step = s.calls[last.ToolName]
+		}
+		switch step {
 		case "claim":
 			return call("tell", "send_message", map[string]any{"to": "team-lead", "text": "claimed task 1", "summary": "claimed 1"})
 		case "tell":
@@ -168,36 +176,28 @@ func (s *codexScript) answer(r *agenttest.Request) []agenttest.Output {
 			s.mu.Lock()
 			return agenttest.Text("Task 1 is mine now.")
 		case "read":
-			s.inboxed = out
+			s.inboxed = last.ToolOutput
 			return agenttest.Text("I read my messages.")
 		}
 		return agenttest.Text("done")
 	}
-	texts := r.UserTexts()
-	latest := ""
-	if len(texts) > 0 {
-		latest = texts[len(texts)-1]
-	}
 	switch {
-	case strings.Contains(latest, "new message"):
+	case strings.Contains(last.UserText, "new message"):
 		return call("read", "read_inbox", map[string]any{})
-	case strings.Contains(latest, "You are coder"):
+	case strings.Contains(last.UserText, "You are coder"):
 		return call("claim", "claim_task", map[string]any{"task_id": "1"})
 	}
 	return agenttest.Text("ok")
 }
 
-// A Codex teammate, started by paneteam against a scripted model: it gets
-// its prompt, claims a task and messages its lead through paneteam's MCP
-// tools; its turn end reaches the lead as an idle notification through
-// Codex's own notify hook; messages sent while it works wait for the
-// turn's end and are announced, never typed (so "!touch" and "/quit" from
-// a teammate run nothing); shutdown ends it and leaves no process.
+// A Codex teammate, started by paneteam against a scripted model (the
+// Responses API): see teammateScenario. Codex reports a turn's end through
+// its notify program.
 func TestCodexTeammate(t *testing.T) {
 	bin := agenttest.Install(t, agenttest.Codex)
-	script := &codexScript{calls: map[string]string{}, hold: make(chan struct{})}
-	model := agenttest.NewModel(t, script.answer)
-	t.Cleanup(script.release) // before the model's server closes: a held reply would keep it open
+	sc := newScript(func(tool string, args any) []agenttest.Output { return agenttest.CallTool("mcp__team", tool, args) })
+	model := agenttest.NewModel(t, sc.answer)
+	t.Cleanup(sc.release) // before the model's server closes: a held reply would keep it open
 	w := newWorld(t, bin, model, "FAKE_API_KEY=test-key")
 	// The person's own Codex config: the scripted model as a provider.
 	codexHome := filepath.Join(w.home, ".codex")
@@ -216,10 +216,76 @@ stream_max_retries = 0
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	teammateScenario(t, w, sc, "codex")
+}
+
+// A Gemini CLI teammate against a scripted Gemini API: see
+// teammateScenario. Gemini CLI reports a turn's end through its AfterAgent
+// hook.
+func TestGeminiTeammate(t *testing.T) {
+	bin := agenttest.Install(t, agenttest.Gemini)
+	sc := newScript(func(tool string, args any) []agenttest.Output { return agenttest.CallTool("", "mcp_team_"+tool, args) })
+	model := agenttest.NewModel(t, sc.answer)
+	t.Cleanup(sc.release)
+	w := newWorld(t, bin, model, "GEMINI_API_KEY=test-key", "GOOGLE_GEMINI_BASE_URL="+model.URL())
+	// The person's own settings: an API key login, nothing phoning home.
+	dir := filepath.Join(w.home, ".gemini")
+	os.MkdirAll(dir, 0o700)
+	settings := `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "ide": {"enabled": false}
+}`
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	teammateScenario(t, w, sc, "gemini")
+}
+
+// An OpenCode teammate against a scripted Chat Completions API: see
+// teammateScenario. OpenCode reports a turn's end through a plugin's
+// session.idle event.
+func TestOpenCodeTeammate(t *testing.T) {
+	bin := agenttest.Install(t, agenttest.OpenCode)
+	sc := newScript(func(tool string, args any) []agenttest.Output { return agenttest.CallTool("", "team_"+tool, args) })
+	model := agenttest.NewModel(t, sc.answer)
+	t.Cleanup(sc.release)
+	w := newWorld(t, bin, model, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1")
+	// The person's own config: the scripted model as a provider.
+	dir := filepath.Join(w.home, ".config", "opencode")
+	os.MkdirAll(dir, 0o700)
+	config := fmt.Sprintf(`{
+  "$schema": "https://opencode.ai/config.json",
+  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+    "options": {"baseURL": "%s/v1", "apiKey": "test-key"},
+    "models": {"fake-model": {"name": "fake-model", "tool_call": true}}}},
+  "model": "fake/fake-model",
+  "small_model": "fake/fake-model",
+  "permission": {"*": "allow"},
+  "autoupdate": false,
+  "share": "disabled"
+}`, model.URL())
+	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	teammateScenario(t, w, sc, "opencode")
+}
+
+// teammateScenario spawns the agent CLI as a teammate with 'spawn-pane
+// --agent': it gets its prompt, claims a task and messages its lead
+// through paneteam's MCP tools; its turn end reaches the lead as an idle
+// notification with its last reply, through the CLI's own hook; messages
+// sent while it works wait for the turn's end and are announced, never
+// typed (so "!touch" and "/quit" from a teammate run nothing); shutdown
+// ends it and leaves no process.
+func teammateScenario(t *testing.T, w *world, script *script, agent string) {
+	model := w.model
 	w.paneteam("task", "create", "--team", "review", "--subject", "Write the parser", "--description", "in parse.go")
 	w.paneteam("spawn-pane", "--team", "review", "--name", "tester", "--", w.pt, "teammate")
 	out := w.paneteam("spawn-pane", "--team", "review", "--name", "coder", "--json", "--cwd", w.work,
-		"--agent", "codex", "--prompt", "Take task 1.")
+		"--agent", agent, "--prompt", "Take task 1.")
 	var spawned struct {
 		PaneID string `json:"pane_id"`
 	}
