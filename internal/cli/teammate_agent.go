@@ -65,29 +65,42 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 	}
 	env.Vars = vars
 	if p.IdleHook {
-		_, err := tc.Team.Update(ctx, tc.Lock, func(cfg *team.Config) error {
-			m := cfg.Member(tc.Name)
-			if m == nil || m.Paneteam != nil && m.Paneteam.IdleBy == team.IdleByHook {
-				return team.ErrNoChange
-			}
-			if m.Paneteam == nil {
-				m.Paneteam = &team.MemberMeta{}
-			}
-			m.Paneteam.IdleBy = team.IdleByHook
-			return nil
-		})
-		if err != nil {
+		if err := markIdleByHook(ctx, tc); err != nil {
 			return err
 		}
-		tc.Turns = &teammate.Turns{Ended: func() int {
+		marked := false
+		tc.Turns = &teammate.Turns{Settle: agentSettle, Ended: func() int {
 			b, _ := os.ReadFile(turns)
-			return bytes.Count(b, []byte("\n"))
+			n := bytes.Count(b, []byte("\n"))
+			if n > 0 && !marked {
+				// Again once the pane is recorded (spawn-pane writes the
+				// member's paneteam fields after the pane starts).
+				marked = markIdleByHook(ctx, tc) == nil
+			}
+			return n
 		}}
 	}
 	return runWrappedAs(ctx, env, tc, l.Argv, func(prog *teammate.Program) teammate.Agent {
 		prog.EnterDelay = agentEnterDelay
 		return quitFirst{Program: prog, quit: p.Quit}
 	})
+}
+
+// markIdleByHook records in the member's paneteam fields that its idle is
+// known from its CLI's hook (status shows it).
+func markIdleByHook(ctx context.Context, tc teammate.Config) error {
+	_, err := tc.Team.Update(ctx, tc.Lock, func(cfg *team.Config) error {
+		m := cfg.Member(tc.Name)
+		if m == nil || m.Paneteam != nil && m.Paneteam.IdleBy == team.IdleByHook {
+			return team.ErrNoChange
+		}
+		if m.Paneteam == nil {
+			m.Paneteam = &team.MemberMeta{}
+		}
+		m.Paneteam.IdleBy = team.IdleByHook
+		return nil
+	})
+	return err
 }
 
 func cutEq(kv string) (string, string, bool) {
@@ -102,6 +115,10 @@ func cutEq(kv string) (string, string, bool) {
 // agentEnterDelay separates a notice from its Enter: agent CLIs take an
 // Enter that arrives with a burst of keys as part of a paste.
 const agentEnterDelay = 300 * time.Millisecond
+
+// agentSettle is how long an agent CLI's screen must be quiet after a
+// turn's end before a notice is typed.
+const agentSettle = 500 * time.Millisecond
 
 // quitGrace is how long an agent CLI gets to end after its quit command
 // before it is hung up on.

@@ -25,6 +25,10 @@ import (
 type Turns struct {
 	// Ended returns how many turn ends the hook has reported so far.
 	Ended func() int
+	// Settle is how long the program's output must have been quiet after
+	// a turn's end before a notice is typed: a hook can run before the
+	// CLI's screen is back at its prompt, where Enter would be lost.
+	Settle time.Duration
 }
 
 // Notice is what is typed into an agent CLI for new messages: never the
@@ -75,7 +79,7 @@ func (l *loop) runTurns(ctx context.Context) error {
 			}
 			notify = append(notify, m)
 		}
-		if len(notify) > 0 && !busy {
+		if len(notify) > 0 && !busy && l.Now().Sub(l.agent.LastActivity()) >= l.Turns.Settle {
 			var from []string
 			for _, m := range notify {
 				if !containsFold(from, m.From) {

@@ -151,3 +151,14 @@ func (m *Model) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
 	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
 }
+
+// OffersTool reports whether the request lists a tool whose name holds
+// name: the CLIs' side requests (titles, summaries, routing) list none.
+func (r *Request) OffersTool(name string) bool {
+	tools, ok := r.JSON["tools"].([]any)
+	if !ok || len(tools) == 0 {
+		return false
+	}
+	b, _ := json.Marshal(tools)
+	return strings.Contains(string(b), name)
+}
