@@ -139,6 +139,17 @@ func TestUserProfileAddsACLI(t *testing.T) {
 	if p.Source != filepath.Join(dir, "aider.json") || !p.Tested.Contains("0.86.1") || p.Tested.Contains("0.9.0") {
 		t.Errorf("profile %+v", p)
 	}
+	// The README's example.
+	os.WriteFile(filepath.Join(dir, "myagent.json"), []byte(readmeExample), 0o600)
+	my, err := Find("myagent", env(map[string]string{"XDG_CONFIG_HOME": cfg}))
+	if err != nil {
+		t.Fatalf("the README's example profile: %v", err)
+	}
+	l, err := Build(my, Options{Team: "t", Agent: "a", Home: "/h", Paneteam: "/bin/paneteam", Prompt: "p", Model: "m",
+		Getenv: env(map[string]string{"HOME": t.TempDir()})})
+	if err != nil || !slices.Contains(l.Argv, "team=/bin/paneteam") || l.Argv[len(l.Argv)-2] != "--" {
+		t.Errorf("the README's example: %q %v", l.Argv, err)
+	}
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"program":"x","args":["{{nope}}"]}`), 0o600)
 	if _, err := All(env(map[string]string{"XDG_CONFIG_HOME": cfg})); err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Errorf("a bad user profile: %v", err)
@@ -148,3 +159,21 @@ func TestUserProfileAddsACLI(t *testing.T) {
 		t.Errorf("a profile writing outside its folder: %v", err)
 	}
 }
+
+// readmeExample is the profile README.md shows.
+const readmeExample = `{
+  "title": "My agent",
+  "program": "myagent",
+  "tested": {"min": "1.2.0", "max": "1.4.0"},
+  "args": ["--no-telemetry"],
+  "mcp": ["--mcp-server", "team={{paneteam}}", "--mcp-arg", "mcp"],
+  "model": ["--model", "{{model}}"],
+  "permission": {"default": [], "bypassPermissions": ["--yes"]},
+  "prompt": ["{{prompt}}"],
+  "promptAfterDashes": true,
+  "env": {"MYAGENT_HOME": "{{home}}/myagent"},
+  "dirs": ["{{home}}/myagent"],
+  "files": [{"path": "{{home}}/myagent/login.json", "linkTo": ["{{env:HOME}}/.myagent/login.json"]}],
+  "quit": "/exit"
+}
+`
