@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -82,7 +83,7 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 	}
 	return runWrappedAs(ctx, env, tc, l.Argv, func(prog *teammate.Program) teammate.Agent {
 		prog.EnterDelay = agentEnterDelay
-		return quitFirst{Program: prog, quit: p.Quit}
+		return quitFirst{Program: prog, quit: p.Quit, notice: tc.Turns == nil}
 	})
 }
 
@@ -129,6 +130,18 @@ const quitGrace = 5 * time.Second
 type quitFirst struct {
 	*teammate.Program
 	quit string
+	// notice makes Deliver type the fixed notice instead of the text.
+	notice bool
+}
+
+// Deliver types the fixed notice, never the message: an agent CLI reads
+// its messages with its team tools. (With a hook the loop types notices
+// itself; this covers profiles whose idle is guessed from quiet output.)
+func (q quitFirst) Deliver(ctx context.Context, m mailbox.Message, text string) error {
+	if q.notice {
+		text = teammate.Notice([]string{m.From})
+	}
+	return q.Program.Deliver(ctx, m, text)
 }
 
 func (q quitFirst) Stop(ctx context.Context) error {

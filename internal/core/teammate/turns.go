@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
 )
 
 // Turns makes the loop follow a program whose own turn-end hook reports
@@ -34,8 +35,17 @@ type Turns struct {
 // Notice is what is typed into an agent CLI for new messages: never the
 // messages themselves, which could start with the CLI's own command
 // characters ('!' runs a shell command in Codex, '/' a slash command),
-// but a fixed sentence naming member names (which are [A-Za-z0-9_-]).
+// but a fixed sentence naming the senders, each reduced to [A-Za-z0-9_-]
+// (a sender's name is whatever its entry says: a newline in it would be
+// an Enter, and a line of its own could start with '!').
 func Notice(from []string) string {
+	from = append([]string(nil), from...)
+	for i, f := range from {
+		if r := []rune(f); len(r) > 64 {
+			f = string(r[:64])
+		}
+		from[i] = team.SanitizePath(f)
+	}
 	if len(from) == 1 {
 		return fmt.Sprintf("new message from %s: read it with read_inbox", from[0])
 	}
