@@ -97,9 +97,17 @@ type MemberMeta struct {
 	// entries from team-lead, user or system only when signed with the key
 	// paneteam keeps for it (PROTOCOL-2.1.330.md §5).
 	Keyed bool `json:"keyed,omitempty"`
+	// IdleBy says how the member's idle is known: IdleByHook when an agent
+	// CLI's own turn-end hook reports it ('spawn-pane --agent'); empty for
+	// a program whose idle paneteam guesses from quiet output.
+	IdleBy string `json:"idleBy,omitempty"`
 
 	Fields jsonx.Fields `json:"-"`
 }
+
+// IdleByHook is MemberMeta.IdleBy for a member whose turn ends are
+// reported by its CLI's own hook.
+const IdleByHook = "hook"
 
 func (c *Config) UnmarshalJSON(b []byte) error {
 	type plain Config

@@ -49,6 +49,9 @@ func commandTable() []commandEntry {
 		{"prompt", promptCommand},
 		{"claude", claudeCommand},
 		{"remote", remoteCommand},
+		{"mcp", mcpCommand},
+		{"agents", agentsCommand},
+		{"agent-hook", agentHookCommand},
 	}
 }
 

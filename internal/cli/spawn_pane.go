@@ -54,6 +54,7 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.StringFlag{Name: "agent-type", Usage: "agent type recorded for the member (Claude Code: its subagent type)"},
 			&ucli.StringFlag{Name: "model", Usage: "model recorded for the member and passed to claude with --claude"},
 			&ucli.StringFlag{Name: "prompt", Usage: "first message for the teammate, delivered to its inbox from team-lead"},
+			agentSpawnFlag(),
 			&ucli.BoolFlag{Name: "claude", Usage: "start a Claude Code teammate (claude, or COMMAND, with Claude Code's teammate flags)"},
 			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: " + strings.Join(permissionModes, ", ") + " (as Claude Code's lead passes it)", Value: spawn.DefaultPermissionMode},
 			&ucli.BoolFlag{Name: "no-sign", Usage: "with --claude: start the teammate without a signing key; nothing written to it is signed"},
@@ -100,7 +101,7 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 		command = command[1:]
 	}
 	claude := c.Bool("claude")
-	if len(command) == 0 && !claude {
+	if len(command) == 0 && !claude && c.String("agent") == "" {
 		return r, usagef("no command to run: give it after --, e.g. paneteam spawn-pane --team T --name N -- bash (or pass --claude)")
 	}
 	if err := team.CheckName("member", c.String("name")); err != nil {
@@ -151,6 +152,9 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	r.Member = team.Member{
 		Name: c.String("name"), AgentType: c.String("agent-type"), Model: c.String("model"),
 		Prompt: c.String("prompt"), Color: c.String("color"), PlanModeRequired: plan, Cwd: cwd,
+	}
+	if c.String("agent") != "" {
+		return agentSpawn(c, env, r, command)
 	}
 	return r, nil
 }

@@ -40,12 +40,12 @@ spawn-pane sets them, so this just works:
 
     paneteam spawn-pane --team review --name helper -- paneteam teammate -- aider
     paneteam spawn-pane --team review --name echo -- paneteam teammate`,
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			teamFlag(),
 			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "this teammate's name", Sources: ucli.EnvVars("PANETEAM_AGENT")},
 			&ucli.DurationFlag{Name: "idle-after", Value: teammate.DefaultIdleAfter, Usage: "quiet time after which the lead is told this teammate is idle"},
 			&ucli.DurationFlag{Name: "poll", Value: teammate.DefaultPoll, Usage: "how often the inbox is read"},
-		},
+		}, agentTeammateFlags()...),
 		Action: func(ctx context.Context, c *ucli.Command) error { return runTeammate(ctx, c, env) },
 	}
 }
@@ -67,6 +67,9 @@ func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
+	if c.String("agent") != "" {
+		return runAgentTeammate(ctx, c, env, tc, argv)
+	}
 	if len(argv) == 0 {
 		color := ""
 		if m := cfg.Member(name); m != nil {
@@ -83,6 +86,11 @@ func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
 // stdin is a terminal it is put in raw mode (restored on every way out)
 // so keys reach the program as typed, and its size follows SIGWINCH.
 func runWrapped(ctx context.Context, env Env, tc teammate.Config, argv []string) error {
+	return runWrappedAs(ctx, env, tc, argv, func(p *teammate.Program) teammate.Agent { return p })
+}
+
+// runWrappedAs is runWrapped with the program seen by the loop as agent(p).
+func runWrappedAs(ctx context.Context, env Env, tc teammate.Config, argv []string, agent func(*teammate.Program) teammate.Agent) error {
 	o := teammate.ProgramOptions{Env: env.Environ(), Mirror: env.Stdout}
 	o.Rows, o.Cols = ptyhost.DefaultRows, ptyhost.DefaultCols
 	in, isFile := env.Stdin.(*os.File)
@@ -116,7 +124,7 @@ func runWrapped(ctx context.Context, env Env, tc teammate.Config, argv []string)
 			}
 		}()
 	}
-	return teammate.Run(ctx, tc, prog)
+	return teammate.Run(ctx, tc, agent(prog))
 }
 
 // forwardKeys passes the user's keystrokes to the program until either

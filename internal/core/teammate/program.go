@@ -61,6 +61,9 @@ type Program struct {
 	exitErr error
 	// DrainTimeout overrides DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// EnterDelay is a pause between the text and Enter, for programs that
+	// take keys arriving in a burst with an Enter as a paste (Codex).
+	EnterDelay time.Duration
 }
 
 // ProgramOptions start a Program.
@@ -178,6 +181,13 @@ func (p *Program) Deliver(ctx context.Context, _ mailbox.Message, text string) e
 	}
 	if err := p.drained(ctx); err != nil {
 		return err
+	}
+	if p.EnterDelay > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(p.EnterDelay):
+		}
 	}
 	if _, err := p.master.Write([]byte("\r")); err != nil {
 		return fmt.Errorf("press Enter in %s: %w", p.argv[0], err)

@@ -48,6 +48,9 @@ type Config struct {
 	// Log receives one line per thing the loop does (for the pane).
 	Log io.Writer
 	Now func() time.Time
+	// Turns, when set, follows the program's own turn-end hook instead of
+	// its output (see Turns).
+	Turns *Turns
 }
 
 // Defaults for Config.
@@ -101,6 +104,9 @@ func Run(ctx context.Context, c Config, a Agent) error {
 		l.member.Name = c.Name
 	}
 	l.since = c.Now()
+	if c.Turns != nil {
+		return l.runTurns(ctx)
+	}
 	return l.run(ctx)
 }
 

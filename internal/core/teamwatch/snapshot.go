@@ -163,6 +163,10 @@ type Member struct {
 	// for the lead; above 0 it needs you.
 	Waiting  int  `json:"waiting"`
 	NeedsYou bool `json:"needsYou"`
+	// IdleBy is how its idle is known: "claude" (Claude Code's own),
+	// "hook" (an agent CLI's turn-end hook, spawn-pane --agent), "quiet"
+	// (guessed from quiet output), or "unknown".
+	IdleBy string `json:"idleBy"`
 	// LastIdle is the time of its latest idle_notification, IdleReason
 	// and IdleSummary what it said.
 	LastIdle    time.Time `json:"lastIdle,omitzero"`
@@ -309,6 +313,7 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	inbox := unread[team.SanitizePath(m.Name)]
 	out := Member{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color, Backend: m.BackendType,
 		PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active(), Unread: inbox.n}
+	out.IdleBy = idleBy(m, out.RunBy)
 	if inbox.err != nil {
 		out.InboxError = inbox.err.Error()
 	}
@@ -445,4 +450,17 @@ func uniqueDirs(dirs ...string) []string {
 		}
 	}
 	return out
+}
+
+// idleBy is how a member's idle is known (Member.IdleBy).
+func idleBy(m *team.Member, runBy string) string {
+	switch {
+	case runBy == team.RunByClaudeInProcess || runBy == team.RunByClaudePane:
+		return "claude"
+	case m.Paneteam != nil && m.Paneteam.IdleBy == team.IdleByHook:
+		return team.IdleByHook
+	case runBy == team.RunByPaneteam:
+		return "quiet"
+	}
+	return "unknown"
 }

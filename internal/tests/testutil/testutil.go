@@ -51,37 +51,59 @@ var (
 // copy), so test runs leave one binary behind at most, not one per run.
 func Binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		sum := sha256.Sum256([]byte(ModuleRoot()))
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-test-bin-%x", sum[:6]))
-		if buildErr = os.MkdirAll(dir, 0o700); buildErr != nil {
-			return
-		}
-		name := "paneteam"
-		args := []string{"build"}
-		if raceEnabled {
-			name += "-race"
-			args = append(args, "-race")
-		}
-		binPath = filepath.Join(dir, name)
-		tmp, err := os.CreateTemp(dir, name+".*.tmp")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		tmp.Close()
-		cmd := exec.Command("go", append(args, "-o", tmp.Name(), "./cmd/paneteam")...)
-		cmd.Dir = ModuleRoot()
-		if buildOut, buildErr = cmd.CombinedOutput(); buildErr != nil {
-			os.Remove(tmp.Name())
-			return
-		}
-		buildErr = os.Rename(tmp.Name(), binPath)
-	})
+	buildOnce.Do(func() { binPath, buildOut, buildErr = build("paneteam", "./cmd/paneteam") })
 	if buildErr != nil {
 		t.Fatalf("build paneteam: %v\n%s", buildErr, buildOut)
 	}
 	return binPath
+}
+
+var (
+	mcpOnce sync.Once
+	mcpPath string
+	mcpErr  error
+	mcpOut  []byte
+)
+
+// MCPBinary builds cmd/paneteam-mcp, the program behind 'paneteam mcp',
+// beside Binary's paneteam and named as 'paneteam mcp' looks for it
+// (paneteam-mcp, or paneteam-mcp-race beside paneteam-race), and returns
+// its path.
+func MCPBinary(t testing.TB) string {
+	t.Helper()
+	mcpOnce.Do(func() { mcpPath, mcpOut, mcpErr = build("paneteam-mcp", "./cmd/paneteam-mcp") })
+	if mcpErr != nil {
+		t.Fatalf("build paneteam-mcp: %v\n%s", mcpErr, mcpOut)
+	}
+	return mcpPath
+}
+
+// build builds the command pkg of the module as name (with -race when the
+// tests run with it) into the checkout's test binary folder.
+func build(name, pkg string) (path string, out []byte, err error) {
+	sum := sha256.Sum256([]byte(ModuleRoot()))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-test-bin-%x", sum[:6]))
+	if err = os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	args := []string{"build"}
+	if raceEnabled {
+		name += "-race"
+		args = append(args, "-race")
+	}
+	path = filepath.Join(dir, name)
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return "", nil, err
+	}
+	tmp.Close()
+	cmd := exec.Command("go", append(args, "-o", tmp.Name(), pkg)...)
+	cmd.Dir = ModuleRoot()
+	if out, err = cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp.Name())
+		return "", out, err
+	}
+	return path, nil, os.Rename(tmp.Name(), path)
 }
 
 // Root returns a fresh team root for one test: never the user's ~/.claude.
@@ -111,7 +133,7 @@ func Env(extra ...string) []string {
 		k, _, _ := cutEq(kv)
 		switch k {
 		case "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM", "PANETEAM_TEAM",
-			"PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND", "CLAUDE_CONFIG_DIR":
+			"PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND", "CLAUDE_CONFIG_DIR", "PANETEAM_MCP_BIN":
 			continue
 		}
 		out = append(out, kv)

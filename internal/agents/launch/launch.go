@@ -1,0 +1,67 @@
+// Package launch prepares one agent CLI teammate's run from its profile:
+// the run's own folder under the team's, the files in it, the command
+// line and its environment. spawn-pane checks a launch before it makes a
+// pane; 'paneteam teammate --agent' prepares it in the pane and runs it.
+package launch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/team"
+)
+
+// Request is one teammate's launch of an agent CLI.
+type Request struct {
+	Profile        *profile.Profile
+	Team           team.Team
+	Agent          string
+	Cwd            string
+	Paneteam       string // the paneteam executable
+	Prompt         string
+	Model          string
+	PermissionMode string
+	Getenv         func(string) string
+}
+
+// Home is the run's own folder: inside the team's folder, so it goes
+// with the team ('paneteam cleanup'), and never the person's config.
+func Home(t team.Team, agent string) string {
+	return filepath.Join(t.Dir(), "agents", team.SanitizePath(agent))
+}
+
+// TurnFile is where the CLI's hook marks each turn's end.
+func TurnFile(t team.Team, agent string) string { return filepath.Join(Home(t, agent), "turns") }
+
+// Plan fills the profile in without writing anything: what spawn-pane
+// checks before it makes a pane.
+func Plan(r Request) (profile.Launch, error) {
+	if r.Profile == nil {
+		return profile.Launch{}, fmt.Errorf("no agent profile")
+	}
+	return profile.Build(r.Profile, profile.Options{
+		Team: r.Team.Name, Agent: r.Agent, Root: r.Team.Root, Cwd: r.Cwd, Home: Home(r.Team, r.Agent),
+		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Getenv: r.Getenv,
+	})
+}
+
+// Prepare plans the launch, writes the run's files and starts a fresh
+// turn file.
+func Prepare(r Request) (profile.Launch, error) {
+	l, err := Plan(r)
+	if err != nil {
+		return l, err
+	}
+	if err := os.MkdirAll(Home(r.Team, r.Agent), 0o700); err != nil {
+		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
+	}
+	if err := l.Write(); err != nil {
+		return l, err
+	}
+	if err := os.WriteFile(TurnFile(r.Team, r.Agent), nil, 0o600); err != nil {
+		return l, fmt.Errorf("prepare %s's turn file: %w", r.Agent, err)
+	}
+	return l, nil
+}

@@ -1,0 +1,73 @@
+// Package mcpserver is paneteam's MCP server: it gives an agent CLI that
+// speaks MCP (Codex, Gemini CLI, OpenCode, Claude Code) its team as tools,
+// acting always as the one teammate named by PANETEAM_AGENT. It reads and
+// writes the team's inboxes and task files through the mailbox and team
+// packages, so entries and tasks are exactly as Claude Code writes them.
+//
+// It lives in its own program (cmd/paneteam-mcp) because the MCP SDK links
+// net/http: in paneteam itself that would cost every keybinding and
+// status-line refresh its initialisation (see cmd/paneteam/init_test.go).
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/paneteam/paneteam/team"
+)
+
+// Identity is who the server acts as: one member of one team.
+type Identity struct {
+	Team  team.Team
+	Agent string // the member's name as the team's config spells it
+}
+
+// Resolve reads the identity from the environment: PANETEAM_AGENT, the
+// team from PANETEAM_TEAM and its root from PANETEAM_ROOT (else
+// $CLAUDE_CONFIG_DIR, else ~/.claude). It refuses an unset or reserved
+// agent name and a name that is not a member of the team, each with the
+// fix.
+func Resolve(getenv func(string) string) (Identity, error) {
+	agent := strings.TrimSpace(getenv("PANETEAM_AGENT"))
+	if agent == "" {
+		return Identity{}, errors.New("PANETEAM_AGENT is not set: paneteam mcp acts as one teammate; " +
+			"set PANETEAM_AGENT to its member name (spawn-pane --agent sets it for you)")
+	}
+	if team.IsLeadSender(agent) || team.NormalizeName(agent) == "main" {
+		return Identity{}, fmt.Errorf("PANETEAM_AGENT=%q is a reserved name: paneteam mcp never speaks as the lead, "+
+			"user or system; set PANETEAM_AGENT to the teammate's own member name", agent)
+	}
+	if err := team.CheckTeammateName(agent); err != nil {
+		return Identity{}, fmt.Errorf("PANETEAM_AGENT: %w", err)
+	}
+	name := strings.TrimSpace(getenv("PANETEAM_TEAM"))
+	if name == "" {
+		return Identity{}, errors.New("PANETEAM_TEAM is not set: set it to the team's name (spawn-pane --agent sets it for you)")
+	}
+	root, err := team.Root(getenv("PANETEAM_ROOT"), getenv)
+	if err != nil {
+		return Identity{}, err
+	}
+	t, cfg, err := team.Open(root, name)
+	if err != nil {
+		return Identity{}, err
+	}
+	id := Identity{Team: t}
+	if err := id.member(cfg, agent); err != nil {
+		return Identity{}, err
+	}
+	return id, nil
+}
+
+// member checks that agent is a member of cfg and records its spelling.
+func (id *Identity) member(cfg *team.Config, agent string) error {
+	m := cfg.Member(agent)
+	if m == nil {
+		return fmt.Errorf("PANETEAM_AGENT=%q is not a member of team %s (members: %s): "+
+			"spawn the teammate with 'paneteam spawn-pane' first, or fix PANETEAM_AGENT",
+			agent, id.Team.Name, strings.Join(cfg.MemberNames(), ", "))
+	}
+	id.Agent = m.Name
+	return nil
+}

@@ -1,0 +1,496 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// Team is the team as one member sees it through the tools. Every call
+// reads the team's config again: a member removed meanwhile (shut down)
+// can no longer act.
+type Team struct {
+	ID   Identity
+	Lock lockfile.Options
+	Now  func() time.Time
+}
+
+// errUser is a mistake in a tool call: the agent's model sees the message
+// and can correct its call.
+type errUser struct{ msg string }
+
+func (e errUser) Error() string { return e.msg }
+
+func userErr(format string, args ...any) error { return errUser{fmt.Sprintf(format, args...)} }
+
+// config reloads the team's config and checks the member is still in it.
+func (tm *Team) config() (*team.Config, error) {
+	cfg, err := team.Load(tm.ID.Team.ConfigPath())
+	if err != nil {
+		return nil, fmt.Errorf("read team %s: %w", tm.ID.Team.Name, err)
+	}
+	if cfg.Member(tm.ID.Agent) == nil {
+		return nil, fmt.Errorf("%s is no longer a member of team %s: it was shut down or removed", tm.ID.Agent, tm.ID.Team.Name)
+	}
+	return cfg, nil
+}
+
+func (tm *Team) now() time.Time {
+	if tm.Now != nil {
+		return tm.Now()
+	}
+	return time.Now()
+}
+
+// SendArgs are send_message's arguments.
+type SendArgs struct {
+	To      string `json:"to"`
+	Text    string `json:"text"`
+	Summary string `json:"summary,omitempty"`
+}
+
+// Sent is what send_message reports.
+type Sent struct {
+	Delivered []string `json:"delivered"`
+}
+
+// Send writes text to one member's inbox, or to every other member's for
+// to "*", always from the teammate itself and in its team colour.
+func (tm *Team) Send(ctx context.Context, a SendArgs) (Sent, error) {
+	cfg, err := tm.config()
+	if err != nil {
+		return Sent{}, err
+	}
+	if strings.TrimSpace(a.Text) == "" {
+		return Sent{}, userErr("text is empty: give the message to send")
+	}
+	if _, ok := mailbox.Parse(a.Text); ok {
+		return Sent{}, userErr("text is a protocol message (a JSON object with a \"type\"): send_message sends plain text; " +
+			"write the message in words")
+	}
+	members := strings.Join(cfg.MemberNames(), ", ")
+	var to []string
+	switch strings.TrimSpace(a.To) {
+	case "":
+		return Sent{}, userErr("no recipient: set to to a member's name or \"*\" for everyone (members: %s)", members)
+	case "*":
+		for _, m := range cfg.Members {
+			if !strings.EqualFold(m.Name, tm.ID.Agent) {
+				to = append(to, m.Name)
+			}
+		}
+		if len(to) == 0 {
+			return Sent{}, userErr("nobody to send to: %s is the only member of team %s", tm.ID.Agent, tm.ID.Team.Name)
+		}
+	default:
+		m := cfg.Member(strings.TrimSpace(a.To))
+		if m == nil {
+			return Sent{}, userErr("%q is not a member of team %s: use one of %s, or \"*\" for everyone", a.To, tm.ID.Team.Name, members)
+		}
+		if strings.EqualFold(m.Name, tm.ID.Agent) {
+			return Sent{}, userErr("%q is you: send to another member (%s) or \"*\"", a.To, members)
+		}
+		to = []string{m.Name}
+	}
+	color := cfg.Member(tm.ID.Agent).Color
+	msg := mailbox.Message{From: tm.ID.Agent, Text: a.Text, Summary: a.Summary,
+		Timestamp: mailbox.Timestamp(tm.now()), Color: color}
+	out := Sent{Delivered: []string{}}
+	var failed []string
+	for _, name := range to {
+		if err := mailbox.New(tm.ID.Team.InboxPath(name), tm.Lock).Send(ctx, msg); err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
+			continue
+		}
+		out.Delivered = append(out.Delivered, name)
+	}
+	if len(failed) > 0 {
+		return out, fmt.Errorf("not delivered to %s; delivered to %d others", strings.Join(failed, ", "), len(out.Delivered))
+	}
+	return out, nil
+}
+
+// InboxArgs are read_inbox's arguments.
+type InboxArgs struct {
+	UnreadOnly bool `json:"unread_only,omitempty"`
+}
+
+// InboxEntry is one message as read_inbox shows it.
+type InboxEntry struct {
+	From      string `json:"from"`
+	Text      string `json:"text"`
+	Summary   string `json:"summary,omitempty"`
+	Timestamp string `json:"timestamp"`
+	// Type is a protocol message's type (shutdown_request,
+	// task_assignment, ...), empty for plain text.
+	Type string `json:"type,omitempty"`
+	// Read says the message was read by an earlier call.
+	Read bool `json:"read"`
+}
+
+// InboxRead is what read_inbox reports.
+type InboxRead struct {
+	Unread   int          `json:"unread"`
+	Messages []InboxEntry `json:"messages"`
+}
+
+// earlierShown is how many already read messages read_inbox repeats after
+// the unread ones, newest last, for context.
+const earlierShown = 5
+
+// ReadInbox returns the unread messages first, oldest first, and marks
+// exactly those read; then up to a few messages read before, unless
+// UnreadOnly.
+func (tm *Team) ReadInbox(ctx context.Context, a InboxArgs) (InboxRead, error) {
+	if _, err := tm.config(); err != nil {
+		return InboxRead{}, err
+	}
+	in := mailbox.New(tm.ID.Team.InboxPath(tm.ID.Agent), tm.Lock)
+	all, err := in.ReadAll()
+	if err != nil {
+		return InboxRead{}, err
+	}
+	var unread, earlier []mailbox.Message
+	for _, m := range all {
+		if m.Read {
+			earlier = append(earlier, m)
+		} else {
+			unread = append(unread, m)
+		}
+	}
+	if !a.UnreadOnly {
+		// paneteam's own writes move read messages to the inbox's archive
+		// (marking these read will too): the earlier ones are there.
+		archived, err := in.Archived()
+		if err != nil {
+			return InboxRead{}, err
+		}
+		earlier = append(archived[max(0, len(archived)-earlierShown):], earlier...)
+	}
+	if len(unread) > 0 {
+		if _, err := in.MarkRead(ctx, unread); err != nil {
+			return InboxRead{}, fmt.Errorf("mark messages read: %w", err)
+		}
+	}
+	out := InboxRead{Unread: len(unread), Messages: []InboxEntry{}}
+	for _, m := range unread {
+		out.Messages = append(out.Messages, entryOf(m, false))
+	}
+	if !a.UnreadOnly {
+		earlier = earlier[max(0, len(earlier)-earlierShown):]
+		for _, m := range earlier {
+			out.Messages = append(out.Messages, entryOf(m, true))
+		}
+	}
+	return out, nil
+}
+
+func entryOf(m mailbox.Message, read bool) InboxEntry {
+	e := InboxEntry{From: m.From, Text: m.Text, Summary: m.Summary, Timestamp: m.Timestamp, Read: read}
+	if p, ok := mailbox.Parse(m.Text); ok {
+		e.Type = p.Type
+	}
+	return e
+}
+
+// Status is what team_status reports.
+type Status struct {
+	Team    string         `json:"team"`
+	You     string         `json:"you"`
+	Lead    string         `json:"lead"`
+	Members []MemberStatus `json:"members"`
+	Tasks   TaskCounts     `json:"tasks"`
+}
+
+// MemberStatus is one member as team_status shows it.
+type MemberStatus struct {
+	Name      string `json:"name"`
+	AgentType string `json:"agentType,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Active    bool   `json:"active"`
+	Cwd       string `json:"cwd,omitempty"`
+}
+
+// TaskCounts counts the team's tasks by status.
+type TaskCounts struct {
+	Pending    int `json:"pending"`
+	InProgress int `json:"in_progress"`
+	Completed  int `json:"completed"`
+	Available  int `json:"available"`
+	Yours      int `json:"yours"`
+}
+
+// Status is the team's members and a count of its tasks.
+func (tm *Team) Status(context.Context) (Status, error) {
+	cfg, err := tm.config()
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Team: tm.ID.Team.Name, You: tm.ID.Agent, Lead: team.LeadName, Members: []MemberStatus{}}
+	for _, m := range cfg.Members {
+		st.Members = append(st.Members, MemberStatus{Name: m.Name, AgentType: m.AgentType, Model: m.Model, Active: m.Active(), Cwd: m.Cwd})
+	}
+	tasks, err := tm.tasks()
+	if err != nil {
+		return Status{}, err
+	}
+	byID := team.ByID(tasks)
+	for _, t := range tasks {
+		switch t.Status {
+		case team.StatusPending:
+			st.Tasks.Pending++
+		case team.StatusInProgress:
+			st.Tasks.InProgress++
+		case team.StatusCompleted:
+			st.Tasks.Completed++
+		}
+		if team.Available(t, byID) {
+			st.Tasks.Available++
+		}
+		if t.OwnedBy(tm.ID.Agent, tm.ID.Team.Name) && t.Status != team.StatusCompleted {
+			st.Tasks.Yours++
+		}
+	}
+	return st, nil
+}
+
+// TaskView is one task as the tools show it.
+type TaskView struct {
+	ID          string   `json:"id"`
+	Subject     string   `json:"subject"`
+	Description string   `json:"description,omitempty"`
+	Status      string   `json:"status"`
+	Owner       string   `json:"owner,omitempty"`
+	BlockedBy   []string `json:"blockedBy,omitempty"`
+	Available   bool     `json:"available"`
+	Note        string   `json:"note,omitempty"`
+}
+
+// TaskList is what list_tasks reports.
+type TaskList struct {
+	Tasks []TaskView `json:"tasks"`
+}
+
+// tasks is the team's task list without Claude Code's own bookkeeping
+// entries.
+func (tm *Team) tasks() ([]*team.Task, error) {
+	all, _, err := tm.ID.Team.Tasks(tm.Lock).List()
+	if err != nil {
+		return nil, err
+	}
+	var out []*team.Task
+	for _, t := range all {
+		if !t.Internal() {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// ListTasks lists the team's tasks in id order.
+func (tm *Team) ListTasks(context.Context) (TaskList, error) {
+	if _, err := tm.config(); err != nil {
+		return TaskList{}, err
+	}
+	tasks, err := tm.tasks()
+	if err != nil {
+		return TaskList{}, err
+	}
+	byID := team.ByID(tasks)
+	out := TaskList{Tasks: []TaskView{}}
+	for _, t := range tasks {
+		out.Tasks = append(out.Tasks, viewOf(t, byID))
+	}
+	return out, nil
+}
+
+func viewOf(t *team.Task, byID map[string]*team.Task) TaskView {
+	v := TaskView{ID: t.ID, Subject: t.Subject, Description: t.Description, Status: t.Status, Owner: t.Owner,
+		BlockedBy: team.OpenBlockers(t, byID), Available: team.Available(t, byID), Note: noteOf(t)}
+	return v
+}
+
+// TaskID is a task id as a tool takes it: a string, as in Claude Code's
+// task files, or a number.
+type TaskID string
+
+func (id *TaskID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*id = TaskID(strings.TrimSpace(s))
+		return nil
+	}
+	n, err := strconv.ParseUint(string(b), 10, 63)
+	if err != nil {
+		return userErr("task_id %s is not a task id: give the id list_tasks shows, such as \"3\"", b)
+	}
+	*id = TaskID(strconv.FormatUint(n, 10))
+	return nil
+}
+
+func (id TaskID) check() (string, error) {
+	if err := team.CheckTaskID(string(id)); err != nil {
+		return "", userErr("task_id %q is not a task id: give the id list_tasks shows, such as \"3\"", string(id))
+	}
+	return string(id), nil
+}
+
+// ClaimArgs are claim_task's arguments.
+type ClaimArgs struct {
+	TaskID TaskID `json:"task_id"`
+}
+
+// Claim makes the teammate the owner of a task and marks it in_progress;
+// like Claude Code it refuses a task someone else owns, a completed task
+// and a task waiting for unfinished ones.
+func (tm *Team) Claim(ctx context.Context, a ClaimArgs) (TaskView, error) {
+	if _, err := tm.config(); err != nil {
+		return TaskView{}, err
+	}
+	id, err := a.TaskID.check()
+	if err != nil {
+		return TaskView{}, err
+	}
+	t, err := tm.ID.Team.Tasks(tm.Lock).Claim(ctx, id, tm.ID.Agent)
+	if err != nil {
+		return TaskView{}, taskErr(id, err)
+	}
+	return tm.view(t)
+}
+
+// taskErr words a refused task operation for the agent's model: refusals
+// are its to handle, so they are user errors.
+func taskErr(id string, err error) error {
+	var ce *team.ClaimError
+	switch {
+	case errors.As(err, &ce):
+		switch ce.Reason {
+		case team.ClaimOwned:
+			return userErr("task %s is already claimed by %s: pick another (list_tasks shows which are available)", id, ce.Owner)
+		case team.ClaimCompleted:
+			return userErr("task %s is already completed: nothing to claim", id)
+		default:
+			return userErr("task %s is blocked by unfinished task(s) %s: claim it once they are completed, or pick another",
+				id, strings.Join(ce.Blockers, ", "))
+		}
+	case errors.Is(err, team.ErrTaskNotFound):
+		return userErr("there is no task %s: list_tasks shows the team's tasks", id)
+	}
+	return err
+}
+
+func (tm *Team) view(t *team.Task) (TaskView, error) {
+	tasks, err := tm.tasks()
+	if err != nil {
+		return TaskView{}, err
+	}
+	return viewOf(t, team.ByID(tasks)), nil
+}
+
+// UpdateArgs are update_task's arguments.
+type UpdateArgs struct {
+	TaskID TaskID `json:"task_id"`
+	Status string `json:"status,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+// noteKey is the key of the task's metadata where update_task keeps its
+// note: Claude Code keeps a task's free-form extras in metadata.
+const noteKey = "note"
+
+// Update sets a task's status and its note. Marking an unowned task
+// in_progress makes the teammate its owner, as claiming it would.
+func (tm *Team) Update(ctx context.Context, a UpdateArgs) (TaskView, error) {
+	if _, err := tm.config(); err != nil {
+		return TaskView{}, err
+	}
+	id, err := a.TaskID.check()
+	if err != nil {
+		return TaskView{}, err
+	}
+	if a.Status == "" && a.Note == "" {
+		return TaskView{}, userErr("nothing to change: give status (%s) or note", strings.Join(team.Statuses, ", "))
+	}
+	if a.Status != "" && !team.ValidStatus(a.Status) {
+		return TaskView{}, userErr("status %q is not a task status: use one of %s", a.Status, strings.Join(team.Statuses, ", "))
+	}
+	list := tm.ID.Team.Tasks(tm.Lock)
+	if a.Status == team.StatusInProgress {
+		cur, err := list.Get(id)
+		if err != nil {
+			return TaskView{}, taskErr(id, err)
+		}
+		if cur.Owner == "" {
+			if _, err := list.Claim(ctx, id, tm.ID.Agent); err != nil {
+				return TaskView{}, taskErr(id, err)
+			}
+		}
+	}
+	t, err := list.Update(ctx, id, func(t *team.Task) error {
+		if a.Status != "" && t.Owner != "" && !t.OwnedBy(tm.ID.Agent, tm.ID.Team.Name) {
+			return userErr("task %s is owned by %s: only its owner changes its status; send %s a message instead", id, t.Owner, t.Owner)
+		}
+		changed := false
+		if a.Status != "" && t.Status != a.Status {
+			t.Status = a.Status
+			changed = true
+		}
+		if a.Note != "" && noteOf(t) != a.Note {
+			md, err := setKey(t.Metadata, noteKey, a.Note)
+			if err != nil {
+				return fmt.Errorf("task %s's metadata: %w", id, err)
+			}
+			t.Metadata = md
+			changed = true
+		}
+		if !changed {
+			return team.ErrNoChange
+		}
+		return nil
+	})
+	if err != nil {
+		return TaskView{}, taskErr(id, err)
+	}
+	return tm.view(t)
+}
+
+// noteOf is the note update_task keeps in a task's metadata.
+func noteOf(t *team.Task) string {
+	var m map[string]json.RawMessage
+	if len(t.Metadata) == 0 || json.Unmarshal(t.Metadata, &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m[noteKey], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// setKey sets key to the string v in the JSON object md (absent or null
+// is an empty object), keeping its other keys in their order.
+func setKey(md json.RawMessage, key, v string) (json.RawMessage, error) {
+	var f jsonx.Fields
+	var none struct{}
+	if t := bytes.TrimSpace(md); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := jsonx.Unmarshal(t, &none, &f); err != nil {
+			return nil, err
+		}
+	}
+	f.Set(key, jsonx.AppendString(nil, v))
+	return jsonx.MarshalWith(none, f)
+}

@@ -1,0 +1,478 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+)
+
+// Options are one teammate's run of a profile.
+type Options struct {
+	Team  string // team name
+	Agent string // member name
+	Root  string // team root (PANETEAM_ROOT)
+	Cwd   string // the CLI's working folder (absolute)
+	// Home is the run's own folder: config the CLI reads for this run
+	// only (its MCP server, its hook), and links to the person's login.
+	Home string
+	// Paneteam is the paneteam executable the MCP server and the hook run.
+	Paneteam string
+	Prompt   string // the first prompt ("" for none)
+	Model    string // "" leaves the CLI's default
+	// PermissionMode is one of Claude Code's modes ("" is default).
+	PermissionMode string
+	// Getenv is the environment the CLI starts from ({{env:NAME}}).
+	Getenv func(string) string
+}
+
+// Launch is what starting a teammate needs: the argv (the program first,
+// as found on PATH or as the profile names it), the variables to add to
+// its environment, and the files to write first (Write).
+type Launch struct {
+	Argv  []string
+	Env   []string
+	Dirs  []string
+	Files []PlannedFile
+}
+
+// PlannedFile is one file of the run's folder.
+type PlannedFile struct {
+	Path string
+	// Link is set for a symbolic link to the person's file.
+	Link string
+	Data []byte
+}
+
+// Brief is the short introduction a teammate gets before its prompt: who it
+// is, who leads, how to reach the team.
+func Brief(agent, teamName, prompt string) string {
+	b := fmt.Sprintf("You are %s, a teammate in the team %q, led by team-lead. "+
+		"Work with the team through the \"team\" MCP tools: read_inbox for messages to you, "+
+		"send_message to reply (to team-lead, a member, or \"*\"), list_tasks, claim_task and update_task for the task list. "+
+		"What you print is not seen by the team: send your results with send_message.", agent, teamName)
+	if strings.TrimSpace(prompt) == "" {
+		return b + " Start by calling read_inbox."
+	}
+	return b + "\n\n" + prompt
+}
+
+// Build fills the profile in for one run.
+func Build(p *Profile, o Options) (Launch, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	if o.Home == "" || !filepath.IsAbs(o.Home) {
+		return Launch{}, errors.New("the run's folder must be an absolute path")
+	}
+	mode := o.PermissionMode
+	if mode == "" {
+		mode = "default"
+	}
+	perm, ok := p.Permission[mode]
+	if !ok {
+		var modes []string
+		for m := range p.Permission {
+			modes = append(modes, m)
+		}
+		sort.Strings(modes)
+		return Launch{}, fmt.Errorf("--permission-mode %s has no equivalent for %s: use one of %s", mode, p.Title, strings.Join(modes, ", "))
+	}
+	vars := map[string]string{
+		"team": o.Team, "agent": o.Agent, "root": o.Root, "cwd": o.Cwd, "home": o.Home,
+		"paneteam": o.Paneteam, "model": o.Model, "prompt": Brief(o.Agent, o.Team, o.Prompt),
+		"profile": p.Name,
+	}
+	f := filler{vars: vars, getenv: o.Getenv}
+	var l Launch
+	l.Argv = []string{p.Program}
+	for _, part := range [][]string{p.Args, p.MCP, p.Hook, perm} {
+		if err := f.appendAll(&l.Argv, part); err != nil {
+			return Launch{}, err
+		}
+	}
+	if o.Model != "" {
+		if len(p.Model) == 0 {
+			return Launch{}, fmt.Errorf("%s's profile has no model flag: leave --model out", p.Title)
+		}
+		if err := f.appendAll(&l.Argv, p.Model); err != nil {
+			return Launch{}, err
+		}
+	}
+	if len(p.Prompt) > 0 {
+		if p.PromptAfterDashes {
+			l.Argv = append(l.Argv, "--")
+		}
+		if err := f.appendAll(&l.Argv, p.Prompt); err != nil {
+			return Launch{}, err
+		}
+	}
+	l.Env = append(l.Env, "PANETEAM_TEAM="+o.Team, "PANETEAM_AGENT="+o.Agent)
+	if o.Root != "" {
+		l.Env = append(l.Env, "PANETEAM_ROOT="+o.Root)
+	}
+	for _, k := range sortedKeys(p.Env) {
+		v, err := f.fill(p.Env[k])
+		if err != nil {
+			return Launch{}, fmt.Errorf("env %s: %w", k, err)
+		}
+		l.Env = append(l.Env, k+"="+v)
+	}
+	for _, k := range sortedKeys(p.EnvJSON) {
+		b, err := f.fillJSON(p.EnvJSON[k])
+		if err != nil {
+			return Launch{}, fmt.Errorf("envJson %s: %w", k, err)
+		}
+		l.Env = append(l.Env, k+"="+string(b))
+	}
+	for _, d := range p.Dirs {
+		dir, err := f.fill(d)
+		if err != nil {
+			return Launch{}, fmt.Errorf("folder %s: %w", d, err)
+		}
+		l.Dirs = append(l.Dirs, dir)
+	}
+	for _, file := range p.Files {
+		pf, ok, err := f.file(file)
+		if err != nil {
+			return Launch{}, fmt.Errorf("file %s: %w", file.Path, err)
+		}
+		if ok {
+			l.Files = append(l.Files, pf)
+		}
+	}
+	return l, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Write writes the run's files, creating folders as needed (private to
+// the user). An existing file or link of the same path is replaced.
+func (l Launch) Write() error {
+	for _, d := range l.Dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("prepare %s: %w", d, err)
+		}
+	}
+	for _, f := range l.Files {
+		if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
+			return fmt.Errorf("prepare %s: %w", f.Path, err)
+		}
+		os.Remove(f.Path)
+		if f.Link != "" {
+			if err := os.Symlink(f.Link, f.Path); err != nil {
+				return fmt.Errorf("link %s: %w", f.Path, err)
+			}
+			continue
+		}
+		if err := os.WriteFile(f.Path, f.Data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+// filler fills in {{...}} placeholders: {{name}} is a variable as is,
+// {{toml:name}} a TOML string, {{json:name}} a JSON string, {{sh:name}} a
+// POSIX shell word (for the few CLIs whose hooks are shell strings), and
+// {{env:NAME}} a variable of the CLI's environment.
+type filler struct {
+	vars   map[string]string
+	getenv func(string) string
+	// unset is set when an {{env:NAME}} was empty (a path candidate with
+	// it is skipped).
+	unset bool
+}
+
+var errNoClose = errors.New("{{ without }}")
+
+func (f *filler) fill(s string) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		j := strings.Index(s[i:], "}}")
+		if j < 0 {
+			return "", errNoClose
+		}
+		b.WriteString(s[:i])
+		v, err := f.value(s[i+2 : i+j])
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(v)
+		s = s[i+j+2:]
+	}
+}
+
+func (f *filler) value(ref string) (string, error) {
+	kind, name, ok := strings.Cut(ref, ":")
+	if !ok {
+		kind, name = "", ref
+	}
+	if kind == "env" {
+		v := f.getenv(name)
+		if v == "" {
+			f.unset = true
+		}
+		return v, nil
+	}
+	v, ok := f.vars[name]
+	if !ok {
+		return "", fmt.Errorf("unknown placeholder {{%s}}: use one of %s, or {{env:NAME}}", ref, strings.Join(Placeholders, ", "))
+	}
+	switch kind {
+	case "":
+		return v, nil
+	case "toml", "json":
+		// A TOML basic string escapes as a JSON string does, for the
+		// characters JSON escapes (\u00XX controls, \", \\).
+		return string(jsonx.AppendString(nil, v)), nil
+	case "sh":
+		return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'", nil
+	}
+	return "", fmt.Errorf("unknown placeholder {{%s}}: the forms are {{name}}, {{toml:name}}, {{json:name}}, {{sh:name}}, {{env:NAME}}", ref)
+}
+
+// Placeholders are the variables a profile may use.
+var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}"}
+
+func (f *filler) appendAll(dst *[]string, list []string) error {
+	for _, s := range list {
+		v, err := f.fill(s)
+		if err != nil {
+			return fmt.Errorf("%q: %w", s, err)
+		}
+		*dst = append(*dst, v)
+	}
+	return nil
+}
+
+// fillJSON fills every string of a JSON value (keys included).
+func (f *filler) fillJSON(raw json.RawMessage) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	v, err := f.fillAny(v)
+	if err != nil {
+		return nil, err
+	}
+	return jsonx.Marshal(v)
+}
+
+func (f *filler) fillAny(v any) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return f.fill(x)
+	case []any:
+		for i := range x {
+			y, err := f.fillAny(x[i])
+			if err != nil {
+				return nil, err
+			}
+			x[i] = y
+		}
+		return x, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			k2, err := f.fill(k)
+			if err != nil {
+				return nil, err
+			}
+			y, err := f.fillAny(val)
+			if err != nil {
+				return nil, err
+			}
+			out[k2] = y
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// firstExisting is the first candidate path (filled in) that exists; a
+// candidate with an unset variable is skipped.
+func (f *filler) firstExisting(cands []string) (string, error) {
+	for _, c := range cands {
+		f.unset = false
+		p, err := f.fill(c)
+		if err != nil {
+			return "", err
+		}
+		if f.unset || !filepath.IsAbs(p) {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+func (f *filler) file(file File) (PlannedFile, bool, error) {
+	path, err := f.fill(file.Path)
+	if err != nil {
+		return PlannedFile{}, false, err
+	}
+	if !strings.HasPrefix(filepath.Clean(path), filepath.Clean(f.vars["home"])+string(filepath.Separator)) {
+		return PlannedFile{}, false, fmt.Errorf("%s is outside the run's folder %s", path, f.vars["home"])
+	}
+	pf := PlannedFile{Path: path}
+	switch {
+	case len(file.LinkTo) > 0:
+		target, err := f.firstExisting(file.LinkTo)
+		if err != nil || target == "" {
+			return pf, false, err // nothing to link: the CLI asks for a login
+		}
+		pf.Link = target
+		return pf, true, nil
+	case len(file.CopyFrom) > 0:
+		src, err := f.firstExisting(file.CopyFrom)
+		if err != nil {
+			return pf, false, err
+		}
+		if src != "" {
+			if pf.Data, err = os.ReadFile(src); err != nil {
+				return pf, false, fmt.Errorf("copy %s: %w", src, err)
+			}
+		}
+		if file.Text != "" {
+			text, err := f.fill(file.Text)
+			if err != nil {
+				return pf, false, err
+			}
+			if len(pf.Data) > 0 && !bytes.HasSuffix(pf.Data, []byte("\n")) {
+				pf.Data = append(pf.Data, '\n')
+			}
+			pf.Data = append(pf.Data, text...)
+		}
+		return pf, src != "" || file.Text != "", nil
+	case file.JSON != nil:
+		own, err := f.fillJSON(file.JSON)
+		if err != nil {
+			return pf, false, err
+		}
+		base := map[string]any{}
+		if len(file.MergeFrom) > 0 {
+			src, err := f.firstExisting(file.MergeFrom)
+			if err != nil {
+				return pf, false, err
+			}
+			if src != "" {
+				b, err := os.ReadFile(src)
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return pf, false, err
+				}
+				if len(bytes.TrimSpace(b)) > 0 {
+					if err := json.Unmarshal(stripJSONComments(b), &base); err != nil {
+						return pf, false, fmt.Errorf("%s does not parse (%v): fix it, or move it aside for this run", src, err)
+					}
+				}
+			}
+		}
+		var over map[string]any
+		if err := json.Unmarshal(own, &over); err != nil {
+			return pf, false, err
+		}
+		merged := merge(base, over)
+		pf.Data, err = json.MarshalIndent(merged, "", "  ")
+		return pf, true, err
+	default:
+		text, err := f.fill(file.Text)
+		pf.Data = []byte(text)
+		return pf, true, err
+	}
+}
+
+// merge lays over onto base: objects merge key by key, anything else
+// replaces.
+func merge(base, over map[string]any) map[string]any {
+	for k, v := range over {
+		if vo, ok := v.(map[string]any); ok {
+			if bo, ok := base[k].(map[string]any); ok {
+				base[k] = merge(bo, vo)
+				continue
+			}
+		}
+		base[k] = v
+	}
+	return base
+}
+
+// stripJSONComments removes // line comments outside strings (settings
+// files of some CLIs allow them).
+func stripJSONComments(b []byte) []byte {
+	var out []byte
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inStr:
+			out = append(out, c)
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+			out = append(out, c)
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+			if i < len(b) {
+				out = append(out, '\n')
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkTemplates checks that every placeholder closes and is known.
+func checkTemplates(list []string) error {
+	f := filler{vars: map[string]string{}, getenv: func(string) string { return "" }}
+	for _, p := range Placeholders {
+		f.vars[strings.Trim(p, "{}")] = ""
+	}
+	for _, s := range list {
+		if _, err := f.fill(s); err != nil {
+			return fmt.Errorf("%q: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// Modes lists the permission modes the profile maps, sorted.
+func (p *Profile) Modes() []string {
+	var m []string
+	for k := range p.Permission {
+		m = append(m, k)
+	}
+	slices.Sort(m)
+	return m
+}

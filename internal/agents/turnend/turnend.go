@@ -1,0 +1,131 @@
+// Package turnend turns an agent CLI's own turn-end hook into what Claude
+// Code's lead expects of a teammate at the end of each turn: an
+// idle_notification with the turn's last reply. It also marks the turn's
+// end in a file the teammate's wrapper watches ('paneteam teammate
+// --agent'), which then knows the CLI waits for input.
+package turnend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// TurnFileVar names the file the wrapper watches; the hook appends one
+// line to it per turn end.
+const TurnFileVar = "PANETEAM_TURN_FILE"
+
+// Read reads a hook's report as the profile describes it and returns the
+// turn's last reply; ok is false for a report that is not the end of one
+// of the teammate's own turns (another event, a CLI's internal thread).
+func Read(hi profile.HookInput, args []string, stdin io.Reader) (reply string, ok bool, err error) {
+	var raw []byte
+	switch hi.From {
+	case "lastArg":
+		if len(args) == 0 {
+			return "", false, errors.New("no report: the hook passes it as the last argument")
+		}
+		raw = []byte(args[len(args)-1])
+	default:
+		if raw, err = io.ReadAll(io.LimitReader(stdin, 16<<20)); err != nil {
+			return "", false, fmt.Errorf("read the hook's report: %w", err)
+		}
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return "", false, fmt.Errorf("the hook's report is not a JSON object: %w", err)
+	}
+	for k, want := range hi.Match {
+		if got, _ := obj[k].(string); got != want {
+			return "", false, nil
+		}
+	}
+	for _, k := range hi.Skip {
+		if v, present := obj[k]; present && v != nil && v != "" && v != false {
+			return "", false, nil
+		}
+	}
+	if hi.Reply != "" {
+		reply, _ = obj[hi.Reply].(string)
+	}
+	return reply, true, nil
+}
+
+// Limits Claude Code 2.1.330 keeps to in an idle_notification.
+const (
+	summaryMax = 200
+	resultMax  = 4000
+)
+
+// Report writes the idle_notification to the team's lead, from agent,
+// with reply as its summary (its first line, shortened) and result, and
+// appends a line to turnFile when one is given.
+func Report(ctx context.Context, t team.Team, agent, reply, turnFile string, lock lockfile.Options, now time.Time) error {
+	cfg, err := team.Load(t.ConfigPath())
+	if err != nil {
+		return fmt.Errorf("read team %s: %w", t.Name, err)
+	}
+	m := cfg.Member(agent)
+	if m == nil {
+		return fmt.Errorf("%s is not a member of team %s: no idle notice sent", agent, t.Name)
+	}
+	lead := team.LeadName
+	if l, _, ok := strings.Cut(cfg.LeadAgentID, "@"); ok && l != "" {
+		lead = l
+	}
+	reply = strings.TrimSpace(reply)
+	n := mailbox.IdleNotification{
+		Type: mailbox.TypeIdle, From: m.Name, Timestamp: mailbox.Timestamp(now),
+		IdleReason: mailbox.IdleAvailable, Summary: Summary(reply), Result: Result(reply),
+	}
+	text, err := mailbox.Text(n)
+	if err != nil {
+		return err
+	}
+	msg := mailbox.Message{From: m.Name, Text: text, Timestamp: mailbox.Timestamp(now), Color: m.Color}
+	if err := mailbox.New(t.InboxPath(lead), lock).Send(ctx, msg); err != nil {
+		return fmt.Errorf("tell %s that %s is idle: %w", lead, m.Name, err)
+	}
+	if turnFile != "" {
+		f, err := os.OpenFile(turnFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("mark the turn's end: %w", err)
+		}
+		_, err = fmt.Fprintln(f, now.UnixMilli())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("mark the turn's end: %w", err)
+		}
+	}
+	return nil
+}
+
+// Summary is the first line of a reply, shortened to what a lead shows.
+func Summary(reply string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(reply), "\n")
+	return cut(strings.TrimSpace(line), summaryMax, "…")
+}
+
+// Result is a reply as Claude Code keeps a turn's result.
+func Result(reply string) string { return cut(reply, resultMax, "\n[result truncated…]") }
+
+func cut(s string, n int, mark string) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + mark
+}

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/agents/turnend"
+	"github.com/paneteam/paneteam/team"
+)
+
+func agentsCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "agents",
+		Usage: "list the agent CLIs spawn-pane --agent can start, whether they are installed, and the releases tested",
+		Description: `Each agent CLI paneteam can start as a teammate ('spawn-pane --agent NAME')
+is described by a profile: its argv template, how it takes the first prompt,
+how paneteam's MCP server and turn-end hook are registered for that run
+only, how --permission-mode and --model map to its flags, and the releases
+it was tested with. paneteam ships profiles for codex, gemini and opencode;
+a JSON file of the same shape in $XDG_CONFIG_HOME/paneteam/agents (else
+~/.config/paneteam/agents) adds a CLI or replaces a shipped profile.
+
+    paneteam agents
+    paneteam agents --json | jq '.[] | select(.installed)'
+
+The version shown is what the program on PATH reports; "untested" means
+paneteam was not tested with that release (it still runs it).`,
+		Flags: []ucli.Flag{jsonFlag()},
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			all, err := profile.All(env.Getenv)
+			if err != nil {
+				return err
+			}
+			rows := make([]agentRow, len(all))
+			var wg sync.WaitGroup
+			for i, p := range all {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rows[i] = agentRowOf(ctx, env, p)
+				}()
+			}
+			wg.Wait()
+			if c.Bool("json") {
+				return printJSON(env.Stdout, rows)
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "AGENT\tCLI\tINSTALLED\tTESTED\tIDLE KNOWN BY")
+			for _, r := range rows {
+				inst := "no (" + r.Install + ")"
+				if r.Installed {
+					inst = r.Version
+					if inst == "" {
+						inst = "yes (version unknown)"
+					}
+					if !r.TestedRelease {
+						inst += " (untested)"
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Title, inst, r.Tested, r.IdleBy)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// agentRow is one profile as 'paneteam agents' shows it.
+type agentRow struct {
+	Name          string `json:"name"`
+	Title         string `json:"title"`
+	Program       string `json:"program"`
+	Path          string `json:"path,omitempty"`
+	Installed     bool   `json:"installed"`
+	Version       string `json:"version,omitempty"`
+	Tested        string `json:"tested"`
+	TestedMin     string `json:"testedMin,omitempty"`
+	TestedMax     string `json:"testedMax,omitempty"`
+	TestedRelease bool   `json:"testedRelease"`
+	IdleBy        string `json:"idleBy"`
+	Install       string `json:"install,omitempty"`
+	Source        string `json:"source"`
+}
+
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+\.\d+`) })
+
+func agentRowOf(ctx context.Context, env Env, p *profile.Profile) agentRow {
+	r := agentRow{Name: p.Name, Title: p.Title, Program: p.Program, Tested: p.Tested.String(),
+		TestedMin: p.Tested.Min, TestedMax: p.Tested.Max, Install: p.Install, Source: p.Source, IdleBy: "quiet output"}
+	if p.IdleHook {
+		r.IdleBy = "turn-end hook"
+	}
+	path, err := agentProgram(p, env)
+	if err != nil {
+		return r
+	}
+	r.Path, r.Installed = path, true
+	if len(p.VersionArgs) > 0 {
+		r.Version = programVersion(ctx, env, path, p.VersionArgs)
+	}
+	r.TestedRelease = p.Tested.Contains(r.Version)
+	return r
+}
+
+// agentProgram finds the profile's program on the captured PATH.
+func agentProgram(p *profile.Profile, env Env) (string, error) {
+	if strings.Contains(p.Program, "/") {
+		return exec.LookPath(p.Program)
+	}
+	path, err := findOnPath(p.Program, env.Getenv("PATH"))
+	if err != nil {
+		return "", fmt.Errorf("%s (%s) is not installed: %s is not on PATH; install it with '%s'", p.Title, p.Name, p.Program, p.Install)
+	}
+	return path, nil
+}
+
+// programVersion runs the program's version command (10 s at most) and
+// returns the first x.y.z it prints.
+func programVersion(ctx context.Context, env Env, path string, args []string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = env.Environ()
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		return ""
+	}
+	return versionPattern().FindString(string(out))
+}
+
+func agentHookCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "agent-hook",
+		Usage:     "report the end of an agent CLI's turn to the team's lead (run by the CLI's own hook)",
+		ArgsUsage: "AGENT [REPORT]",
+		Hidden:    true,
+		Description: `Run by an agent CLI's turn-end hook, as 'spawn-pane --agent' registers it
+(Codex notify, Gemini CLI AfterAgent, OpenCode session.idle): reads the
+hook's report, writes the idle_notification Claude Code's lead expects
+(from $PANETEAM_AGENT, with the turn's last reply as its summary and
+result) and marks the turn's end for the teammate's wrapper.`,
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			if c.NArg() == 0 {
+				return usagef("agent-hook needs the agent's profile name, such as codex")
+			}
+			p, err := profile.Find(c.Args().First(), env.Getenv)
+			if err != nil {
+				return usageError{err}
+			}
+			reply, ok, err := turnend.Read(p.HookInput, c.Args().Tail(), env.Stdin)
+			if p.HookInput.Stdout != "" {
+				fmt.Fprintln(env.Stdout, p.HookInput.Stdout)
+			}
+			if err != nil || !ok {
+				return err
+			}
+			name, agent := env.Getenv("PANETEAM_TEAM"), env.Getenv("PANETEAM_AGENT")
+			if name == "" || agent == "" {
+				return fmt.Errorf("PANETEAM_TEAM and PANETEAM_AGENT must name the teammate: run the CLI with 'paneteam spawn-pane --agent %s'", p.Name)
+			}
+			root, err := rootOf(c, env)
+			if err != nil {
+				return err
+			}
+			t, _, err := team.Open(root, name)
+			if err != nil {
+				return err
+			}
+			return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), lockOpts(c), time.Now())
+		},
+	}
+}
+
+// findOnPath looks prog up in the folders of path (a captured PATH, not
+// this process's).
+func findOnPath(prog, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, prog)
+		if _, err := exec.LookPath(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	ucli "github.com/urfave/cli/v3"
+)
+
+func mcpCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:  "mcp",
+		Usage: "serve the team as MCP tools on stdin/stdout, as one teammate (for agent CLIs)",
+		Description: `An MCP server on stdio that gives an agent CLI its team as tools, acting
+always as the teammate PANETEAM_AGENT names in the team PANETEAM_TEAM:
+send_message {to, text} (a member, or "*" for all others), read_inbox
+(unread first; marks what it returns read), team_status, list_tasks,
+claim_task {task_id} and update_task {task_id, status, note}. Messages and
+tasks are written exactly as Claude Code writes them, so a Claude Code lead
+reads them as its own teammates'. It refuses to start when PANETEAM_AGENT
+is unset, not a member of the team, or the lead's name.
+
+'paneteam spawn-pane --agent codex|gemini|opencode' registers it for the
+teammate's run. By hand, for example with Codex:
+
+    PANETEAM_TEAM=review PANETEAM_AGENT=coder \
+      codex -c 'mcp_servers.team={command="paneteam",args=["mcp"]}'
+
+The server is the program paneteam-mcp, installed beside paneteam
+('go install github.com/paneteam/paneteam/cmd/...@latest' installs both);
+PANETEAM_MCP_BIN names another.`,
+		Flags: []ucli.Flag{teamFlag()},
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			if c.NArg() > 0 {
+				return usagef("mcp takes no arguments (got %q): the teammate comes from PANETEAM_TEAM and PANETEAM_AGENT", c.Args().Slice())
+			}
+			bin, err := mcpServerPath(env)
+			if err != nil {
+				return err
+			}
+			vars := map[string]string{}
+			for k, v := range env.Vars {
+				vars[k] = v
+			}
+			if t := c.String("team"); t != "" {
+				vars["PANETEAM_TEAM"] = t
+			}
+			if r := c.String("root"); r != "" {
+				root, err := filepath.Abs(r)
+				if err != nil {
+					return fmt.Errorf("--root: %w", err)
+				}
+				vars["PANETEAM_ROOT"] = root
+			}
+			// The server takes this process's place: the agent CLI's
+			// signals and pipes reach it directly, and nothing is left
+			// behind when it ends.
+			err = syscall.Exec(bin, []string{bin}, Env{Vars: vars}.Environ())
+			return fmt.Errorf("start the MCP server %s: %w", bin, err)
+		},
+	}
+}
+
+// mcpServerName is the MCP server's program.
+const mcpServerName = "paneteam-mcp"
+
+// mcpServerPath finds the MCP server's program: $PANETEAM_MCP_BIN, else
+// the one built with this paneteam (beside it, named as it is with
+// "paneteam" as "paneteam-mcp": paneteam-race has paneteam-mcp-race), else
+// paneteam-mcp beside it, else on PATH.
+func mcpServerPath(env Env) (string, error) {
+	if p := env.Getenv("PANETEAM_MCP_BIN"); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			return "", fmt.Errorf("PANETEAM_MCP_BIN=%s: %w: point it at the paneteam-mcp program, or unset it", p, err)
+		}
+		return p, nil
+	}
+	var tried []string
+	if env.Exe != "" {
+		exe := env.Exe
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		dir, base := filepath.Split(exe)
+		for _, name := range []string{strings.Replace(base, "paneteam", mcpServerName, 1), mcpServerName} {
+			p := filepath.Join(dir, name)
+			if _, err := exec.LookPath(p); err == nil {
+				return p, nil
+			}
+			tried = append(tried, p)
+		}
+	}
+	if p, err := findOnPath(mcpServerName, env.Getenv("PATH")); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("paneteam mcp needs the program %s, not found at %s nor on PATH: install it beside paneteam "+
+		"with 'go install github.com/paneteam/paneteam/cmd/paneteam-mcp@latest' (or set PANETEAM_MCP_BIN)",
+		mcpServerName, strings.Join(uniq(tried), " or "))
+}
+
+func uniq(s []string) []string {
+	var out []string
+	for _, v := range s {
+		if len(out) == 0 || out[len(out)-1] != v {
+			out = append(out, v)
+		}
+	}
+	return out
+}
