@@ -2,24 +2,57 @@ package testutil
 
 import (
 	"bytes"
+	"errors"
 	"os/exec"
 	"sync"
 	"testing"
 	"time"
 )
 
+// Cond is what Eventually waits for: a func() bool that reports true once
+// the condition holds, or a func() error that returns nil then (its last
+// error says, in the failure, how far things got).
+type Cond interface {
+	func() bool | func() error
+}
+
 // Eventually polls cond every 20 ms until it holds, failing the test with
-// what once d has passed: tests wait for conditions, never for fixed times.
-func Eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+// what (and cond's last error) once d has passed: tests wait for
+// conditions, never for fixed times. Call it from the test's goroutine.
+//
+//	testutil.Eventually(t, 5*time.Second, "the pane is gone", func() bool { return !alive(pane) })
+//	testutil.Eventually(t, 5*time.Second, "the inbox holds the reply", func() error { return check(inbox) })
+func Eventually[C Cond](t testing.TB, d time.Duration, what string, cond C) {
 	t.Helper()
+	var try func() error
+	switch c := any(cond).(type) {
+	case func() bool:
+		try = func() error {
+			if c() {
+				return nil
+			}
+			return errNotYet
+		}
+	case func() error:
+		try = c
+	}
 	deadline := time.Now().Add(d)
-	for !cond() {
+	for {
+		err := try()
+		if err == nil {
+			return
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", d, what)
+			if err == errNotYet {
+				t.Fatalf("after %s: %s", d, what)
+			}
+			t.Fatalf("after %s: %s: %v", d, what, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+var errNotYet = errors.New("not yet")
 
 // Buffer is an io.Writer that is safe to read while another goroutine (or
 // a child process's output copier) writes to it.
