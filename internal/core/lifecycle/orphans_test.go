@@ -185,29 +185,27 @@ func reusedPidServer(t *testing.T, dir string) tmux.Server {
 	}
 	var srvPID int
 	fmt.Sscan(pidOut, &srvPID)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// Start times are in clock ticks: wait for a process started in a
+	// later tick than the server.
+	testutil.Eventually(t, 10*time.Second, "a process started after the server", func() bool {
 		later := exec.Command("sleep", "60")
 		if err := later.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { later.Process.Kill(); later.Wait() })
-		// Start times are in clock ticks: wait for a process started in a
-		// later tick than the server.
-		if startedAfter(later.Process.Pid, srvPID) {
-			final := filepath.Join(dir, fmt.Sprintf("claude-swarm-%d", later.Process.Pid))
-			if err := os.Rename(srv.Socket, final); err != nil {
-				t.Fatal(err)
-			}
-			srv.Socket = final
-			t.Cleanup(func() { exec.Command("tmux", "-S", final, "kill-server").Run() })
-			return srv
+		if !startedAfter(later.Process.Pid, srvPID) {
+			later.Process.Kill()
+			return false
 		}
-		later.Process.Kill()
-		if time.Now().After(deadline) {
-			t.Fatal("no process started after the server within 10s")
+		final := filepath.Join(dir, fmt.Sprintf("claude-swarm-%d", later.Process.Pid))
+		if err := os.Rename(srv.Socket, final); err != nil {
+			t.Fatal(err)
 		}
-	}
+		srv.Socket = final
+		t.Cleanup(func() { exec.Command("tmux", "-S", final, "kill-server").Run() })
+		return true
+	})
+	return srv
 }
 
 func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {

@@ -16,9 +16,12 @@ type Cond interface {
 	func() bool | func() error
 }
 
-// Eventually polls cond every 20 ms until it holds, failing the test with
-// what (and cond's last error) once d has passed: tests wait for
-// conditions, never for fixed times. Call it from the test's goroutine.
+// Eventually polls cond until it holds, failing the test with what (and
+// cond's last error) once d has passed: tests wait for conditions, never
+// for fixed times. It polls every 20 ms for the first second, then every
+// 100 ms, so a long wait (Claude Code starting) does not take the CPU from
+// what it waits for. Call it from the test's goroutine; cond may end the
+// test itself (t.Fatal) when waiting longer is pointless.
 //
 //	testutil.Eventually(t, 5*time.Second, "the pane is gone", func() bool { return !alive(pane) })
 //	testutil.Eventually(t, 5*time.Second, "the inbox holds the reply", func() error { return check(inbox) })
@@ -36,7 +39,8 @@ func Eventually[C Cond](t testing.TB, d time.Duration, what string, cond C) {
 	case func() error:
 		try = c
 	}
-	deadline := time.Now().Add(d)
+	start := time.Now()
+	deadline := start.Add(d)
 	for {
 		err := try()
 		if err == nil {
@@ -48,7 +52,11 @@ func Eventually[C Cond](t testing.TB, d time.Duration, what string, cond C) {
 			}
 			t.Fatalf("after %s: %s: %v", d, what, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		if time.Since(start) < time.Second {
+			time.Sleep(20 * time.Millisecond)
+		} else {
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
 
