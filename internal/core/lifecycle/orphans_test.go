@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -76,7 +77,7 @@ func TestReapTeamsWhoseLeadIsGone(t *testing.T) {
 			t.Errorf("%s deleted", tm.Name)
 		}
 	}
-	if len(load(t, live).Members) != 2 {
+	if len(teamtest.Load(t, live).Members) != 2 {
 		t.Fatal("live team changed")
 	}
 	// Idempotent: nothing left to do.
@@ -247,7 +248,7 @@ func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {
 	}
 	// The team stays, with only the member whose worktree was kept, so the
 	// next run tries again.
-	cfg := load(t, tm)
+	cfg := teamtest.Load(t, tm)
 	if names := strings.Join(cfg.MemberNames(), ","); names != "team-lead,alice" || cfg.Member("alice").Active() {
 		t.Fatalf("kept team: %s (alice active %v)", names, cfg.Member("alice").Active())
 	}
