@@ -117,15 +117,10 @@ func TestHolderRefreshesMtime(t *testing.T) {
 	defer unlock()
 	st, _ := os.Stat(p + ".lock")
 	first := st.ModTime()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Eventually(t, 5*time.Second, "the holder never refreshed the lock's mtime; Claude Code would judge it stale", func() bool {
 		st, _ := os.Stat(p + ".lock")
-		if st.ModTime().After(first) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the holder never refreshed the lock's mtime; Claude Code would judge it stale")
+		return st.ModTime().After(first)
+	})
 }
 
 // TestHelperHoldLock is not a test: run as a child, it takes the lock named

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -42,7 +43,7 @@ func TestWatchIgnoresClaudeTempFiles(t *testing.T) {
 	if err := os.Rename(tmp, in.Path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the renamed entry", func() bool { return w.texts() == "from claude" })
+	testutil.Eventually(t, 10*time.Second, "the renamed entry", func() bool { return w.texts() == "from claude" })
 	msgs, err := in.ReadAll()
 	if err != nil || len(msgs) != 1 {
 		t.Fatal(msgs, err)

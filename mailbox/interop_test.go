@@ -2,7 +2,6 @@ package mailbox_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -29,17 +29,8 @@ import (
 // exactly once, nothing is there twice, and the file parses throughout.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
 	bin := testutil.Binary(t)
-	root := testutil.Root(t)
-	tm, _, err := team.Create(root, "load", team.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		_, err := c.AddMember(team.Member{Name: "alice"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "load", team.CreateOptions{}, teamtest.Named("alice")...)
+	root := tm.Root
 	inbox := tm.InboxPath("alice")
 
 	const writers, perWriter, nodeCount = 50, 4, 40

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -221,16 +222,10 @@ func TestSendQueuesWhileTheLockIsHeld(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- mailbox.New(in.Path, in.Lock).Send(ctx, msg("carol", "waited")) }()
 			queue := mailbox.SpoolDir(in.Path)
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				if left, _ := os.ReadDir(queue); len(left) == 1 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the waiting send queued no message")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			testutil.Eventually(t, 5*time.Second, "the waiting send queued no message", func() bool {
+				left, _ := os.ReadDir(queue)
+				return len(left) == 1
+			})
 			select {
 			case err := <-done:
 				t.Fatalf("the send returned (%v) while the lock was held", err)
@@ -273,15 +268,13 @@ func TestSenderWhoseMessageWasWrittenMeanwhileDoesNotLockAgain(t *testing.T) {
 	go func() { done <- mailbox.New(in.Path, in.Lock).Send(ctx, msg("carol", "taken along")) }()
 	queue := mailbox.SpoolDir(in.Path)
 	var queued string
-	deadline := time.Now().Add(5 * time.Second)
-	for queued == "" {
-		if left, _ := os.ReadDir(queue); len(left) == 1 {
+	testutil.Eventually(t, 5*time.Second, "the waiting send queued no message", func() bool {
+		left, _ := os.ReadDir(queue)
+		if len(left) == 1 {
 			queued = filepath.Join(queue, left[0].Name())
-		} else if time.Now().After(deadline) {
-			t.Fatal("the waiting send queued no message")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return queued != ""
+	})
 	// ...and, as a holder does, takes the queued message, writes it and
 	// retires its file.
 	if err := os.Rename(queued, queued+".taken"); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -51,23 +52,11 @@ func (w *watchLog) texts() string {
 	return texts(w.got)
 }
 
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // expect waits until the watch delivered exactly want (comma-separated
 // texts), then checks a later write does not bring any of it again.
 func (w *watchLog) expect(t *testing.T, want string) {
 	t.Helper()
-	waitFor(t, "delivery of "+want, func() bool { return len(w.texts()) >= len(want) })
+	testutil.Eventually(t, 10*time.Second, "delivery of "+want, func() bool { return len(w.texts()) >= len(want) })
 	if got := w.texts(); got != want {
 		t.Fatalf("watch delivered %q, want %q", got, want)
 	}

@@ -3,6 +3,7 @@ package tmux_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,8 +73,15 @@ func TestStartRunsCommandOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join(append(append([]string{dir, "x;"}, args...), "alice@t"), "\n") + "\n"
-	got := waitFile(t, out, len(want))
-	if got != want {
+	// Waits for all of it, then compares the whole: a second run, if
+	// there were one, gets no chance to hide.
+	testutil.Eventually(t, 10*time.Second, "the command wrote what it saw", func() error {
+		if b, _ := os.ReadFile(out); len(b) < len(want) {
+			return fmt.Errorf("it holds %q", b)
+		}
+		return nil
+	})
+	if got, _ := os.ReadFile(out); string(got) != want {
 		t.Fatalf("command saw\n%q\nwant\n%q", got, want)
 	}
 	p, err := srv.OwnedPane(ctx, pane, "alice@t")
@@ -90,20 +98,6 @@ func TestStartRunsCommandOnce(t *testing.T) {
 	}
 	if _, err := srv.OwnedPane(ctx, lead, "alice@t"); err == nil {
 		t.Error("the lead's pane counted as alice's")
-	}
-}
-
-func waitFile(t *testing.T, path string, n int) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if len(b) >= n || time.Now().After(deadline) {
-			// Give a second run, if there were one, no chance to hide:
-			// the caller compares the whole content.
-			return string(b)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

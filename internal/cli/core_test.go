@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,18 +11,33 @@ import (
 
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
-// run executes paneteam in-process with a captured environment and
-// returns stdout, stderr and the exit code.
+// pt is paneteam's command line run in this process (testutil.CLI) with
+// vars as its whole environment; commands that start paneteam again
+// (teammates, hosts) start the test binary.
+func pt(t testing.TB, vars map[string]string) testutil.CLI {
+	t.Helper()
+	exe := testutil.Binary(t)
+	return testutil.CLI{Vars: vars, Main: func(ctx context.Context, inv testutil.Invocation) int {
+		return Main(ctx, inv.Args, envOf(inv, exe))
+	}}
+}
+
+// envOf is the Env a command sees for one run.
+func envOf(inv testutil.Invocation, exe string) Env {
+	return Env{Stdin: inv.Stdin, Stdout: inv.Stdout, Stderr: inv.Stderr, Vars: inv.Vars, StdoutTTY: inv.StdoutTTY, Exe: exe}
+}
+
+// ptRun runs paneteam in this process (pt) reading stdin, and returns
+// stdout, stderr and the exit code.
 func ptRun(t *testing.T, vars map[string]string, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Vars: vars, Exe: testutil.Binary(t)}
-	code := Main(context.Background(), append([]string{"paneteam"}, args...), env)
-	return out.String(), errb.String(), code
+	r := pt(t, vars).Input(stdin).Run(t, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func ptRootVars(t *testing.T) (string, map[string]string) {
@@ -182,10 +196,5 @@ func ptAddMember(t *testing.T, root, teamName, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.Update(context.Background(), lockOptsDefault(), func(c *team.Config) error {
-		_, err := c.AddMember(team.Member{Name: name})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	teamtest.Add(t, tm, teamtest.Named(name)...)
 }

@@ -41,29 +41,32 @@ func TestDashboardRedrawsCleanlyAfterResizes(t *testing.T) {
 	fresh := startDashOn(t, testutil.TmuxServer(t), root, w, h, "--team crew", "NO_COLOR=1")
 	fresh.waitFor("REQUESTS")
 	want := fresh.screen()
-	var got string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if got = d.screen(); got == want {
-			break
+	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("after resizes the screen differs from a fresh draw at %dx%d", w, h), func() error {
+		if got := d.screen(); got != want {
+			return screenDiff{got, want}
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got != want {
-		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-		var diff []string
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, f string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				f = wl[i]
-			}
-			if g != f {
-				diff = append(diff, fmt.Sprintf("row %d:\n  resized: %q\n  fresh:   %q", i+1, g, f))
-			}
+		return nil
+	})
+}
+
+// screenDiff shows, row by row, where a resized screen differs from a
+// fresh draw.
+type screenDiff struct{ got, want string }
+
+func (s screenDiff) Error() string {
+	gl, wl := strings.Split(s.got, "\n"), strings.Split(s.want, "\n")
+	var diff []string
+	for i := 0; i < max(len(gl), len(wl)); i++ {
+		var g, f string
+		if i < len(gl) {
+			g = gl[i]
 		}
-		t.Errorf("after resizes the screen differs from a fresh draw at %dx%d:\n%s\n\nresized screen:\n%s", w, h, strings.Join(diff, "\n"), got)
+		if i < len(wl) {
+			f = wl[i]
+		}
+		if g != f {
+			diff = append(diff, fmt.Sprintf("row %d:\n  resized: %q\n  fresh:   %q", i+1, g, f))
+		}
 	}
+	return fmt.Sprintf("\n%s\n\nresized screen:\n%s", strings.Join(diff, "\n"), s.got)
 }

@@ -107,30 +107,26 @@ func (d *dash) format(f string) string {
 func (d *dash) waitFor(want string) string {
 	d.t.Helper()
 	var s string
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if s = d.screen(); strings.Contains(s, want) {
-			return s
+	testutil.Eventually(d.t, 15*time.Second, fmt.Sprintf("screen never showed %q", want), func() error {
+		if s = d.screen(); !strings.Contains(s, want) {
+			return fmt.Errorf("it shows:\n%s", s)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	d.t.Fatalf("screen never showed %q; it shows:\n%s", want, s)
-	return ""
+		return nil
+	})
+	return s
 }
 
 // waitGone waits until the screen no longer shows what.
 func (d *dash) waitGone(what string) string {
 	d.t.Helper()
 	var s string
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) {
-		if s = d.screen(); !strings.Contains(s, what) {
-			return s
+	testutil.Eventually(d.t, 15*time.Second, fmt.Sprintf("screen still shows %q", what), func() error {
+		if s = d.screen(); strings.Contains(s, what) {
+			return fmt.Errorf("it shows:\n%s", s)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	d.t.Fatalf("screen still shows %q:\n%s", what, s)
-	return ""
+		return nil
+	})
+	return s
 }
 
 // checkFits fails when the screen is not exactly h lines of at most w

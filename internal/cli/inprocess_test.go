@@ -88,17 +88,6 @@ func (s *ipTeam) paneState(name string) string {
 	return ""
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", d, what)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
 func TestInProcessSpawnLogsAttachKillWithoutTmux(t *testing.T) {
 	s := ipSetup(t)
 	_, stderr, code := s.run("spawn-pane", "--team", "crew", "--name", "worker", "--",
@@ -119,7 +108,7 @@ func TestInProcessSpawnLogsAttachKillWithoutTmux(t *testing.T) {
 
 	// A message is typed into cat, and shows in the log.
 	s.mustRun("send", "--team", "crew", "--to", "worker", "hello-from-the-lead")
-	waitFor(t, 15*time.Second, "the message never reached the teammate's log", func() bool {
+	testutil.Eventually(t, 15*time.Second, "the message never reached the teammate's log", func() bool {
 		out, _, _ := s.run("logs", "--team", "crew", "--name", "worker")
 		return strings.Contains(out, "hello-from-the-lead")
 	})
@@ -139,7 +128,7 @@ func TestInProcessSpawnLogsAttachKillWithoutTmux(t *testing.T) {
 
 	// kill-pane ends teammate and host; logs -f then returns.
 	s.mustRun("kill-pane", "--team", "crew", "--name", "worker")
-	waitFor(t, 15*time.Second, "the host outlived kill-pane", func() bool {
+	testutil.Eventually(t, 15*time.Second, "the host outlived kill-pane", func() bool {
 		return !procAlive(m.Paneteam.PID, m.Paneteam.PIDStart)
 	})
 	select {
@@ -186,9 +175,9 @@ func attachAndDetach(t *testing.T, s *ipTeam) {
 			}
 		}
 	}()
-	waitFor(t, 10*time.Second, "attach did not say how to detach", func() bool { return strings.Contains(screen.String(), "Ctrl-]") })
+	testutil.Eventually(t, 10*time.Second, "attach did not say how to detach", func() bool { return strings.Contains(screen.String(), "Ctrl-]") })
 	master.Write([]byte("typed-by-hand\r"))
-	waitFor(t, 10*time.Second, "typing through attach did not reach cat", func() bool {
+	testutil.Eventually(t, 10*time.Second, "typing through attach did not reach cat", func() bool {
 		return strings.Contains(screen.String(), "typed-by-hand")
 	})
 	master.Write([]byte{0x1d})
@@ -223,7 +212,7 @@ func TestInProcessHostDeathShowsInStatus(t *testing.T) {
 	s.mustRun("spawn-pane", "--team", "crew", "--name", "worker", "--backend", "in-process", "--", "sleep", "1000")
 	m := s.member("worker")
 	syscall.Kill(m.Paneteam.PID, syscall.SIGKILL)
-	waitFor(t, 10*time.Second, "status never reported the dead host", func() bool { return s.paneState("worker") == paneDead })
+	testutil.Eventually(t, 10*time.Second, "status never reported the dead host", func() bool { return s.paneState("worker") == paneDead })
 	if _, stderr, code := s.run("attach", "--team", "crew", "--name", "worker"); code == 0 || !strings.Contains(stderr, "logs") {
 		t.Fatalf("attach to a dead teammate: exit %d, %q; want a failure pointing at logs", code, stderr)
 	}

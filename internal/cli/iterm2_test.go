@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,10 +13,8 @@ import (
 
 func iterm2Run(t *testing.T, vars map[string]string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Vars: vars}
-	code := Main(context.Background(), append([]string{"paneteam"}, args...), env)
-	return out.String(), errb.String(), code
+	r := pt(t, vars).Run(t, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func TestITerm2ProfilePrintsTheExample(t *testing.T) {

@@ -224,7 +224,11 @@ func TestSpawnIntoSlowTypeaheadFlushingShell(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond) // Claude Code's fixed delay, reproduced
 	s.srv.Run(ctx, "send-keys", "-t", ref, "echo typed >> "+marks, "Enter")
-	spWaitLines(t, ready, 1)
+	// ready is empty: it exists once the shell has flushed typeahead.
+	testutil.Eventually(t, 15*time.Second, "the reference shell to start", func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	})
 	s.srv.Run(ctx, "send-keys", "-t", ref, "echo probe >> "+marks, "Enter")
 	if lines := spWaitLines(t, marks, 1); strings.Join(lines, ",") != "probe" {
 		t.Fatalf("the flushing shell did not discard typeahead (marks %q): this test proves nothing here", lines)

@@ -138,7 +138,7 @@ func (w *watcher) seen() []string {
 
 func (w *watcher) await(t *testing.T, text string) {
 	t.Helper()
-	waitUntil(t, "inbox-watch to print "+text, func() bool {
+	testutil.Eventually(t, 20*time.Second, "inbox-watch to print "+text, func() bool {
 		for _, s := range w.seen() {
 			if s == text {
 				return true

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/mailbox"
@@ -242,12 +239,9 @@ func TestSendLargeTextArrivesWhole(t *testing.T) {
 // ptRunTTY runs paneteam in-process as if stdout were a terminal (or not).
 func ptRunTTY(t *testing.T, vars map[string]string, tty bool, args ...string) string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Vars: vars, StdoutTTY: tty, Exe: testutil.Binary(t)}
-	if code := Main(context.Background(), append([]string{"paneteam"}, args...), env); code != 0 {
-		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-	}
-	return out.String()
+	c := pt(t, vars)
+	c.TTY = tty
+	return c.Must(t, args...)
 }
 
 func TestInboxIsReadableForPeopleAndExactForScripts(t *testing.T) {
@@ -317,18 +311,6 @@ func ptCmd(t *testing.T, root string, args ...string) *exec.Cmd {
 	cmd := exec.Command(testutil.Binary(t), args...)
 	cmd.Env = testutil.Env("PANETEAM_ROOT="+root, "NO_COLOR=1")
 	return cmd
-}
-
-// waitUntil polls cond until it holds or 20 s pass.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // "help" and "h" are messages like any other: a send of one delivers it

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -30,11 +31,8 @@ type watchTeam struct {
 
 func newWatchTeam(t *testing.T, teammates ...string) *watchTeam {
 	t.Helper()
-	root := testutil.Root(t)
-	tm, _, err := team.Create(root, "crew", team.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "crew", team.CreateOptions{})
+	root := tm.Root
 	w := &watchTeam{t: t, root: root, tm: tm, vars: testutil.Env("PANETEAM_ROOT="+root, "HOME="+t.TempDir())}
 	for _, n := range teammates {
 		w.join(n)
@@ -44,12 +42,7 @@ func newWatchTeam(t *testing.T, teammates ...string) *watchTeam {
 
 func (w *watchTeam) join(name string) {
 	w.t.Helper()
-	if _, err := w.tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		_, err := c.AddMember(team.Member{Name: name, JoinedAt: time.Now().UnixMilli(), Cwd: "/"})
-		return err
-	}); err != nil {
-		w.t.Fatal(err)
-	}
+	teamtest.Add(w.t, w.tm, team.Member{Name: name, JoinedAt: time.Now().UnixMilli(), Cwd: "/"})
 }
 
 func (w *watchTeam) leave(name string) {

@@ -3,7 +3,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
@@ -119,8 +118,7 @@ func TestPromptNeedsATerminal(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(stderr, "asks on a terminal") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	var out bytes.Buffer
-	if code := Main(context.Background(), []string{"paneteam", "prompt", "--help"}, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out, Vars: vars}); code != ExitOK || !strings.Contains(out.String(), "display-popup -E paneteam prompt send") {
-		t.Errorf("--help: exit %d\n%s", code, out.String())
+	if r := pt(t, vars).Run(t, "prompt", "--help"); r.Code != ExitOK || !strings.Contains(r.Stdout+r.Stderr, "display-popup -E paneteam prompt send") {
+		t.Errorf("--help: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 var updateRootHelp = flag.Bool("update-root-help", false, "rewrite roothelp.txt from urfave/cli's rendering")
@@ -13,12 +14,8 @@ var updateRootHelp = flag.Bool("update-root-help", false, "rewrite roothelp.txt 
 // slowHelp is what urfave/cli itself prints for args.
 func slowHelp(t *testing.T, args ...string) string {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := Env{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errb, Vars: map[string]string{}}
-	if code := run(context.Background(), append([]string{"paneteam"}, args...), env); code != ExitOK {
-		t.Fatalf("paneteam %v: exit %d: %s", args, code, errb.String())
-	}
-	return out.String()
+	slow := testutil.CLI{Main: func(ctx context.Context, inv testutil.Invocation) int { return run(ctx, inv.Args, envOf(inv, "")) }}
+	return slow.Must(t, args...)
 }
 
 // The kept copy of the top-level help is exactly what urfave/cli renders,
@@ -41,12 +38,11 @@ func TestRootHelpIsUrfaves(t *testing.T) {
 			Version = version
 			defer func() { Version = saved }()
 			for _, args := range [][]string{nil, {"--help"}, {"-h"}, {"help"}, {"h"}} {
-				var out, errb bytes.Buffer
-				env := Env{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errb, Vars: map[string]string{}}
-				if code := Main(context.Background(), append([]string{"paneteam"}, args...), env); code != ExitOK || errb.Len() > 0 {
-					t.Fatalf("paneteam %v: exit %d: %s", args, code, errb.String())
+				r := pt(t, map[string]string{}).Run(t, args...)
+				if r.Code != ExitOK || r.Stderr != "" {
+					t.Fatalf("paneteam %v: exit %d: %s", args, r.Code, r.Stderr)
 				}
-				if got, slow := out.String(), slowHelp(t, args...); got != slow {
+				if got, slow := r.Stdout, slowHelp(t, args...); got != slow {
 					t.Errorf("version %s, paneteam %v prints\n%s\nbut urfave/cli renders\n%s", version, args, got, slow)
 				}
 			}

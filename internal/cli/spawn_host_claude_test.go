@@ -26,7 +26,7 @@ func TestClaudeTeammateOnAnotherHost(t *testing.T) {
 	api := claudetest.NewAPI(t)
 	bin := claudetest.Binary(t)
 	share := filepath.Dir(bin)
-	if dir, err := claudetest.CacheDir(claudetest.DefaultVersion); err == nil && strings.HasPrefix(bin, dir+"/") {
+	if dir, err := testutil.ClaudeCacheDir(claudetest.DefaultVersion); err == nil && strings.HasPrefix(bin, dir+"/") {
 		share = dir
 	}
 	s := spInside(t)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,18 +110,18 @@ func (s *spTeam) panes() map[string]tmux.Pane {
 // spWaitLines waits until file has n lines and returns them.
 func spWaitLines(t *testing.T, file string, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	var lines []string
+	testutil.Eventually(t, 15*time.Second, fmt.Sprintf("%s to have %d lines", file, n), func() error {
 		b, _ := os.ReadFile(file)
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if len(b) > 0 && len(lines) >= n || time.Now().After(deadline) {
-			if len(b) == 0 {
-				return nil
-			}
-			return lines
+		if lines = nil; len(b) > 0 {
+			lines = strings.Split(strings.TrimSpace(string(b)), "\n")
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		if len(lines) < n {
+			return fmt.Errorf("it has %q", lines)
+		}
+		return nil
+	})
+	return lines
 }
 
 // checkMainVertical asserts Claude Code's layout: the lead keeps 30% of

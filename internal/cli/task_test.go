@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -21,33 +21,17 @@ import (
 // returns the root and the variables that point paneteam at it.
 func taskTeam(t *testing.T, members ...string) (team.Team, map[string]string) {
 	t.Helper()
-	root := testutil.Root(t)
-	tm, _, err := team.Create(root, "work", team.CreateOptions{Cwd: "/src"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tm.Update(context.Background(), lockfile.Options{}, func(cfg *team.Config) error {
-		for _, m := range members {
-			if _, err := cfg.AddMember(team.Member{Name: m, TmuxPaneID: team.InProcessPaneID, Cwd: "/src"}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm, map[string]string{"PANETEAM_ROOT": root, "PANETEAM_TEAM": tm.Name, "HOME": t.TempDir()}
+	tm := teamtest.New(t, "work", team.CreateOptions{Cwd: "/src"},
+		teamtest.Like(team.Member{TmuxPaneID: team.InProcessPaneID, Cwd: "/src"}, members...)...)
+	return tm, map[string]string{"PANETEAM_ROOT": tm.Root, "PANETEAM_TEAM": tm.Name, "HOME": t.TempDir()}
 }
 
 // taskRun runs paneteam in this process and returns stdout, stderr and
 // the exit code.
 func taskRun(t *testing.T, vars map[string]string, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Vars: vars}
-	code := Main(context.Background(), append([]string{"paneteam", "task"}, args...), env)
-	return out.String(), errb.String(), code
+	r := pt(t, vars).Run(t, append([]string{"task"}, args...)...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func mustTask(t *testing.T, vars map[string]string, args ...string) string {

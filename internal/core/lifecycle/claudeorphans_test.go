@@ -11,6 +11,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -200,9 +201,7 @@ func TestReapPanesOfTeamsThatEnded(t *testing.T) {
 	root := testutil.Root(t)
 	sockDir := filepath.Dir(srv.Socket)
 	os.WriteFile(srv.Socket+".paneteam-lock", nil, 0o600)
-	if _, _, err := team.Create(root, "alive", team.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	teamtest.OnRoot(t, root, "alive", team.CreateOptions{})
 	gone := taggedPane(t, srv, "w@session-gone0001", root)
 	otherRoot := taggedPane(t, srv, "x@session-gone0001", testutil.Root(t))
 	live := taggedPane(t, srv, "y@alive", root)

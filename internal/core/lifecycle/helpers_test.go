@@ -10,6 +10,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -27,28 +28,14 @@ func newTeam(t *testing.T) team.Team {
 
 func newTeamLedBy(t *testing.T, root, name string, pid int, start string) team.Team {
 	t.Helper()
-	tm, _, err := team.Create(root, name, team.CreateOptions{Cwd: root, LeaderPID: pid, LeaderStart: start})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
+	return teamtest.OnRoot(t, root, name, team.CreateOptions{Cwd: root, LeaderPID: pid, LeaderStart: start})
 }
 
 // addMembers adds members with no pane (as if added by hand): there is
 // nothing to close, so these tests exercise the protocol alone.
 func addMembers(t *testing.T, tm team.Team, names ...string) {
 	t.Helper()
-	_, err := tm.Update(context.Background(), opts().Lock, func(c *team.Config) error {
-		for _, n := range names {
-			if _, err := c.AddMember(team.Member{Name: n, Cwd: tm.Root}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	teamtest.Add(t, tm, teamtest.Like(team.Member{Cwd: tm.Root}, names...)...)
 }
 
 // opts is the options of a lifecycle call from a bare environment: no
@@ -56,15 +43,6 @@ func addMembers(t *testing.T, tm team.Team, names ...string) {
 // it runs in.
 func opts() Options {
 	return Options{Backend: backend.Env{Getenv: func(string) string { return "" }}}
-}
-
-func load(t *testing.T, tm team.Team) *team.Config {
-	t.Helper()
-	cfg, err := team.Load(tm.ConfigPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // teammate answers shutdown requests in its inbox the way a teammate

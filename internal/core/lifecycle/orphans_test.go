@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -76,7 +77,7 @@ func TestReapTeamsWhoseLeadIsGone(t *testing.T) {
 			t.Errorf("%s deleted", tm.Name)
 		}
 	}
-	if len(load(t, live).Members) != 2 {
+	if len(teamtest.Load(t, live).Members) != 2 {
 		t.Fatal("live team changed")
 	}
 	// Idempotent: nothing left to do.
@@ -185,29 +186,27 @@ func reusedPidServer(t *testing.T, dir string) tmux.Server {
 	}
 	var srvPID int
 	fmt.Sscan(pidOut, &srvPID)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// Start times are in clock ticks: wait for a process started in a
+	// later tick than the server.
+	testutil.Eventually(t, 10*time.Second, "a process started after the server", func() bool {
 		later := exec.Command("sleep", "60")
 		if err := later.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { later.Process.Kill(); later.Wait() })
-		// Start times are in clock ticks: wait for a process started in a
-		// later tick than the server.
-		if startedAfter(later.Process.Pid, srvPID) {
-			final := filepath.Join(dir, fmt.Sprintf("claude-swarm-%d", later.Process.Pid))
-			if err := os.Rename(srv.Socket, final); err != nil {
-				t.Fatal(err)
-			}
-			srv.Socket = final
-			t.Cleanup(func() { exec.Command("tmux", "-S", final, "kill-server").Run() })
-			return srv
+		if !startedAfter(later.Process.Pid, srvPID) {
+			later.Process.Kill()
+			return false
 		}
-		later.Process.Kill()
-		if time.Now().After(deadline) {
-			t.Fatal("no process started after the server within 10s")
+		final := filepath.Join(dir, fmt.Sprintf("claude-swarm-%d", later.Process.Pid))
+		if err := os.Rename(srv.Socket, final); err != nil {
+			t.Fatal(err)
 		}
-	}
+		srv.Socket = final
+		t.Cleanup(func() { exec.Command("tmux", "-S", final, "kill-server").Run() })
+		return true
+	})
+	return srv
 }
 
 func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {
@@ -249,7 +248,7 @@ func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {
 	}
 	// The team stays, with only the member whose worktree was kept, so the
 	// next run tries again.
-	cfg := load(t, tm)
+	cfg := teamtest.Load(t, tm)
 	if names := strings.Join(cfg.MemberNames(), ","); names != "team-lead,alice" || cfg.Member("alice").Active() {
 		t.Fatalf("kept team: %s (alice active %v)", names, cfg.Member("alice").Active())
 	}

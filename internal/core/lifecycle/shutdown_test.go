@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -67,7 +68,7 @@ func TestShutdownHandshake(t *testing.T) {
 	if got["bob"].Reason != "still writing tests" {
 		t.Errorf("bob's reason lost: %q", got["bob"].Reason)
 	}
-	if names := load(t, tm).MemberNames(); strings.Join(names, ",") != "team-lead,bob,carol" {
+	if names := teamtest.Load(t, tm).MemberNames(); strings.Join(names, ",") != "team-lead,bob,carol" {
 		t.Fatalf("members after shutdown: %v", names)
 	}
 	var left []string
@@ -110,7 +111,7 @@ func TestShutdownForceClosesRefusingAndSilentMembers(t *testing.T) {
 			t.Errorf("%s: removed %v forced %v", m.Name, m.Removed, m.Forced)
 		}
 	}
-	if names := load(t, tm).MemberNames(); strings.Join(names, ",") != "team-lead" {
+	if names := teamtest.Load(t, tm).MemberNames(); strings.Join(names, ",") != "team-lead" {
 		t.Fatalf("members after forced shutdown: %v", names)
 	}
 }

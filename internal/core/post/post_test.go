@@ -11,6 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -34,21 +35,10 @@ func caller(warned *[]string, vars ...string) post.Caller {
 // believes its lead only when signed) and bob.
 func paneteamTeam(t *testing.T) (team.Team, *team.Config) {
 	t.Helper()
-	tm, _, err := team.Create(testutil.Root(t), "crew", team.CreateOptions{LeaderPID: os.Getpid()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		if _, err := c.AddMember(team.Member{Name: "alice", Color: "blue", Paneteam: &team.MemberMeta{Keyed: true}}); err != nil {
-			return err
-		}
-		_, err := c.AddMember(team.Member{Name: "bob", Color: "green"})
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm, cfg
+	tm := teamtest.New(t, "crew", team.CreateOptions{LeaderPID: os.Getpid()},
+		team.Member{Name: "alice", Color: "blue", Paneteam: &team.MemberMeta{Keyed: true}},
+		team.Member{Name: "bob", Color: "green"})
+	return tm, teamtest.Load(t, tm)
 }
 
 // claudeTeam is a team a live Claude Code process leads, with member bob.

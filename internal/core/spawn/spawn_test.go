@@ -17,6 +17,7 @@ import (
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -37,10 +38,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	srv := testutil.TmuxServer(t)
-	tm, _, err := team.Create(testutil.Root(t), "crew", team.CreateOptions{LeaderPID: os.Getpid()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "crew", team.CreateOptions{LeaderPID: os.Getpid()})
 	w := &world{t: t, team: tm, srv: srv, vars: map[string]string{
 		"PATH": os.Getenv("PATH"), "HOME": t.TempDir(), "PANETEAM_STATE_DIR": t.TempDir(),
 	}}
@@ -48,9 +46,11 @@ func newWorld(t *testing.T) *world {
 		k, v, _ := strings.Cut(kv, "=")
 		w.vars[k] = v
 	}
-	if w.keys, err = provenance.DefaultStore(w.getenv); err != nil {
+	keys, err := provenance.DefaultStore(w.getenv)
+	if err != nil {
 		t.Fatal(err)
 	}
+	w.keys = keys
 	return w
 }
 

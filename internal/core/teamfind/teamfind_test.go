@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -66,9 +67,7 @@ func TestInferNeverGuessesALoneTeam(t *testing.T) {
 	if _, err := Infer(context.Background(), root, Caller{PID: os.Getpid(), Getenv: noEnv}); !IsAmbiguous(err) || !strings.Contains(err.Error(), "--team") {
 		t.Fatalf("no teams: %v", err)
 	}
-	if _, _, err := team.Create(root, "solo", team.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	teamtest.OnRoot(t, root, "solo", team.CreateOptions{})
 	if _, err := Infer(context.Background(), root, Caller{PID: os.Getpid(), Getenv: noEnv}); !IsAmbiguous(err) || !strings.Contains(err.Error(), "solo") {
 		t.Fatalf("a lone team: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -77,22 +78,8 @@ func slowRepl() {
 // newTeam creates a team with members worker and bob in a temp root.
 func newTeam(t *testing.T) team.Team {
 	t.Helper()
-	tm, _, err := team.Create(testutil.Root(t), "wrap", team.CreateOptions{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		for _, n := range []string{"worker", "bob"} {
-			if _, err := c.AddMember(team.Member{Name: n, TmuxPaneID: team.InProcessPaneID, BackendType: team.BackendInProcess}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
+	return teamtest.New(t, "wrap", team.CreateOptions{Cwd: t.TempDir()},
+		teamtest.Like(team.Member{TmuxPaneID: team.InProcessPaneID, BackendType: team.BackendInProcess}, "worker", "bob")...)
 }
 
 var seq int64

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -59,22 +59,8 @@ func frameText(t *testing.T, v map[string]any) string {
 // TestTake reads members, unread counts, tasks with blockers, waiting
 // requests and locks from real files.
 func TestTake(t *testing.T) {
-	root := testutil.Root(t)
-	tm, _, err := team.Create(root, "crew", team.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := tm.Update(ctx, lockfile.Options{}, func(c *team.Config) error {
-		for _, n := range []string{"alice", "bob", "eve"} {
-			if _, err := c.AddMember(team.Member{Name: n}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "crew", team.CreateOptions{}, teamtest.Named("alice", "bob", "eve")...)
+	root, ctx := tm.Root, context.Background()
 	appendMsg(t, tm, "bob", mailbox.Message{From: "alice", Text: "one"})
 	appendMsg(t, tm, "bob", mailbox.Message{From: "alice", Text: "two"})
 	appendMsg(t, tm, team.LeadName, mailbox.Message{From: "alice", Text: frameText(t, map[string]any{
@@ -143,11 +129,7 @@ func TestDiffLockReportedOnce(t *testing.T) {
 // TestWatcherReportsAProblemOnce: an inbox that stays broken is reported
 // once, not on every snapshot, while other events keep coming.
 func TestWatcherReportsAProblemOnce(t *testing.T) {
-	root := testutil.Root(t)
-	tm, _, err := team.Create(root, "crew", team.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "crew", team.CreateOptions{})
 	var problems []string
 	w := NewWatcher(tm, WatchOptions{Poll: 20 * time.Millisecond, OnError: func(err error) { problems = append(problems, err.Error()) }})
 	defer w.Close()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
-	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -25,20 +25,9 @@ func noMultiplexer(t *testing.T) backend.Env {
 
 func inProcessTeam(t *testing.T) (team.Team, *team.Config, team.Member) {
 	t.Helper()
-	tm, cfg, err := team.Create(testutil.Root(t), "ip", team.CreateOptions{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m team.Member
-	cfg, err = tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		added, err := c.AddMember(team.Member{Name: "worker", Cwd: t.TempDir()})
-		m = *added
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm, cfg, m
+	tm := teamtest.New(t, "ip", team.CreateOptions{Cwd: t.TempDir()}, team.Member{Name: "worker", Cwd: t.TempDir()})
+	cfg := teamtest.Load(t, tm)
+	return tm, cfg, *cfg.Member("worker")
 }
 
 func TestInProcessFallbackSpawnAliveKill(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 	"github.com/paneteam/paneteam/lockfile"
@@ -27,10 +27,7 @@ type lead struct {
 
 func newLead(t *testing.T, fl it2test.Flavor) *lead {
 	f := it2test.New(t, fl)
-	tm, _, err := team.Create(testutil.Root(t), "alpha", team.CreateOptions{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "alpha", team.CreateOptions{Cwd: t.TempDir()})
 	return &lead{t: t, f: f, tm: tm,
 		vars: map[string]string{"TERM_PROGRAM": "iTerm.app", "ITERM_SESSION_ID": f.ITermSessionID}}
 }
@@ -45,11 +42,7 @@ func (l *lead) env() backend.Env {
 
 func (l *lead) config() *team.Config {
 	l.t.Helper()
-	cfg, err := team.Load(l.tm.ConfigPath())
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return cfg
+	return teamtest.Load(l.t, l.tm)
 }
 
 // spawn does what 'paneteam spawn-pane' does, in a fresh invocation: read

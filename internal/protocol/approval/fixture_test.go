@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -30,21 +29,8 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // crew makes a team "crew" with teammates alice and bob under a fresh root.
 func crew(t testing.TB) *Lead {
 	t.Helper()
-	root := testutil.Root(t)
-	tm, _, err := team.Create(root, "crew", team.CreateOptions{Cwd: "/src", Now: t0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		for _, n := range []string{"alice", "bob"} {
-			if _, err := c.AddMember(team.Member{Name: n, JoinedAt: t0.UnixMilli()}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "crew", team.CreateOptions{Cwd: "/src", Now: t0},
+		teamtest.Like(team.Member{JoinedAt: t0.UnixMilli()}, "alice", "bob")...)
 	return &Lead{Team: tm}
 }
 

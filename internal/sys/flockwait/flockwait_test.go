@@ -1,4 +1,4 @@
-package flockwait
+package flockwait_test
 
 import (
 	"context"
@@ -9,35 +9,31 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/paneteam/paneteam/internal/sys/flockwait"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 func TestLockWaitsThenGivesUpAndReleasesLater(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.flock")
 	holder := flock.New(p)
-	if err := Lock(context.Background(), holder); err != nil {
+	if err := flockwait.Lock(context.Background(), holder); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := Lock(ctx, flock.New(p)); !errors.Is(err, context.DeadlineExceeded) {
+	if err := flockwait.Lock(ctx, flock.New(p)); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the deadline, got %v", err)
 	}
 	holder.Unlock()
 	// The abandoned waiter got the lock once free and must let it go.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.Eventually(t, 5*time.Second, "an abandoned wait kept the lock", func() error {
 		ok, err := flock.New(p).TryLock()
-		if err != nil {
-			t.Fatal(err)
+		if err == nil && !ok {
+			err = errors.New("still held")
 		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("an abandoned wait kept the lock")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err
+	})
 }
 
 // askCtx records whether anything asked for Done or Err, as paneteam's top
@@ -61,7 +57,7 @@ func TestShortWaitDoesNotAskTheContext(t *testing.T) {
 	time.AfterFunc(20*time.Millisecond, func() { holder.Unlock() })
 	ctx := &askCtx{Context: context.Background()}
 	fl := flock.New(p)
-	if err := Lock(ctx, fl); err != nil {
+	if err := flockwait.Lock(ctx, fl); err != nil {
 		t.Fatal(err)
 	}
 	fl.Unlock()
@@ -75,12 +71,12 @@ func TestShortWaitDoesNotAskTheContext(t *testing.T) {
 	defer holder.Unlock()
 	cctx, cancel := context.WithCancel(context.Background())
 	ctx = &askCtx{Context: cctx}
-	time.AfterFunc(Grace+100*time.Millisecond, cancel)
+	time.AfterFunc(flockwait.Grace+100*time.Millisecond, cancel)
 	start := time.Now()
-	if err := Lock(ctx, flock.New(p)); !errors.Is(err, context.Canceled) {
+	if err := flockwait.Lock(ctx, flock.New(p)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("want the cancel, got %v", err)
 	}
-	if took := time.Since(start); took > Grace+2*time.Second {
+	if took := time.Since(start); took > flockwait.Grace+2*time.Second {
 		t.Fatalf("the cancelled wait went on for %s", took)
 	}
 	if !ctx.asked.Load() {
@@ -98,7 +94,7 @@ func TestLockUntilDeadline(t *testing.T) {
 	}
 	defer holder.Unlock()
 	start := time.Now()
-	err := LockUntil(context.Background(), flock.New(p), time.Now().Add(50*time.Millisecond))
+	err := flockwait.LockUntil(context.Background(), flock.New(p), time.Now().Add(50*time.Millisecond))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the deadline, got %v", err)
 	}

@@ -1,12 +1,16 @@
-package proc
+package proc_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 func TestInspectLiveProcess(t *testing.T) {
@@ -16,11 +20,11 @@ func TestInspectLiveProcess(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	pid := int64(cmd.Process.Pid)
-	f := Inspect(pid)
+	f := proc.Inspect(pid)
 	if f.NoSuchProcess || f.Zombie {
 		t.Fatalf("a running sleep looks gone: %+v", f)
 	}
-	want, _ := StartTime(cmd.Process.Pid)
+	want, _ := proc.StartTime(cmd.Process.Pid)
 	if f.StartTicks == "" || f.StartTicks != want {
 		t.Fatalf("start ticks %q, want %q", f.StartTicks, want)
 	}
@@ -40,25 +44,24 @@ func TestInspectZombieAndGone(t *testing.T) {
 	pid := cmd.Process.Pid
 	cmd.Process.Signal(syscall.SIGKILL)
 	// Not waited for: a zombie until reaped.
-	deadline := time.Now().Add(5 * time.Second)
-	for !Inspect(int64(pid)).Zombie {
-		if time.Now().After(deadline) {
-			t.Fatalf("killed child %d never showed as a zombie: %+v", pid, Inspect(int64(pid)))
+	testutil.Eventually(t, 5*time.Second, fmt.Sprintf("killed child %d never showed as a zombie", pid), func() error {
+		if f := proc.Inspect(int64(pid)); !f.Zombie {
+			return fmt.Errorf("%+v", f)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if Inspect(int64(pid)).NoSuchProcess {
+		return nil
+	})
+	if proc.Inspect(int64(pid)).NoSuchProcess {
 		t.Fatal("a zombie still exists for kill(pid, 0)")
 	}
 	cmd.Wait()
-	if f := Inspect(int64(pid)); !f.NoSuchProcess && !f.Zombie {
+	if f := proc.Inspect(int64(pid)); !f.NoSuchProcess && !f.Zombie {
 		t.Skipf("pid %d reused already", pid)
 	}
 }
 
 func TestInspectNeverProbesGroups(t *testing.T) {
 	for _, pid := range []int64{0, 1, -1, -5, 1 << 31, 1 << 40} {
-		if f := Inspect(pid); f.NoSuchProcess {
+		if f := proc.Inspect(pid); f.NoSuchProcess {
 			t.Errorf("pid %d: reported gone; Claude Code never probes it and cannot prove it dead", pid)
 		}
 	}
@@ -67,7 +70,7 @@ func TestInspectNeverProbesGroups(t *testing.T) {
 func TestPIDSpace(t *testing.T) {
 	host, _ := os.Hostname()
 	ns, err := os.Readlink("/proc/self/ns/pid")
-	got := PIDSpace()
+	got := proc.PIDSpace()
 	if err != nil {
 		if got != host {
 			t.Fatalf("PIDSpace %q, want the hostname %q", got, host)
@@ -86,11 +89,11 @@ func TestAncestorsAndEnviron(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	a := Ancestors(cmd.Process.Pid)
+	a := proc.Ancestors(cmd.Process.Pid)
 	if len(a) < 2 || a[0] != cmd.Process.Pid || a[1] != os.Getpid() {
 		t.Fatalf("ancestors of the child %v, want it then this test %d", a, os.Getpid())
 	}
-	env, err := Environ(cmd.Process.Pid)
+	env, err := proc.Environ(cmd.Process.Pid)
 	if err != nil || env["PANETEAM_PROBE"] != "yes" {
 		t.Fatalf("environ %v, %v", env, err)
 	}

@@ -1,25 +1,29 @@
-package proc
+package proc_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 func TestStartTimeIdentifiesAProcess(t *testing.T) {
-	me, err := StartTime(os.Getpid())
+	me, err := proc.StartTime(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := StartTime(os.Getpid())
+	again, _ := proc.StartTime(os.Getpid())
 	if me == "" || me != again {
 		t.Fatalf("start time not stable: %q then %q", me, again)
 	}
-	if !Alive(os.Getpid(), me) {
+	if !proc.Alive(os.Getpid(), me) {
 		t.Fatal("this process reported dead")
 	}
-	if Alive(os.Getpid(), me+"0") {
+	if proc.Alive(os.Getpid(), me+"0") {
 		t.Fatal("a different start time must mean another process")
 	}
 }
@@ -30,12 +34,12 @@ func TestDeadProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	if Alive(pid, "") && Exists(pid) {
+	if proc.Alive(pid, "") && proc.Exists(pid) {
 		// The pid may have been reused in between; only a reaped pid that
 		// still exists with no reuse would be a bug, which we cannot tell.
 		t.Skipf("pid %d reused already", pid)
 	}
-	if _, err := StartTime(-1); err == nil {
+	if _, err := proc.StartTime(-1); err == nil {
 		t.Fatal("negative pid accepted")
 	}
 }
@@ -49,18 +53,14 @@ func TestZombieIsNotAlive(t *testing.T) {
 	}
 	defer cmd.Wait()
 	pid := cmd.Process.Pid
-	start, err := StartTime(pid)
+	start, err := proc.StartTime(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for Alive(pid, start) {
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d exited (unreaped) but is still reported alive", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !Exists(pid) {
+	testutil.Eventually(t, 5*time.Second, fmt.Sprintf("pid %d exited (unreaped) but is still reported alive", pid), func() bool {
+		return !proc.Alive(pid, start)
+	})
+	if !proc.Exists(pid) {
 		t.Fatal("the unreaped child should still exist, or this test proves nothing")
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // ttyPair is a real pseudo-terminal: the test types into master, the
@@ -158,20 +160,13 @@ func TestOpenRefusesANonTerminal(t *testing.T) {
 // the first 4095 bytes of a line on Linux (TestCanonicalModeCutsLongLines).
 func waitRaw(t *testing.T, tty *os.File) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.Eventually(t, 10*time.Second, "terminal never went raw", func() bool {
 		tio, err := unix.IoctlGetTermios(int(tty.Fd()), ioctlGetTermios)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tio.Lflag&unix.ICANON == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("terminal never went raw")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return tio.Lflag&unix.ICANON == 0
+	})
 }
 
 func commonPrefix(a, b string) int {

@@ -41,7 +41,7 @@ func TestRealClaudeRunsScriptedTools(t *testing.T) {
 func TestOlderReleaseRunsInTheHarness(t *testing.T) {
 	testutil.RequireTool(t, "node")
 	api := NewAPI(t)
-	s := Start(t, Options{API: api, Bin: Install(t, "2.1.88")})
+	s := Start(t, Options{API: api, Bin: testutil.ClaudeReleaseBin(t, "2.1.88")})
 	api.On("run the old marker", Calls(Tool("Bash", map[string]any{"command": "echo old-$((6*7))", "description": "print a marker"})))
 	req := s.Submit(t, 90*time.Second, "run the old marker")
 	if ua := req.Header.Get("User-Agent"); !strings.Contains(ua, "claude-cli/2.1.88") {

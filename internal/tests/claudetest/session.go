@@ -349,22 +349,29 @@ func (s *Session) Alive() bool {
 	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
-// waitFor polls cond every 100 ms; on timeout (or Claude gone) it fails
-// with the screen and the requests the fake model saw.
+// waitFor waits for cond (testutil.Eventually); on timeout, or at once if
+// Claude exits, it fails with the screen and the requests the fake model
+// saw.
 func (s *Session) waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) || !s.Alive() {
-			state := "still running"
-			if !s.Alive() {
-				state = "exited"
-			}
-			t.Fatalf("waiting for %s (%s, Claude %s):\n--- screen ---\n%s\n--- requests ---\n%s",
-				what, time.Since(deadline.Add(-d)).Round(time.Millisecond), state, s.screenOrErr(), s.API.describe())
+	start := time.Now()
+	testutil.Eventually(t, d, "waiting for "+what, func() error {
+		if cond() {
+			return nil
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		if !s.Alive() { // waiting longer is pointless
+			t.Fatalf("waiting for %s (%s): Claude exited: %v", what, time.Since(start).Round(time.Millisecond), sessionState{s})
+		}
+		return sessionState{s}
+	})
+}
+
+// sessionState shows Claude's screen and the requests it made, read only
+// when a wait fails.
+type sessionState struct{ s *Session }
+
+func (e sessionState) Error() string {
+	return fmt.Sprintf("\n--- screen ---\n%s\n--- requests ---\n%s", e.s.screenOrErr(), e.s.API.describe())
 }
 
 func (s *Session) screenOrErr() string {

@@ -332,17 +332,12 @@ func (h *harness) screen() string {
 
 func (h *harness) waitScreen(what string, cond func(string) bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := h.screen()
-		if cond(s) {
-			return
+	testutil.Eventually(h.t, 15*time.Second, "waiting for "+what, func() error {
+		if s := h.screen(); !cond(s) {
+			return fmt.Errorf("the screen shows:\n%s", s)
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("waiting for %s; the screen shows:\n%s", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // answer waits for a question, types text and Enter.
@@ -414,14 +409,18 @@ func (h *harness) waitInbox(name, text string) {
 
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("waiting for %s; the screen shows:\n%s", what, h.screen())
+	testutil.Eventually(h.t, 15*time.Second, "waiting for "+what, func() error {
+		if !cond() {
+			return screenShows{h}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
+
+// screenShows is the screen, read only when a wait fails.
+type screenShows struct{ h *harness }
+
+func (e screenShows) Error() string { return "the screen shows:\n" + e.h.screen() }
 
 // checkMarkers fails when any text was run by a shell.
 func (h *harness) checkMarkers() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
-	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -20,16 +20,8 @@ import (
 // send' refuses it, instead of arriving unverified; once the key is
 // there it arrives signed.
 func TestSendPassesTheSignabilityCheck(t *testing.T) {
-	tm, _, err := team.Create(testutil.Root(t), "crew", team.CreateOptions{LeaderPID: os.Getpid()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		_, err := c.AddMember(team.Member{Name: "alice", Paneteam: &team.MemberMeta{Keyed: true}})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	tm := teamtest.New(t, "crew", team.CreateOptions{LeaderPID: os.Getpid()},
+		team.Member{Name: "alice", Paneteam: &team.MemberMeta{Keyed: true}})
 	state := t.TempDir()
 	getenv := func(k string) string {
 		if k == "PANETEAM_STATE_DIR" {
@@ -40,7 +32,7 @@ func TestSendPassesTheSignabilityCheck(t *testing.T) {
 	live := &Live{Team: tm, Caller: post.Caller{Getenv: getenv}}
 	inbox := mailbox.New(tm.InboxPath("alice"), lockfile.Options{})
 
-	err = live.Send(context.Background(), "alice", "please stop")
+	err := live.Send(context.Background(), "alice", "please stop")
 	if err == nil || !strings.Contains(err.Error(), "signing key is missing") {
 		t.Fatalf("send to a keyed teammate without its key: %v", err)
 	}

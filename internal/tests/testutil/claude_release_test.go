@@ -1,4 +1,4 @@
-package claudetest
+package testutil
 
 import (
 	"os"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // An older release (a Node bundle, cli.js, where 2.1.330 is a native
@@ -16,8 +14,8 @@ import (
 // processes ask at the same moment (here two goroutines: the lock is a
 // file lock, so it holds across processes too).
 func TestInstallOlderReleaseOnceIntoTheCache(t *testing.T) {
-	testutil.RequireTool(t, "npm")
-	testutil.RequireTool(t, "node")
+	RequireTool(t, "npm")
+	RequireTool(t, "node")
 	cache := t.TempDir()
 	t.Setenv("PANETEAM_CLAUDE_CACHE", cache)
 	const version = "2.1.88"
@@ -29,7 +27,7 @@ func TestInstallOlderReleaseOnceIntoTheCache(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			paths[i] = Install(t, version)
+			paths[i] = ClaudeReleaseBin(t, version)
 		}()
 	}
 	wg.Wait()
@@ -37,10 +35,10 @@ func TestInstallOlderReleaseOnceIntoTheCache(t *testing.T) {
 		return
 	}
 	if paths[0] != paths[1] || !strings.HasPrefix(paths[0], filepath.Join(cache, version)) {
-		t.Fatalf("Install returned %q and %q, want one path under %s", paths[0], paths[1], filepath.Join(cache, version))
+		t.Fatalf("ClaudeReleaseBin returned %q and %q, want one path under %s", paths[0], paths[1], filepath.Join(cache, version))
 	}
 	if n := npmInstalls.Load() - before; n != 1 {
-		t.Errorf("npm ran %d times for two simultaneous Install calls, want once", n)
+		t.Errorf("npm ran %d times for two simultaneous ClaudeReleaseBin calls, want once", n)
 	}
 	out, err := exec.Command(paths[0], "--version").Output()
 	if err != nil || !strings.HasPrefix(string(out), version+" ") {
@@ -54,19 +52,33 @@ func TestInstallOlderReleaseOnceIntoTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
-	if again := Install(t, version); again != paths[0] {
-		t.Errorf("second Install = %q, want %q", again, paths[0])
+	if again := ClaudeReleaseBin(t, version); again != paths[0] {
+		t.Errorf("second ClaudeReleaseBin = %q, want %q", again, paths[0])
 	}
 	if _, err := os.Stat(filepath.Join(cache, version, "node_modules", "@anthropic-ai", "claude-code", "cli.js")); err != nil {
 		t.Errorf("2.1.88 should be the Node bundle: %v", err)
 	}
 }
 
-func TestBinaryHonoursPANETEAM_CLAUDE_BIN(t *testing.T) {
-	fake := filepath.Join(t.TempDir(), "claude")
-	testutil.WriteExecutable(t, fake, []byte("#!/bin/sh\necho '9.9.9 (Claude Code)'\n"))
-	t.Setenv("PANETEAM_CLAUDE_BIN", fake)
-	if got := Binary(t); got != fake {
-		t.Errorf("Binary() = %q, want PANETEAM_CLAUDE_BIN %q", got, fake)
+// The cache folder is where the README says, and PANETEAM_CLAUDE_CACHE
+// moves it.
+func TestClaudeCacheDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("PANETEAM_CLAUDE_CACHE", "")
+	for _, c := range []struct {
+		name, env, val, want string
+	}{
+		{"default", "", "", filepath.Join(home, ".cache", "paneteam-claude", "2.1.330")},
+		{"XDG_CACHE_HOME", "XDG_CACHE_HOME", "/x/cache", "/x/cache/paneteam-claude/2.1.330"},
+		{"PANETEAM_CLAUDE_CACHE", "PANETEAM_CLAUDE_CACHE", "/y/claude", "/y/claude/2.1.330"},
+	} {
+		if c.env != "" {
+			t.Setenv(c.env, c.val)
+		}
+		if got, err := ClaudeCacheDir("2.1.330"); err != nil || got != c.want {
+			t.Errorf("%s: ClaudeCacheDir = %q, %v; want %q", c.name, got, err, c.want)
+		}
 	}
 }
