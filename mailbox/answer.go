@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Request ids as Claude Code 2.1.330 makes them (PROTOCOL-2.1.330.md §6).
+// Request ids as Claude Code 2.1.330 makes them (docs/PROTOCOL.md §8).
 
 // PermissionRequestID is "perm-<ms>-<7 base36>".
 func PermissionRequestID(now time.Time) string {
@@ -38,7 +38,7 @@ func base36(n int) string {
 
 // The checks Claude Code 2.1.330 makes before it shows a frame: a failing
 // request id shows as "[invalid id]", a failing timestamp as "[invalid
-// timestamp]" (PROTOCOL-2.1.330.md §6).
+// timestamp]" (docs/PROTOCOL.md §8).
 var (
 	permIDPattern     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^perm-[0-9]{1,20}-[0-9a-z]{1,12}$`) })
 	shutdownIDPattern = sync.OnceValue(func() *regexp.Regexp {
@@ -60,7 +60,7 @@ func ValidShutdownOrPlanID(id string) bool { return shutdownIDPattern().MatchStr
 
 // ShutdownGetsInstructions reports whether a shutdown_request with this
 // id gets Claude Code's approval instructions appended for its model
-// (PROTOCOL-2.1.330.md §8): ids paneteam makes for plain member names do.
+// (docs/PROTOCOL.md §10): ids paneteam makes for plain member names do.
 func ShutdownGetsInstructions(id string) bool { return shutdownAckPattern().MatchString(id) }
 
 // ValidTimestamp reports whether ts passes Claude Code's display check.

@@ -16,7 +16,7 @@ import (
 )
 
 // Claude Code never prunes an inbox: every write parses and rewrites the
-// whole file, and delivery stalls near 1 MB (PROTOCOL.md, Inboxes). paneteam
+// whole file, and delivery stalls near 1 MB (docs/PROTOCOL.md §6). paneteam
 // moves read messages out of the inbox, on each of its own writes, into an
 // archive beside it: "<agent>.archive.jsonl", one compact JSON message per
 // line. Agent file names are sanitised to [a-zA-Z0-9_-], so a name with a

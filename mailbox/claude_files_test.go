@@ -13,7 +13,7 @@ import (
 
 // TestWatchIgnoresClaudeTempFiles: Claude Code 2.1.330 writes an inbox as
 // "<inbox>.json.tmp.<8 hex>" and renames it over the inbox
-// (PROTOCOL-2.1.330.md §3). The temp file is not an inbox: nothing in it is
+// (docs/PROTOCOL.md §6). The temp file is not an inbox: nothing in it is
 // delivered until the rename, and then once. Claude's entries carry its
 // new fields, which a reader accepts.
 func TestWatchIgnoresClaudeTempFiles(t *testing.T) {

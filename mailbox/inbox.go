@@ -175,7 +175,7 @@ func (in *Inbox) Clear(ctx context.Context) error {
 
 // Reset makes the inbox exist and hold nothing ("[]"), as Claude Code's
 // lead leaves a teammate's inbox before writing its first prompt
-// (PROTOCOL-2.1.330.md §11). What it held goes to the archive, marked
+// (docs/PROTOCOL.md §14). What it held goes to the archive, marked
 // read ('inbox --archived' shows it), not away.
 func (in *Inbox) Reset(ctx context.Context) error {
 	if err := in.ensure(); err != nil {
@@ -367,7 +367,7 @@ func Encode(msgs []Message) ([]byte, error) {
 
 // IsTempFile reports whether a file name in an inboxes folder is a
 // writer's temporary file, not an inbox: Claude Code 2.1.330's
-// "<agent>.json.tmp.<8 hex>" (PROTOCOL-2.1.330.md §3), paneteam's own
+// "<agent>.json.tmp.<8 hex>" (docs/PROTOCOL.md §6), paneteam's own
 // hidden temp and queue files. Anything listing inboxes skips these.
 func IsTempFile(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.Contains(name, ".tmp.") || strings.HasSuffix(name, ".tmp")

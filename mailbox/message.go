@@ -18,7 +18,7 @@ import (
 // Message is one inbox entry. Protocol messages carry a JSON object in Text
 // (see Parse).
 //
-// Claude Code 2.1.330 (PROTOCOL-2.1.330.md §3, §4) adds msgV, msg_id and
+// Claude Code 2.1.330 (docs/PROTOCOL.md §6, §7) adds msgV, msg_id and
 // type to every entry it writes, and lead_sig to signed ones; paneteam
 // writes them too (see prepare). Its schema checks from, text and
 // timestamp (strings), read (boolean), color, summary, from_plugin and

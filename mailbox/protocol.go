@@ -23,7 +23,7 @@ const (
 	TypeSandboxPermissionReq  = "sandbox_permission_request"
 	TypeSandboxPermissionResp = "sandbox_permission_response"
 	TypeTeamPermissionUpdate  = "team_permission_update"
-	// Claude Code 2.1.330 (PROTOCOL-2.1.330.md §6).
+	// Claude Code 2.1.330 (docs/PROTOCOL.md §8).
 	TypeTaskCompleted      = "task_completed"
 	TypeTeammateTerminated = "teammate_terminated"
 )
@@ -37,7 +37,7 @@ const (
 
 // PermissionModes are the modes Claude Code 2.1.330 knows: a
 // plan_approval_response with any other permissionMode is invalid
-// (PROTOCOL-2.1.330.md §6), and spawn-pane offers exactly these.
+// (docs/PROTOCOL.md §8), and spawn-pane offers exactly these.
 var PermissionModes = []string{"default", "plan", "acceptEdits", "auto", "dontAsk", "bypassPermissions"}
 
 // Each struct lists its fields in the order Claude Code writes them; the
@@ -100,7 +100,7 @@ type PlanApprovalResponse struct {
 	PermissionMode string `json:"permissionMode,omitempty"`
 	// PlanDigest binds an approval to the plan shown (PlanDigest of the
 	// request's planContent); a keyed teammate rejects an approval without
-	// the right one (PROTOCOL-2.1.330.md §7).
+	// the right one (docs/PROTOCOL.md §9).
 	PlanDigest string `json:"planDigest,omitempty"`
 }
 
@@ -131,7 +131,7 @@ type PermissionResponse struct {
 	RequestID string `json:"request_id"`
 	Subtype   string `json:"subtype"`
 	// ToolUseID and ApprovedRequest bind the verdict to the request
-	// (Claude Code 2.1.330, PROTOCOL-2.1.330.md §7): a worker refuses a
+	// (Claude Code 2.1.330, docs/PROTOCOL.md §9): a worker refuses a
 	// verdict whose ids or input digest differ from its own.
 	ToolUseID       string              `json:"tool_use_id,omitempty"`
 	ApprovedRequest *ApprovedRequest    `json:"approved_request,omitempty"`
@@ -175,7 +175,7 @@ type SandboxPermissionResponse struct {
 }
 
 // TaskCompleted is in Claude Code 2.1.330's schema; no writer of it was
-// found (PROTOCOL-2.1.330.md §14).
+// found (docs/PROTOCOL.md §18).
 type TaskCompleted struct {
 	Type        string `json:"type"`
 	From        string `json:"from,omitempty"`
@@ -276,7 +276,7 @@ func Parse(text string) (p Protocol, ok bool) {
 }
 
 // strictTypes are parsed strictly, as Claude Code 2.1.330 does: a member
-// it does not know makes the frame plain text (PROTOCOL-2.1.330.md §6).
+// it does not know makes the frame plain text (docs/PROTOCOL.md §8).
 // task_assignment is strict there too, but paneteam keeps reading it
 // leniently, as before, since it only acts on its own fields.
 var strictTypes = map[string]bool{TypeTaskCompleted: true, TypeTeammateTerminated: true}

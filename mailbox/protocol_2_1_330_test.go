@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Frames as Claude Code 2.1.330 writes them (PROTOCOL-2.1.330.md §6).
+// Frames as Claude Code 2.1.330 writes them (docs/PROTOCOL.md §8).
 func TestParseClaude2_1_330Frames(t *testing.T) {
 	idle, _ := Parse(`{"type":"idle_notification","from":"alice","timestamp":"2026-01-01T00:00:00.000Z","idleReason":"available","summary":"done","result":"All 12 tests pass."}`)
 	if v := idle.Value.(*IdleNotification); v.Result != "All 12 tests pass." || v.Summary != "done" {
@@ -46,7 +46,7 @@ func TestParseClaude2_1_330Frames(t *testing.T) {
 	}
 }
 
-// The §7 example request, answered as Claude Code's lead answers it.
+// The §9 example request, answered as Claude Code's lead answers it.
 const bashRequest = `{"type":"permission_request","request_id":"perm-1767225600000-k2j4h5g","agent_id":"worker1","tool_name":"Bash","tool_use_id":"toolu_01ABC","description":"Run tests","input":{"timeout":120000,"description":"Run tests","command":"npm test"},"permission_suggestions":[]}`
 
 func TestRequestIDFormats(t *testing.T) {

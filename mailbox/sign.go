@@ -12,7 +12,7 @@ import (
 // The command line decides who acts as the lead (a process inside a
 // teammate never does) and hands its inboxes a Signer; the inbox decides
 // which entries need a signature: those whose from is exactly team-lead,
-// user or system (Claude Code 2.1.330, PROTOCOL-2.1.330.md §5).
+// user or system (Claude Code 2.1.330, docs/PROTOCOL.md §11).
 // provenance.Lead is the Signer paneteam uses.
 type Signer interface {
 	// LeadSig returns the lead_sig of e written to the inbox at path, or

@@ -95,7 +95,7 @@ type MemberMeta struct {
 	HostState string `json:"hostState,omitempty"`
 	// Keyed says the member was started with --lead-verify-key: it believes
 	// entries from team-lead, user or system only when signed with the key
-	// paneteam keeps for it (PROTOCOL-2.1.330.md §5).
+	// paneteam keeps for it (docs/PROTOCOL.md §11).
 	Keyed bool `json:"keyed,omitempty"`
 	// IdleBy says how the member's idle is known: IdleByHook when an agent
 	// CLI's own turn-end hook reports it ('spawn-pane --agent'); empty for

@@ -11,7 +11,7 @@ import (
 )
 
 // LeadProcess is config.json's leadProcess: the Claude Code process that
-// leads the team (Claude Code 2.1.330, PROTOCOL-2.1.330.md §2). Claude Code
+// leads the team (Claude Code 2.1.330, docs/PROTOCOL.md §3). Claude Code
 // owns the field: paneteam reads it and never writes it (a read-modify-
 // write keeps its bytes as they were), and keeps its own lead record under
 // "paneteam" instead.
@@ -147,8 +147,8 @@ func LeadOf(cfg *Config) Lead {
 	return Lead{By: LedByUnknown, State: LeadUnknown, Why: "no lead process recorded"}
 }
 
-// JudgeClaudeLead is Claude Code 2.1.330's take-over test (PROTOCOL-
-// 2.1.330.md §2 "Rekey"), given this process's pid space (here) and the
+// JudgeClaudeLead is Claude Code 2.1.330's take-over test (docs/PROTOCOL.md
+// §3 "Rekey"), given this process's pid space (here) and the
 // facts about lp.PID: the lead is dead only if it lives in our pid space
 // and kill(pid, 0) fails with ESRCH, or it is a zombie, or its start time
 // differs from procStart, or (without procStart) the process with that

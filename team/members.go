@@ -49,7 +49,7 @@ func (c *Config) UniqueName(name string) string {
 }
 
 // NextColor is the colour for a new member: the first in Colors (Claude
-// Code's palette order, PROTOCOL.md "Colours") that no member has yet,
+// Code's palette order, docs/PROTOCOL.md §2) that no member has yet,
 // counting every row of config.json (Claude Code's own teammates too, so
 // a paneteam member never wears the colour Claude gave one of its own).
 // When every colour is taken, the palette goes round again: the first of

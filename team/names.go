@@ -107,10 +107,10 @@ func MemberName(name string) string {
 // AgentID is "<name>@<team>".
 func AgentID(name, team string) string { return name + "@" + team }
 
-// Names Claude Code 2.1.330 reserves (PROTOCOL-2.1.330.md §12): "main"
+// Names Claude Code 2.1.330 reserves (docs/PROTOCOL.md §15): "main"
 // addresses the main conversation; team-lead, user and system are the
 // names a lead's entries come from, which a keyed teammate believes only
-// when signed (§5).
+// when signed (§11).
 var reservedNames = []string{"main", LeadName, "user", "system"}
 
 // NormalizeName is Claude Code 2.1.330's normalisation of a sender or
@@ -135,7 +135,7 @@ func NormalizeName(name string) string {
 }
 
 // IsLeadSender reports whether a sender name counts as the lead for
-// Claude Code 2.1.330's provenance (§12): it normalises to team-lead, user
+// Claude Code 2.1.330's provenance (§15): it normalises to team-lead, user
 // or system. Such an entry to a keyed teammate is believed only when
 // signed, and only the exact names are ever signed.
 func IsLeadSender(from string) bool {
@@ -158,7 +158,7 @@ var (
 )
 
 // CheckTeammateName refuses a name Claude Code 2.1.330 would refuse for a
-// teammate (§12), saying why and what to do: control characters, "main",
+// teammate (§15), saying why and what to do: control characters, "main",
 // anything normalising to team-lead, user or system, and names shaped like
 // an agent id (name@team, Claude's a<16 hex>) or a session id (a UUID,
 // session_01…), which already address a recipient.

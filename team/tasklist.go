@@ -15,7 +15,7 @@ import (
 	"github.com/paneteam/paneteam/lockfile"
 )
 
-// Names inside a task folder that are not tasks (PROTOCOL.md, "Task lists").
+// Names inside a task folder that are not tasks (docs/PROTOCOL.md §12).
 const (
 	// listLockName is an empty regular file, created once and never
 	// deleted, whose proper-lockfile lock (the directory ".lock.lock")

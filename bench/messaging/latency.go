@@ -12,7 +12,7 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
-// claudePoll is Claude Code's inbox poll interval (PROTOCOL.md, Inboxes).
+// claudePoll is Claude Code's inbox poll interval (docs/PROTOCOL.md §6).
 const claudePoll = 1000 * time.Millisecond
 
 type latencyResult struct {

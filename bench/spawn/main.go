@@ -122,7 +122,7 @@ func timePaneteam(work, bin string, r, n int) (time.Duration, error) {
 	return time.Since(start), nil
 }
 
-// timeClaude reproduces Claude Code 2.1.88 (PROTOCOL.md "Panes"): the
+// timeClaude reproduces Claude Code 2.1.88 (docs/PROTOCOL.md §13): the
 // first teammate splits the lead -h -l 70%; later ones split the last
 // teammate alternating -v/-h, then select-layout main-vertical and
 // resize the lead to 30%; each pane is titled and coloured; after 200 ms

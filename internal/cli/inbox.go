@@ -182,7 +182,7 @@ type style struct{ color bool }
 
 func styleFor(env Env) style { return style{color: env.Color()} }
 
-// ansi colours for the team colours (PROTOCOL.md, Root and names).
+// ansi colours for the team colours (docs/PROTOCOL.md §2).
 var ansiColors = map[string]string{
 	"red": "31", "green": "32", "yellow": "33", "blue": "34", "purple": "35", "cyan": "36",
 	"orange": "38;5;208", "pink": "38;5;205",
@@ -312,7 +312,7 @@ func joinNonEmpty(head string, rest ...string) string {
 
 // refuseClaudeMarkRead refuses --mark-read on an inbox Claude Code reads
 // itself: Claude Code 2.1.330 reads only unread entries and deletes read
-// ones (PROTOCOL-2.1.330.md §3), so a message paneteam marked read there
+// ones (docs/PROTOCOL.md §6), so a message paneteam marked read there
 // (a teammate's permission request, an idle or shutdown frame) would never
 // reach Claude, and the teammate waiting on it would hang.
 func refuseClaudeMarkRead(cfg *team.Config, name string) error {

@@ -62,7 +62,7 @@ func jsonKeys(t *testing.T, text string) []string {
 	return keys
 }
 
-// Every protocol message send writes has PROTOCOL.md's fields, in Claude
+// Every protocol message send writes has the fields of docs/PROTOCOL.md §8, in Claude
 // Code's order, inside the text of an unread message from the sender.
 func TestSendProtocolMessagesHaveProtocolFields(t *testing.T) {
 	_, vars, tm := msgTeam(t)

@@ -19,7 +19,7 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// The §7 example input and its digest (PROTOCOL-2.1.330.md).
+// The §9 example input and its digest (docs/PROTOCOL.md).
 const (
 	reqInput  = `{"timeout":120000,"description":"Run tests","command":"npm test"}`
 	reqDigest = "e4ac10ba6550f9f50de70a5b32c709be470c91397479351792e6c34b666633b1"

@@ -57,7 +57,7 @@ planDigest), sign it for a keyed teammate and record it as answered.
 Claude Code 2.1.330 takes a raw plan_approval_response without planDigest
 from a keyed teammate's lead as a rejection, and an unbound
 permission_response skips those checks; it drops mode_set_request from
-an inbox altogether (PROTOCOL-2.1.330.md §6-§7). The raw frames stay for
+an inbox altogether (docs/PROTOCOL.md §8-§9). The raw frames stay for
 older Claude Code and for tools of your own.
 
 A shutdown_request gets a new request id (shutdown-<ms>@<recipient>), printed

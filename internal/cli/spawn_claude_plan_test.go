@@ -10,7 +10,7 @@ import (
 
 // TestSpawnClaudePlanModeAsksTheLead: --permission-mode plan starts the
 // teammate as Claude Code's lead starts a plan-mode teammate,
-// --plan-mode-required --permission-mode plan (PROTOCOL-2.1.330.md §11),
+// --plan-mode-required --permission-mode plan (docs/PROTOCOL.md §14),
 // and records planModeRequired. Observed with Claude Code 2.1.330: given
 // --permission-mode plan alone, the teammate approves its own plan and
 // nobody is asked (internal/interop TestApprovalRealClaudePlan is the

@@ -78,8 +78,8 @@ func argAfter(args []string, flag string) string {
 
 // TestSpawnClaudeSignsAsTheLead: in a team paneteam leads, a Claude Code
 // 2.1.330 teammate is started with a fresh --lead-verify-key after its
-// inbox was cleared and its prompt written signed (PROTOCOL-2.1.330.md
-// §11); what the lead sends it later (a message, a shutdown request) is
+// inbox was cleared and its prompt written signed (docs/PROTOCOL.md
+// §14); what the lead sends it later (a message, a shutdown request) is
 // signed too; the same sent from inside a teammate is not; its key lives
 // in paneteam's private state folder and goes when it leaves.
 func TestSpawnClaudeSignsAsTheLead(t *testing.T) {

@@ -141,7 +141,7 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	}
 	var plan *bool
 	// Plan mode is plan-mode-required, as Claude Code's lead only ever
-	// gives it (PROTOCOL-2.1.330.md §11). Observed with 2.1.330: a teammate
+	// gives it (docs/PROTOCOL.md §14). Observed with 2.1.330: a teammate
 	// given --permission-mode plan alone approves its own ExitPlanMode and
 	// leaves plan mode without asking anyone; with --plan-mode-required it
 	// sends plan_approval_request and waits for the lead.

@@ -64,8 +64,8 @@ func (s *taskSession) readAll() ([]*team.Task, map[string]*team.Task, error) {
 }
 
 // notifyAssignment sends the new owner a task_assignment message, as
-// Claude Code does when a task gets an owner (PROTOCOL.md, "Protocol
-// messages"). The task is already assigned; a failure here says so.
+// Claude Code does when a task gets an owner (docs/PROTOCOL.md
+// §8). The task is already assigned; a failure here says so.
 func (s *taskSession) notifyAssignment(ctx context.Context, c *ucli.Command, t *team.Task, from string) error {
 	caller := callerOf(s.env)
 	if !c.IsSet("from") {

@@ -2,7 +2,7 @@
 // program (testdata/fakeit2) that behaves like the real Python it2 0.2.x,
 // or like the Swift it2 of iTerm2 3.7, keeping iTerm2's windows, tabs and
 // sessions in a JSON state file and logging every call. CI has no macOS;
-// this is the faithful stand-in TESTING.md asks for.
+// this is the faithful stand-in docs/TESTING.md §3 asks for.
 package it2test
 
 // Flavor selects which it2 the fake imitates (FAKEIT2_FLAVOR).

@@ -26,7 +26,7 @@ type LeftPane struct {
 // reapLeftPanes closes the panes paneteam made (they carry
 // @paneteam-agent = name@team) for a team whose folder no longer exists
 // under root: Claude Code deletes its session team when it exits
-// (PROTOCOL-2.1.330.md §2), leaving the panes paneteam started for it.
+// (docs/PROTOCOL.md §3), leaving the panes paneteam started for it.
 //
 // It looks on every server paneteam has made panes on (a pane lock beside
 // the socket in the socket folder) and on the caller's $TMUX. A pane is

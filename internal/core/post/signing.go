@@ -10,7 +10,7 @@ import (
 
 // The signing rules: who signs, with which keys, and when a write as the
 // lead must be refused because the teammate would not believe it
-// (PROTOCOL-2.1.330.md §5, §11). provenance does the signing itself.
+// (docs/PROTOCOL.md §11, §14). provenance does the signing itself.
 
 // ActsAsLead reports whether the caller speaks for the team's lead: it
 // does not run inside a teammate ($PANETEAM_AGENT names none, or names

@@ -16,7 +16,7 @@ const leadPaneTimeout = 3 * time.Second
 // besideClaudeLead is env for choosing a spawn's backend: inside tmux, in
 // a team a live Claude Code process leads, new panes split beside
 // Claude's own pane (the pane whose process tree holds leadProcess.pid;
-// Claude Code never records it, PROTOCOL-2.1.330.md §2) rather than the
+// Claude Code never records it, docs/PROTOCOL.md §3) rather than the
 // caller's.
 func besideClaudeLead(ctx context.Context, env backend.Env, cfg *team.Config) backend.Env {
 	lead := team.LeadOf(cfg)

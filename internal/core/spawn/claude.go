@@ -88,7 +88,7 @@ func Detector(caller post.Caller, environ []string) *claudeversion.Detector {
 }
 
 // Prepare readies a Claude Code teammate's inbox before its command
-// exists, in Claude Code's order (§11): a fresh key stamped now, then the
+// exists, in Claude Code's order (§14): a fresh key stamped now, then the
 // inbox cleared to [] so nothing older than the key is waiting, then (by
 // Run) the prompt written signed, then the command started. Launch.Undo
 // forgets the key.
@@ -114,7 +114,7 @@ func (c *Claude) Prepare(ctx context.Context, s Setup) (Launch, error) {
 }
 
 // signs says whether the teammate gets a key, and the store it goes in.
-// A team Claude Code leads (a valid leadProcess, PROTOCOL-2.1.330.md §2,
+// A team Claude Code leads (a valid leadProcess, docs/PROTOCOL.md §3,
 // alive or not) never gives one: Claude's lead could not sign for it, and
 // paneteam must not speak as that lead.
 func (c *Claude) signs(s Setup) (provenance.Store, bool) {

@@ -33,7 +33,7 @@ func TestRealReleasesAcceptTheirCommandLine(t *testing.T) {
 		cmd.Env = testutil.Env("HOME="+home, "CLAUDE_CONFIG_DIR="+home+"/.claude", "ANTHROPIC_API_KEY=sk-ant-test-0000000000000000000000",
 			"ANTHROPIC_BASE_URL="+api, "HTTPS_PROXY="+api, "HTTP_PROXY="+api, "NO_PROXY=127.0.0.1,localhost",
 			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-			"IS_SANDBOX=1") // as root, the bypass flag needs it (PROTOCOL-2.1.330.md §13)
+			"IS_SANDBOX=1") // as root, the bypass flag needs it (docs/PROTOCOL.md §17)
 		out, _ := cmd.CombinedOutput()
 		return string(out)
 	}

@@ -23,7 +23,7 @@ type claudeLaunch struct {
 }
 
 // claudeFlags are the flags Claude Code's lead starts a teammate with, in
-// its order (Claude Code 2.1.330, PROTOCOL-2.1.330.md §11; older releases
+// its order (Claude Code 2.1.330, docs/PROTOCOL.md §14; older releases
 // per claudeversion's cut-overs): the three identity flags together, the
 // key, plan mode, type, the permission flag, the model.
 func claudeFlags(cfg *team.Config, m team.Member, perm string, l claudeLaunch) []string {
@@ -84,7 +84,7 @@ func permissionFlag(mode string, plan, always bool) []string {
 
 // flagValue writes a flag and its value; a value starting with '-' or
 // shaped like a URL goes as --flag=value, as Claude Code writes it
-// (§11), so it is never read as a flag of its own.
+// (§14), so it is never read as a flag of its own.
 func flagValue(flag, v string) []string {
 	if strings.HasPrefix(v, "-") || strings.Contains(v, "://") {
 		return []string{flag + "=" + v}
@@ -93,7 +93,7 @@ func flagValue(flag, v string) []string {
 }
 
 // claudeForwarded are the variables Claude Code passes on to a teammate
-// when they are set (§11): its config folder, API routing and providers,
+// when they are set (§14): its config folder, API routing and providers,
 // proxies, CA bundles, telemetry switches.
 var claudeForwarded = []string{
 	"CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL",

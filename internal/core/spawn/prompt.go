@@ -12,9 +12,9 @@ import (
 
 // deliverPrompt posts the member's prompt as its first inbox message, so
 // it is waiting when the teammate first looks: from team-lead
-// (PROTOCOL.md "Spawning a Claude Code teammate") or, in a team a live
+// (docs/PROTOCOL.md §14) or, in a team a live
 // Claude Code leads, from the spawner (post.Caller.LeadSender); signed by
-// signer when the teammate holds a key (PROTOCOL-2.1.330.md §11). It
+// signer when the teammate holds a key (docs/PROTOCOL.md §14). It
 // returns what takes the prompt back.
 func deliverPrompt(ctx context.Context, t team.Team, lock lockfile.Options, m team.Member, from string, signer mailbox.Signer) (func(context.Context) error, error) {
 	if m.Prompt == "" {

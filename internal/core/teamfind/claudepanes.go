@@ -29,7 +29,7 @@ type candidate struct {
 }
 
 // ClaudeServers lists the tmux servers where Claude Code's lead (pid) puts
-// its pane teammates (PROTOCOL-2.1.330.md §10: "-S <$TMUX>" inside tmux,
+// its pane teammates (docs/PROTOCOL.md §13: "-S <$TMUX>" inside tmux,
 // else "-L claude-swarm-<pid>"): the lead's own $TMUX when its environment
 // is readable, its private server if there is one, then the caller's
 // $TMUX.

@@ -145,7 +145,7 @@ func byPane(ctx context.Context, leads []claudeTeam, getenv func(string) string)
 
 // LeadPane finds the tmux pane on srv whose process tree holds pid (a
 // Claude Code lead's pane, which Claude never writes to config.json:
-// PROTOCOL-2.1.330.md §2). It returns "" when no pane does.
+// docs/PROTOCOL.md §3). It returns "" when no pane does.
 func LeadPane(ctx context.Context, srv tmux.Server, pid int) (string, error) {
 	panes, err := srv.AllPanes(ctx)
 	if err != nil {

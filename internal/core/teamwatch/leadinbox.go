@@ -13,7 +13,7 @@ import (
 // LeadInboxMinAge is how long a message may sit unread in the lead's
 // inbox before it counts as waiting: Claude Code polls every 1000 ms and
 // delivers about 0.85 s after a write when it polls at all
-// (PROTOCOL-2.1.330.md §3, §13).
+// (docs/PROTOCOL.md §6, §17).
 const LeadInboxMinAge = 5 * time.Second
 
 // LeadInboxNote is what status and send tell the person when LeadInbox

@@ -17,7 +17,7 @@ import (
 )
 
 // MessageID identifies one message wherever it lies. Claude Code 2.1.330
-// and paneteam give their entries a msg_id (PROTOCOL-2.1.330.md §3); older
+// and paneteam give their entries a msg_id (docs/PROTOCOL.md §6); older
 // writers do not, and then sender, timestamp and text identify it (the
 // key Claude Code 2.1.330 itself prunes delivered entries by). A digest
 // keeps the set of seen messages small however long the texts are.
@@ -78,7 +78,7 @@ func messageOf(to string, m mailbox.Message, archived bool) Message {
 }
 
 // frameSummary is a short account of a protocol frame (Claude Code
-// 2.1.330, PROTOCOL-2.1.330.md §6).
+// 2.1.330, docs/PROTOCOL.md §8).
 func frameSummary(p mailbox.Protocol) string {
 	var f struct {
 		RequestID  string `json:"requestId"`

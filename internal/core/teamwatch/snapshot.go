@@ -62,7 +62,7 @@ type Options struct {
 }
 
 // DefaultLockAge: Claude Code's holders refresh a lock every 5 s and
-// waiters break it at 10 s (PROTOCOL.md, The lock); a write holds it for
+// waiters break it at 10 s (docs/PROTOCOL.md §4); a write holds it for
 // milliseconds, so one held 5 s is worth a look.
 const DefaultLockAge = 5 * time.Second
 
@@ -357,9 +357,9 @@ func idleDetails(msg Message) (reason, summary string) {
 // Decide is a member's state. A dead pane is gone; a request waiting for
 // the lead means it needs you (it is blocked on it). Otherwise its latest
 // idle_notification (Claude Code sends one at the end of every turn,
-// PROTOCOL-2.1.330.md §6) says idle unless a message from or to it came
+// docs/PROTOCOL.md §8) says idle unless a message from or to it came
 // later (it is working, or about to be woken by it). Without one (a
-// Claude Code lead deletes them once delivered, PROTOCOL-2.1.330.md §3),
+// Claude Code lead deletes them once delivered, docs/PROTOCOL.md §6),
 // config.json's isActive decides, as paneteam status does.
 func Decide(pane string, waiting int, active bool, lastIdle, lastActivity time.Time) State {
 	switch {
@@ -404,7 +404,7 @@ func nonNil(s []string) []string {
 }
 
 // readLocks lists the lock directories (proper-lockfile's "<file>.lock",
-// PROTOCOL.md, The lock) in the team, inbox and task folders.
+// docs/PROTOCOL.md §4) in the team, inbox and task folders.
 func (s *Snapshot) readLocks(t team.Team, prev *Snapshot) {
 	old := map[string]Lock{}
 	if prev != nil {

@@ -48,7 +48,7 @@ func Choose(env Env, cfg *team.Config, requested string) (Backend, error) {
 }
 
 // Decide makes Choose's decision, once, from the environment captured at
-// start (PROTOCOL.md "Panes", backend choice): inside tmux -> tmux; else in
+// start (docs/PROTOCOL.md §13, "Backend choice"): inside tmux -> tmux; else in
 // iTerm2 with a working it2 -> iterm2; else tmux installed -> a private tmux
 // server; else in-process. It runs 'it2 session list' to prove it2 works
 // (it2 --version succeeds even with the API off).

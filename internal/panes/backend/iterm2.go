@@ -27,7 +27,7 @@ const it2Timeout = 15 * time.Second
 // iterm2Backend puts teammates in iTerm2 split panes through it2. Session
 // ids live in config.json (tmuxPaneId of each member, the lead's session in
 // the team's paneteam.leaderPane), so separate paneteam invocations keep
-// splitting the same stack (PROTOCOL.md "Panes", iTerm2).
+// splitting the same stack (docs/PROTOCOL.md §13, "iTerm2").
 type iterm2Backend struct {
 	it2      iterm2.Client
 	leader   string // the lead's session UUID; "" splits the active session

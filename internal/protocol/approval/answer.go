@@ -48,8 +48,8 @@ type Lead struct {
 	Lock lockfile.Options
 	// Keys holds the signing keys of the teammates paneteam started with
 	// --lead-verify-key; answers to them are signed, and refused when the
-	// key is missing (an unsigned answer counts as forged, PROTOCOL-2.1.330.md
-	// §5). The zero value holds no keys.
+	// key is missing (an unsigned answer counts as forged, docs/PROTOCOL.md
+	// §11). The zero value holds no keys.
 	Keys provenance.Store
 	// Teammate, when set, names the teammate this process runs inside
 	// ($PANETEAM_AGENT): it may list requests but not answer them, or any

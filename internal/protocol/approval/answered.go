@@ -28,7 +28,7 @@ type Record struct {
 // only config.json and inboxes/ in a team folder, so a folder of
 // paneteam's own beside them is never touched by it. The record is needed
 // because a teammate's Claude Code removes a reply from its inbox once
-// delivered (PROTOCOL-2.1.330.md §3): the files alone cannot tell an
+// delivered (docs/PROTOCOL.md §6): the files alone cannot tell an
 // answered request from a waiting one.
 func AnsweredPath(t team.Team) string {
 	return filepath.Join(t.Dir(), "paneteam", "answered.json")

@@ -7,7 +7,7 @@ import (
 )
 
 // requestDigest is the input_digest Claude Code's lead computes for a
-// permission request (Claude Code 2.1.330, PROTOCOL-2.1.330.md §7), MCP
+// permission request (Claude Code 2.1.330, docs/PROTOCOL.md §9), MCP
 // skills included: provenance computes it from the frame as the teammate
 // wrote it.
 func requestDigest(r Request) (string, error) {
@@ -17,5 +17,5 @@ func requestDigest(r Request) (string, error) {
 	return provenance.RequestDigest(r.Frame)
 }
 
-// planDigest is the planDigest of a plan_approval_request (§7).
+// planDigest is the planDigest of a plan_approval_request (§9).
 func planDigest(content string) string { return provenance.PlanDigest(content) }

@@ -17,7 +17,7 @@ import (
 
 func TestDigestsMatchTheProtocolExamples(t *testing.T) {
 	if d, err := provenance.InputDigest("Bash", json.RawMessage(exampleInput)); err != nil || d != exampleDigest {
-		t.Fatalf("input digest %s %v, want %s (PROTOCOL-2.1.330.md §7)", d, err, exampleDigest)
+		t.Fatalf("input digest %s %v, want %s (docs/PROTOCOL.md §9)", d, err, exampleDigest)
 	}
 	if d := planDigest(examplePlan); d != examplePlanD {
 		t.Fatalf("plan digest %s, want %s", d, examplePlanD)

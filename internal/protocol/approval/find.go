@@ -114,7 +114,7 @@ func distinct(msgs []mailbox.Message) []Request {
 		}
 		if i, dup := at[r.key()]; dup {
 			// Claude Code's lead omits planDigest when two different plans
-			// came under one id (§7, plan approval step 2).
+			// came under one id (§9, plan approval step 2).
 			if r.Kind == KindPlan && out[i].Kind == KindPlan && r.PlanContent != out[i].PlanContent {
 				out[i].PlanConflict = true
 			}

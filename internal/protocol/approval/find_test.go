@@ -45,9 +45,9 @@ func TestFindsRequestsInInboxAndArchiveOldestFirst(t *testing.T) {
 func TestDropsRequestsClaudeCodesLeadWouldDrop(t *testing.T) {
 	l := crew(t)
 	writeInbox(t, l,
-		// agent_id is not the sender: Claude Code's lead drops it (§7 step 2).
+		// agent_id is not the sender: Claude Code's lead drops it (§9 step 2).
 		entry("bob", permFrame("perm-1-aaaaaaa", "alice", "Bash", exampleInput), t0),
-		// workerName is not the sender (§7, sandbox).
+		// workerName is not the sender (§9, sandbox).
 		entry("bob", sandboxFrame("sandbox-2-bbbbbbb", "alice", "example.com"), t0),
 		// No request id.
 		entry("bob", `{"type":"plan_approval_request","from":"bob","planContent":"x","planFilePath":"p"}`, t0),

@@ -14,8 +14,8 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// The §7 example: Claude Code 2.1.330 digests this Bash input to
-// exampleDigest (PROTOCOL-2.1.330.md §7).
+// The §9 example: Claude Code 2.1.330 digests this Bash input to
+// exampleDigest (docs/PROTOCOL.md §9).
 const (
 	exampleInput  = `{"timeout":120000,"description":"Run tests","command":"npm test"}`
 	exampleDigest = "e4ac10ba6550f9f50de70a5b32c709be470c91397479351792e6c34b666633b1"

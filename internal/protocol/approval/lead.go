@@ -9,12 +9,12 @@ import (
 
 // ErrClaudeLeads refuses an answer in a team a Claude Code process leads:
 // its lead answers there, and its teammates treat a reply written by
-// anyone else as forged (PROTOCOL-2.1.330.md §5).
+// anyone else as forged (docs/PROTOCOL.md §11).
 var ErrClaudeLeads = errors.New("a Claude Code process leads this team")
 
 // ErrNoKey refuses an answer to a keyed teammate whose key paneteam does
 // not hold: an unsigned reply would count as forged, and a forged
-// approval as a denial (§5).
+// approval as a denial (§11).
 var ErrNoKey = errors.New("this teammate only accepts signed answers, and paneteam does not hold its key")
 
 // ErrNotLead refuses an answer from a process running inside a teammate.
@@ -50,7 +50,7 @@ func (l *Lead) mayAnswer(cfg *team.Config, r Request) error {
 	m := cfg.Member(r.From)
 	if m != nil && cfg.StartedByClaude(m) {
 		// Claude Code's own teammate holds its lead's key: an answer
-		// from anyone else counts as forged, a denial (§5), even once
+		// from anyone else counts as forged, a denial (§11), even once
 		// that lead has died.
 		return fmt.Errorf("%s: %w: Claude Code started it and only its Claude Code lead can answer %s",
 			m.Name, ErrClaudeLeads, r.ID)

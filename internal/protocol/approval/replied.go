@@ -13,7 +13,7 @@ import (
 // still in name's inbox or archive answers: a reply written by some other
 // means than 'paneteam approve' (another tool, 'paneteam send --type') is
 // an answer all the same while it is on disk. Claude Code removes a reply
-// once delivered (PROTOCOL-2.1.330.md §3), which is why paneteam's own
+// once delivered (docs/PROTOCOL.md §6), which is why paneteam's own
 // record (answered.go) is still needed.
 func repliedIDs(t team.Team, name string) (map[string]bool, error) {
 	path := t.InboxPath(name)

@@ -1,5 +1,5 @@
 // Package approval is the lead's side of Claude Code's permission, sandbox
-// and plan flows (Claude Code 2.1.330, PROTOCOL-2.1.330.md §6-§7): it finds
+// and plan flows (Claude Code 2.1.330, docs/PROTOCOL.md §8-§9): it finds
 // the requests teammates left in the lead's inbox for an answer, and writes
 // the answers exactly as the teammates check them.
 //
@@ -35,7 +35,7 @@ type Request struct {
 	ID   string `json:"id"`
 	Kind Kind   `json:"kind"`
 	// From is the teammate: the inbox entry's from, which Claude Code's
-	// lead trusts over any name inside the frame (§6).
+	// lead trusts over any name inside the frame (§8).
 	From      string    `json:"teammate"`
 	Timestamp string    `json:"timestamp"`
 	Time      time.Time `json:"-"`
@@ -61,7 +61,7 @@ type Request struct {
 	Frame json.RawMessage `json:"frame"`
 }
 
-// wire is the union of the request frames' fields (§6).
+// wire is the union of the request frames' fields (§8).
 type wire struct {
 	Type string `json:"type"`
 	// permission_request
@@ -92,7 +92,7 @@ func str(p *string) string {
 // parse reads one inbox entry as a request. It returns ok=false for
 // anything else, and for a request Claude Code's own lead would drop:
 // permission_request whose agent_id is not the entry's from, sandbox
-// request whose workerName is not the entry's from (§7), or one without
+// request whose workerName is not the entry's from (§9), or one without
 // the fields an answer needs.
 func parse(m mailbox.Message) (Request, bool) {
 	t := strings.TrimSpace(m.Text)
@@ -121,7 +121,7 @@ func parse(m mailbox.Message) (Request, bool) {
 	case mailbox.TypePlanApprovalRequest:
 		// Claude Code's schema: from, timestamp, planFilePath, planContent
 		// and requestId are all strings; the frame's from is replaced by
-		// the entry's (§6).
+		// the entry's (§8).
 		if str(w.CamelID) == "" || w.PlanContent == nil || w.PlanFilePath == nil {
 			return Request{}, false
 		}

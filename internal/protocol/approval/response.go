@@ -29,11 +29,11 @@ type Decision struct {
 
 // PlanModes are the modes Claude Code 2.1.330 accepts in an approved
 // plan's permissionMode; any other value makes the whole frame invalid
-// (§6, plan_approval_response).
+// (§8, plan_approval_response).
 var PlanModes = []string{"default", "acceptEdits", "auto", "bypassPermissions", "dontAsk", "plan"}
 
 // DefaultDeny is Claude Code's own error text for a denial without
-// feedback (§7, tool permission step 3).
+// feedback (§9, tool permission step 3).
 const DefaultDeny = "Permission denied"
 
 // The permission_response frame, fields in the order Claude Code 2.1.330
@@ -91,7 +91,7 @@ func Response(r Request, d Decision) (string, error) {
 
 // permission binds the verdict to the request: the teammate refuses a
 // verdict, approval or denial, whose tool_use_id, tool name or input
-// digest differ from what it asked (§7, tool permission step 4).
+// digest differ from what it asked (§9, tool permission step 4).
 func permission(r Request, d Decision) (any, error) {
 	if d.Mode != "" {
 		return nil, fmt.Errorf("--mode goes with a plan; %s is a tool call", r.ID)
@@ -103,7 +103,7 @@ func permission(r Request, d Decision) (any, error) {
 	resp := permissionResponse{Type: mailbox.TypePermissionResponse, RequestID: r.ID}
 	// approved_request's fields are all required strings: a request
 	// without tool_use_id can only get an unbound verdict, which the
-	// teammate accepts (§6, §7 step 4).
+	// teammate accepts (§8, §9 step 4).
 	if r.ToolUseID != "" {
 		resp.ToolUseID = r.ToolUseID
 		resp.ApprovedRequest = &approvedRequest{ToolUseID: r.ToolUseID, ToolName: r.ToolName, InputDigest: digest}
@@ -135,7 +135,7 @@ func permission(r Request, d Decision) (any, error) {
 // AlwaysRules returns the "always allow" updates the request suggests:
 // its permission_suggestions entries that add allow rules for the very
 // tool it asks about, kept in this project's local settings or the
-// session (§7, tool permission step 5). The suggestions are the
+// session (§9, tool permission step 5). The suggestions are the
 // teammate's words, so nothing wider is taken from them: no replaceRules
 // (it would drop the person's own rules), no rule for another tool, and
 // nothing written to the user's settings for every project. It fails when
@@ -189,7 +189,7 @@ func sandbox(r Request, d Decision) (any, error) {
 	case d.Always:
 		return nil, fmt.Errorf("--always goes with a tool call; %s asks for a network host", r.ID)
 	}
-	// The teammate denies unless host equals the host it asked for (§7).
+	// The teammate denies unless host equals the host it asked for (§9).
 	return mailbox.SandboxPermissionResponse{Type: mailbox.TypeSandboxPermissionResp, RequestID: r.ID, Host: r.Host,
 		Allow: d.Approve, Timestamp: mailbox.Timestamp(d.Now)}, nil
 }

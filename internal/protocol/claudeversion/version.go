@@ -81,7 +81,7 @@ var (
 	PermissionFlagAlways = Version{2, 1, 317}
 	// LeadVerifyKey: 2.1.323 is the first release that accepts
 	// --lead-verify-key and checks lead_sig (Claude Code 2.1.330,
-	// PROTOCOL-2.1.330.md §5); an older one would refuse the unknown flag.
+	// docs/PROTOCOL.md §11); an older one would refuse the unknown flag.
 	LeadVerifyKey = Version{2, 1, 323}
 	// Tested is the release paneteam's protocol notes and real-binary tests
 	// describe; an unknown version is taken to be it.

@@ -14,7 +14,7 @@ import (
 // nodeScript reads a JSON array of JSON texts and prints, per text, one
 // line holding JSON.stringify of [JSON.stringify(JSON.parse(t)),
 // canonical(t)], canonical being Claude Code 2.1.330's own sort (the
-// function read from its bundle, PROTOCOL-2.1.330.md §7).
+// function read from its bundle, docs/PROTOCOL.md §9).
 const nodeScript = `
 const b=32;
 function l(e,r=0){if(r>b)return e;if(Array.isArray(e))return e.map((n)=>l(n,r+1));if(typeof e==="object"&&e!==null)return Object.fromEntries(Object.entries(e).sort(([n],[s])=>n<s?-1:n>s?1:0).map(([n,s])=>[n,l(s,r+1)]));return e}

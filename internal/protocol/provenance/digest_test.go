@@ -11,7 +11,7 @@ import (
 )
 
 func TestDigestExamples(t *testing.T) {
-	// PROTOCOL-2.1.330.md §7.
+	// docs/PROTOCOL.md §9.
 	got, err := InputDigest("Bash", json.RawMessage(`{"timeout":120000,"description":"Run tests","command":"npm test"}`))
 	if err != nil {
 		t.Fatal(err)

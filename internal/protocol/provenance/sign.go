@@ -1,8 +1,8 @@
 // Package provenance signs what paneteam writes as a team's lead to the
 // Claude Code teammates it starts, the way Claude Code 2.1.330's own lead
-// does (PROTOCOL-2.1.330.md §5), keeps the private keys for that, and
+// does (docs/PROTOCOL.md §11), keeps the private keys for that, and
 // computes the digests that bind a permission or plan answer to its request
-// (§7).
+// (§9).
 //
 // Trust model: a Claude Code teammate started with --lead-verify-key
 // believes an inbox entry from "team-lead", "user" or "system" only when its
@@ -28,7 +28,7 @@ import (
 	"github.com/paneteam/paneteam/internal/protocol/jsjson"
 )
 
-// Lead names whose entries a keyed teammate checks (§5): only these,
+// Lead names whose entries a keyed teammate checks (§11): only these,
 // exactly, are signed.
 const (
 	FromLead   = "team-lead"
@@ -40,7 +40,7 @@ const (
 // signs: from is exactly team-lead, user or system.
 func SignsAs(from string) bool { return from == FromLead || from == FromUser || from == FromSystem }
 
-// signedTag opens every signed array (§5).
+// signedTag opens every signed array (§11).
 const signedTag = "claude-team-lead-entry-v1"
 
 // Entry is what a lead signature covers: the entry's msg_id, from,
@@ -54,7 +54,7 @@ type Entry struct {
 // SignedBytes are the bytes a lead signs for e: the UTF-8 of the compact
 // JSON array ["claude-team-lead-entry-v1", msg_id, from, timestamp, text,
 // summary, color, from_plugin] exactly as JavaScript's JSON.stringify
-// writes it (Claude Code 2.1.330, PROTOCOL-2.1.330.md §5).
+// writes it (Claude Code 2.1.330, docs/PROTOCOL.md §11).
 func SignedBytes(e Entry) []byte {
 	b := make([]byte, 0, 64+len(e.Text)+len(e.MsgID)+len(e.From)+len(e.Timestamp))
 	b = append(b, '[')
@@ -80,7 +80,7 @@ type Key struct {
 	Private ed25519.PrivateKey
 	// Stamp is the <ms> of --lead-verify-key: epoch milliseconds when the
 	// command line was built. The teammate accepts no entry stamped earlier
-	// than two minutes before that (§5).
+	// than two minutes before that (§11).
 	Stamp int64
 }
 
@@ -103,7 +103,7 @@ func KeyFromSeed(seed []byte, stamp int64) (*Key, error) {
 
 // spkiPrefix is the DER of an Ed25519 SubjectPublicKeyInfo up to the key
 // itself (RFC 8410: SEQUENCE { SEQUENCE { OID 1.3.101.112 } BIT STRING }):
-// the public key is these 12 bytes and its 32 (PROTOCOL-2.1.330.md §5).
+// the public key is these 12 bytes and its 32 (docs/PROTOCOL.md §11).
 // Written out rather than through crypto/x509, which would bring package
 // net, and with it dynamic linking, into every paneteam process.
 var spkiPrefix = [...]byte{0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00}
@@ -119,7 +119,7 @@ func (k *Key) PublicKey() string {
 func (k *Key) Flag() string { return strconv.FormatInt(k.Stamp, 10) + "." + k.PublicKey() }
 
 // AcceptWindow is how far before the key's stamp a teammate still accepts
-// a signed entry's timestamp (§5: floor = process start − 120 000 ms while
+// a signed entry's timestamp (§11: floor = process start − 120 000 ms while
 // the process started within 120 000 ms of the stamp).
 const AcceptWindow = 120 * time.Second
 

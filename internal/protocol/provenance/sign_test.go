@@ -11,7 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-// The worked example of PROTOCOL-2.1.330.md §5, checked there with Node
+// The worked example of docs/PROTOCOL.md §11, checked there with Node
 // and Claude Code's own code.
 const (
 	exampleFrame  = `{"type":"shutdown_request","requestId":"shutdown-1767225600000@worker1","from":"team-lead","reason":"Work is done","timestamp":"2026-01-01T00:00:00.000Z"}`

@@ -13,7 +13,7 @@ import (
 )
 
 // Facts are what Claude Code's take-over test asks of a process
-// (Claude Code 2.1.330, PROTOCOL-2.1.330.md §2 "Rekey"), gathered in one
+// (Claude Code 2.1.330, docs/PROTOCOL.md §3 "Rekey"), gathered in one
 // place so that the decision itself can be a pure function.
 type Facts struct {
 	PID int64

@@ -16,7 +16,7 @@ import (
 
 // API is a fake Anthropic Messages API served on 127.0.0.1 for one test.
 // Claude Code 2.1.330 calls only POST /v1/messages?beta=true
-// (PROTOCOL-2.1.330.md §13); every such request is kept. Main-loop turns
+// (docs/PROTOCOL.md §17); every such request is kept. Main-loop turns
 // (see IsMainLoop) are answered from the test's script; side requests
 // (title or topic generation, quota checks, other small-model calls) get a
 // short text reply without consuming the script.
@@ -607,7 +607,7 @@ func messageID() string {
 
 var usage = map[string]any{"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
-// writeSSE streams reply in the event order of PROTOCOL-2.1.330.md §13:
+// writeSSE streams reply in the event order of docs/PROTOCOL.md §17:
 // message_start, ping, per block content_block_start/_delta/_stop,
 // message_delta (stop_reason), message_stop.
 func writeSSE(w http.ResponseWriter, model string, reply Reply) {

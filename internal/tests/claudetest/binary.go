@@ -2,8 +2,8 @@
 // installs a pinned version with npm into a cache folder, serves a fake
 // Anthropic Messages API whose replies the test scripts turn by turn, and
 // drives Claude Code's interactive UI in a private tmux server with a
-// scratch config folder (PROTOCOL-2.1.330.md §13, TESTING.md "The real
-// Claude Code, driven by a scripted model"). Nothing leaves the machine.
+// scratch config folder (docs/PROTOCOL.md §17, docs/TESTING.md
+// §5). Nothing leaves the machine.
 //
 //	api := claudetest.NewAPI(t)
 //	s := claudetest.Start(t, claudetest.Options{API: api, Team: "demo"})
@@ -26,7 +26,7 @@ import (
 )
 
 // DefaultVersion is the Claude Code release the interop tests pin: the one
-// PROTOCOL-2.1.330.md describes.
+// docs/PROTOCOL.md describes.
 const DefaultVersion = "2.1.330"
 
 // Binary returns the Claude Code to test: $PANETEAM_CLAUDE_BIN when set,

@@ -18,7 +18,7 @@ import (
 
 // DummyKey is the API key Claude Code is given; the fake API ignores it.
 // Its last 20 characters are pre-approved in .claude.json so no "use this
-// key?" dialog appears (PROTOCOL-2.1.330.md §13).
+// key?" dialog appears (docs/PROTOCOL.md §17).
 const DummyKey = "sk-ant-api03-paneteam-test-key-0000000000000000000000000000AA"
 
 // Options configure one Claude Code session.
@@ -149,7 +149,7 @@ func prepare(t testing.TB, opts Options, who string) (*Session, tmux.Server, str
 
 // seed writes what makes Claude Code 2.1.330 start straight into its
 // prompt: onboarding done, the dummy key approved, the project trusted,
-// bypass-permissions mode accepted (PROTOCOL-2.1.330.md §13).
+// bypass-permissions mode accepted (docs/PROTOCOL.md §17).
 func (s *Session) seed() error {
 	state := map[string]any{
 		"hasCompletedOnboarding":        true,
@@ -240,7 +240,7 @@ func (s *Session) TeamDir() string { return filepath.Join(s.ConfigDir, "teams", 
 func (s *Session) TaskDir() string { return filepath.Join(s.ConfigDir, "tasks", s.TeamName()) }
 
 // TeamConfig is the part of Claude Code 2.1.330's config.json the tests
-// read (PROTOCOL-2.1.330.md §2); Raw holds the whole file.
+// read (docs/PROTOCOL.md §3); Raw holds the whole file.
 type TeamConfig struct {
 	Name          string `json:"name"`
 	LeadAgentID   string `json:"leadAgentId"`

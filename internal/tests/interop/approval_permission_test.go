@@ -24,10 +24,10 @@ import (
 // the lead's inbox within seconds of the model's tool call (observed: the
 // teammate needs no lead process polling anything), carrying
 // tool_use_id, the input and permission_suggestions, and the teammate
-// waits on its own inbox for the answer (PROTOCOL-2.1.330.md §6, §7).
+// waits on its own inbox for the answer (docs/PROTOCOL.md §8, §9).
 // One teammate serves every request in turn: each step is a message the
 // lead sends it. The teammate is keyed (paneteam leads, so spawn gives it
-// --lead-verify-key), so every answer must be signed (§5).
+// --lead-verify-key), so every answer must be signed (§11).
 func TestApprovalRealClaudeTeammate(t *testing.T) {
 	lt := newLedTeam(t, "approvals")
 	tok := fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000)

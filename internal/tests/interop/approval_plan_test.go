@@ -14,8 +14,8 @@ import (
 
 // TestApprovalRealClaudePlan: a real Claude Code 2.1.330 teammate spawned
 // by paneteam with --permission-mode plan submits its plan for approval
-// (ExitPlanMode writes plan_approval_request to the lead, PROTOCOL-2.1.330.md
-// §7) and waits. Observed: ExitPlanMode is a deferred tool (ToolSearch
+// (ExitPlanMode writes plan_approval_request to the lead, docs/PROTOCOL.md
+// §9) and waits. Observed: ExitPlanMode is a deferred tool (ToolSearch
 // first) and takes no plan: it reads the plan file whose path it names
 // ("No plan file found at <config>/plans/<slug>.md") until the model
 // writes it. Rejected with feedback, the teammate stays in plan mode (its
@@ -69,7 +69,7 @@ func TestApprovalRealClaudePlan(t *testing.T) {
 		firstID = req.ID
 		// Observed: plan_approval_request {type, from, timestamp,
 		// planFilePath, planContent, requestId} with the id
-		// plan_approval-<ms>@<name>@<team> (§6).
+		// plan_approval-<ms>@<name>@<team> (§8).
 		if !regexp.MustCompile(`^plan_approval-[0-9]+@paula@` + regexp.QuoteMeta(lt.name) + `$`).MatchString(req.ID) {
 			t.Errorf("plan request id %q, want plan_approval-<ms>@paula@%s", req.ID, lt.name)
 		}

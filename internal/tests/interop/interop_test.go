@@ -141,7 +141,7 @@ func contains(list []string, s string) bool {
 }
 
 // inboxEntry is an inbox element as Claude Code 2.1.330 writes it
-// (PROTOCOL-2.1.330.md §3, §4).
+// (docs/PROTOCOL.md §6, §7).
 type inboxEntry struct {
 	From      string `json:"from"`
 	Text      string `json:"text"`
@@ -280,7 +280,7 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 
 	t.Run("paneteam reaches Claude's lead once it has a teammate", func(t *testing.T) {
 		// Claude Code 2.1.330 polls the lead's inbox only while it has
-		// spawned a teammate this session (PROTOCOL-2.1.330.md §3).
+		// spawned a teammate this session (docs/PROTOCOL.md §6).
 		const bobPrompt = "You are bob; wait for messages."
 		after := api.LastSeq()
 		api.On("start a teammate named bob",
@@ -305,7 +305,7 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 		if !strings.Contains(tail, `<teammate-message teammate_id="ptw"`) || strings.Contains(tail, `verified="false"`) {
 			t.Errorf("Claude delivered paneteam's message to its model as:\n%s\nwant a <teammate-message teammate_id=\"ptw\"> not marked verified=\"false\"", tail)
 		}
-		// Delivered entries are pruned from the file (PROTOCOL-2.1.330.md §3).
+		// Delivered entries are pruned from the file (docs/PROTOCOL.md §6).
 		testutil.Eventually(t, 10*time.Second, "Claude to remove the delivered message from team-lead.json", func() bool {
 			for _, e := range readInbox(t, s, "team-lead") {
 				if strings.Contains(e.Text, "all green") {

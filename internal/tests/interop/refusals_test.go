@@ -13,11 +13,11 @@ import (
 
 // TestNoSilentImpersonation runs one real Claude Code 2.1.330 lead and
 // proves that paneteam never speaks as that lead unless told to
-// (PROTOCOL-2.1.330.md §5, §8): a message with no --from comes from the
+// (docs/PROTOCOL.md §11, §10): a message with no --from comes from the
 // person, --from team-lead is warned about and shown verified="false",
 // and shutdown, kill-pane and hide of a teammate Claude started refuse at
 // once and leave it working. First, while Claude's lead has no teammate
-// and so reads no inbox (§3), send and status say so.
+// and so reads no inbox (§6), send and status say so.
 func TestNoSilentImpersonation(t *testing.T) {
 	api := claudetest.NewAPI(t)
 	s := claudetest.Start(t, claudetest.Options{API: api, Team: "refusals"})

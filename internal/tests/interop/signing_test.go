@@ -21,7 +21,7 @@ import (
 
 // TestSignedLeadMessages proves, against real Claude Code 2.1.330
 // teammates, that in a team paneteam leads what paneteam writes as
-// team-lead is believed and acted on (PROTOCOL-2.1.330.md §5, §8, §11):
+// team-lead is believed and acted on (docs/PROTOCOL.md §11, §10, §14):
 // spawn-pane --claude starts the teammate with --lead-verify-key and signs
 // its prompt, its messages and its shutdown request; the same words
 // written unsigned by anyone else are shown verified="false" and their

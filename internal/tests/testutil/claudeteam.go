@@ -18,7 +18,7 @@ import (
 type Member = map[string]any
 
 // ClaudeLead is a leadProcess as Claude Code 2.1.330 writes it
-// (PROTOCOL-2.1.330.md §2). A nil ProcStart leaves the field out.
+// (docs/PROTOCOL.md §3). A nil ProcStart leaves the field out.
 type ClaudeLead struct {
 	PID       int
 	PIDSpace  string

@@ -49,8 +49,8 @@ type Live struct {
 	// (post.Caller: the sender, as 'paneteam send' chooses it, and the
 	// signing rules). Its warnings must not reach the screen: leave Warn nil.
 	Caller post.Caller
-	// Keys holds keyed teammates' keys for answers (PROTOCOL-2.1.330.md
-	// §5); the zero value signs nothing.
+	// Keys holds keyed teammates' keys for answers (docs/PROTOCOL.md
+	// §11); the zero value signs nothing.
 	Keys provenance.Store
 	// Snapshot options: liveness of panes.
 	Watch teamwatch.Options
@@ -132,7 +132,7 @@ func (l *Live) ToggleHidden(ctx context.Context, name string) (bool, error) {
 }
 
 // Stop sends a shutdown request and waits for the answer, as 'paneteam
-// shutdown --name NAME' does (PROTOCOL-2.1.330.md §8).
+// shutdown --name NAME' does (docs/PROTOCOL.md §10).
 func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 	if strings.EqualFold(name, team.LeadName) {
 		return "", errors.New("the lead is not stopped from here: it is you")

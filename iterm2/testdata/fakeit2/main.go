@@ -1,5 +1,5 @@
 // Command fakeit2 imitates iTerm2's it2 program for paneteam's tests; see
-// package it2test. Its outputs and exit codes follow TESTING.md's table.
+// package it2test. Its outputs and exit codes follow the table in docs/TESTING.md §3.
 package main
 
 import (
