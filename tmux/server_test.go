@@ -207,7 +207,7 @@ func TestConfExampleLoads(t *testing.T) {
 		}
 	}
 	// Typed text and #{...} values must never reach a shell line (issue
-	// 12; internal/tmuxconf types into every binding).
+	// 12; internal/tests/tmuxconf types into every binding).
 	for _, line := range strings.Split(keys, "\n") {
 		if strings.Contains(line, "paneteam") && (strings.Contains(line, "run-shell") || strings.Contains(line, "command-prompt") || strings.Contains(line, "#{")) {
 			t.Errorf("binding puts text on a command line: %s", line)

@@ -123,7 +123,7 @@ func setup() (*bench, func(), error) {
 		return fail(err)
 	}
 	b := &bench{bin: filepath.Join(tmp, "paneteam"), root: filepath.Join(tmp, "root"),
-		script: filepath.Join(mod, "internal", "testutil", "claude_inbox_writer.js")}
+		script: filepath.Join(mod, "internal", "tests", "testutil", "claude_inbox_writer.js")}
 	build := exec.Command("go", "build", "-o", b.bin, "./cmd/paneteam")
 	build.Dir = mod
 	if out, err := build.CombinedOutput(); err != nil {

@@ -13,7 +13,7 @@ import (
 // --plan-mode-required --permission-mode plan (docs/PROTOCOL.md §14),
 // and records planModeRequired. Observed with Claude Code 2.1.330: given
 // --permission-mode plan alone, the teammate approves its own plan and
-// nobody is asked (internal/interop TestApprovalRealClaudePlan is the
+// nobody is asked (internal/tests/interop TestApprovalRealClaudePlan is the
 // real-binary check).
 func TestSpawnClaudePlanModeAsksTheLead(t *testing.T) {
 	s := spInside(t)
