@@ -88,6 +88,9 @@ func mcpServerPath(env Env) (string, error) {
 		dir, base := filepath.Split(exe)
 		for _, name := range []string{strings.Replace(base, "paneteam", mcpServerName, 1), mcpServerName} {
 			p := filepath.Join(dir, name)
+			if p == exe {
+				continue // a paneteam built under another name: not the server
+			}
 			if _, err := exec.LookPath(p); err == nil {
 				return p, nil
 			}
