@@ -118,8 +118,24 @@ func (c *Client) Run(ctx context.Context, script string, stdin []byte) ([]byte, 
 
 // Connected reports whether the master is up.
 func (c *Client) Connected(ctx context.Context) bool {
+	_, up := c.master(ctx)
+	return up
+}
+
+// master asks ssh whether the master is up, and its pid ("Master running
+// (pid=N)"; 0 when ssh does not say).
+func (c *Client) master(ctx context.Context) (int, bool) {
 	a := c.args("-O", "check", "--", c.Host)
-	return exec.CommandContext(ctx, a[0], a[1:]...).Run() == nil
+	out, err := exec.CommandContext(ctx, a[0], a[1:]...).CombinedOutput()
+	if err != nil {
+		return 0, false
+	}
+	pid := 0
+	if _, rest, ok := strings.Cut(string(out), "(pid="); ok {
+		digits, _, _ := strings.Cut(rest, ")")
+		pid, _ = strconv.Atoi(digits)
+	}
+	return pid, true
 }
 
 // Connect starts the master, or keeps the one running. It returns once
@@ -152,7 +168,8 @@ func (c *Client) Connect(ctx context.Context) error {
 
 // Close ends the master and with it every session it carries.
 func (c *Client) Close(ctx context.Context) error {
-	if !c.Connected(ctx) {
+	pid, up := c.master(ctx)
+	if !up {
 		os.Remove(c.ControlPath)
 		return nil
 	}
@@ -161,10 +178,29 @@ func (c *Client) Close(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("close the connection to %s: %w: %s", c.Host, err, bytes.TrimSpace(out))
 	}
-	for i := 0; i < 50 && fileExists(c.ControlPath); i++ {
+	// The master removes its socket before it exits: wait for the
+	// process too, so nothing of the connection runs once Close returns.
+	for i := 0; i < 250 && (fileExists(c.ControlPath) || running(pid)); i++ {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
+}
+
+// running reports whether pid is a live process (not a zombie), as far
+// as /proc tells; without /proc, or for pid 0, it reports false.
+func running(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses: "N (ssh) S ...".
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
 }
 
 // Errors a person meets when connecting, each with its fix.
