@@ -87,11 +87,20 @@ type Arranger interface {
 // terminal cannot be driven from here.
 var ErrUnavailable = errors.New("terminal cannot be driven")
 
-// Getenv and LookPath are how a driver learns about its world: the
-// environment captured at the lead's start and the programs installed.
+// Env is how a driver learns about its world.
 type Env struct {
-	Getenv   func(string) string
+	// Getenv reads the environment captured where the lead started (the
+	// terminal's own variables: KITTY_LISTEN_ON, WEZTERM_PANE, ZELLIJ_*,
+	// ITERM_SESSION_ID), which may differ from the caller's own.
+	Getenv func(string) string
+	// LookPath finds a program (exec.LookPath in production).
 	LookPath func(string) (string, error)
+	// Exe is the paneteam binary, for a driver that must have a pane run
+	// paneteam itself (iTerm2's typed line).
+	Exe string
+	// Dir is a private 0700 folder the driver may keep files in (iTerm2's
+	// 0600 launch files).
+	Dir string
 }
 
 // constructors maps a terminal's name to its driver; each driver's file
