@@ -201,3 +201,46 @@ func TestRemoveMemberTakesItsHiddenPane(t *testing.T) {
 		t.Fatalf("after removing a: members %v, hidden %v", cfg.MemberNames(), cfg.HiddenPaneIDs)
 	}
 }
+
+// Claude Code writes config.json in place under its lock: open, write,
+// truncate. A reader between the write and the truncate sees the new text
+// followed by the tail of the old one; on a busy machine the writer can be
+// held there for longer than a reader's quick retries. Load must still
+// return the file as the writer leaves it, never "does not parse".
+func TestLoadWaitsOutAnInPlaceWrite(t *testing.T) {
+	root := testutil.Root(t)
+	tm := Team{Root: root, Name: "x"}
+	os.MkdirAll(tm.Dir(), 0o700)
+	long := `{"name":"x","createdAt":1,"leadAgentId":"team-lead@x","members":[{"agentId":"a@x","name":"a","isActive":false}]}`
+	short := `{"name":"x","createdAt":1,"leadAgentId":"team-lead@x","members":[{"agentId":"a@x","name":"a","isActive":true}]}`
+	if err := os.WriteFile(tm.ConfigPath(), []byte(long), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockfile.Lock(context.Background(), tm.ConfigPath(), lockfile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(tm.ConfigPath(), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(short), 0); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(400 * time.Millisecond) // held from its truncate
+		f.Truncate(int64(len(short)))
+		f.Close()
+		unlock()
+	}()
+	cfg, err := Load(tm.ConfigPath())
+	<-done
+	if err != nil {
+		t.Fatalf("a config mid-write was taken for a broken one: %v", err)
+	}
+	if m := cfg.Member("a"); m == nil || m.IsActive == nil || !*m.IsActive {
+		t.Fatalf("Load returned %+v, not the text the writer left", cfg.Members)
+	}
+}

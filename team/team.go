@@ -99,12 +99,18 @@ func List(root string) ([]string, error) {
 	return names, nil
 }
 
-// readRetries covers Claude Code's plain in-place write of config.json: a
-// reader may catch the file truncated or half written, so a parse failure is
-// retried briefly before it is believed.
+// readRetries covers Claude Code's in-place write of config.json (open,
+// write, truncate: docs/PROTOCOL.md §3): a reader may catch the file half
+// written, or whole but followed by the tail of the longer text it
+// replaces. A parse failure is retried briefly; if it persists, the file
+// is read once more holding the lock, which every writer holds through
+// its write, so a file that still does not parse is really broken. The
+// writer can be kept from its truncate for longer than the retries last
+// on a busy machine: only the locked read tells.
 const (
-	readRetries = 5
-	readPause   = 20 * time.Millisecond
+	readRetries     = 5
+	readPause       = 20 * time.Millisecond
+	lockedReadLimit = 3 * time.Second
 )
 
 // Load reads and parses a config.json.
@@ -122,7 +128,31 @@ func Load(path string) (*Config, error) {
 		lastErr = err
 		time.Sleep(readPause)
 	}
+	if cfg, ok, err := loadLocked(path); ok {
+		if err == nil {
+			return cfg, nil
+		}
+		lastErr = err
+	}
 	return nil, fmt.Errorf("team config %s does not parse: %w (fix or restore the file; paneteam will not overwrite it)", path, lastErr)
+}
+
+// loadLocked reads and parses path holding its lock; ok is false when the
+// lock could not be had in time (the caller keeps what it saw unlocked).
+func loadLocked(path string) (cfg *Config, ok bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), lockedReadLimit)
+	defer cancel()
+	unlock, lerr := lockfile.Lock(ctx, path, lockfile.Options{Timeout: lockedReadLimit})
+	if lerr != nil {
+		return nil, false, nil
+	}
+	defer unlock()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, true, fmt.Errorf("read team config: %w", err)
+	}
+	cfg, err = parseConfig(b)
+	return cfg, true, err
 }
 
 func parseConfig(b []byte) (*Config, error) {
