@@ -142,3 +142,7 @@ func Detect(getenv func(string) string) string {
 	}
 	return ""
 }
+
+// Register adds a driver under name, replacing one of that name: for a
+// terminal paneteam does not ship a driver for, and for tests.
+func Register(name string, c func(Env) (Terminal, error)) { constructors[name] = c }

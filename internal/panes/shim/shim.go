@@ -98,22 +98,28 @@ func Main(argv []string) int {
 func (s *Shim) Run(argv []string) int {
 	var err error
 	s.real, s.shimAt, err = FindReal(s.Getenv, s.Self)
+	call, perr := Parse(argv[1:])
+	s.call = call
+	if s.inVirtual() && s.virtualAddressed(call) {
+		if perr != nil {
+			return s.unknown(perr.Error())
+		}
+		s.setPolicy()
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		return s.serveVirtual(ctx, call)
+	}
 	if err != nil {
 		fmt.Fprintf(s.Stderr, "paneteam (run as tmux): %v\n", err)
 		return 127
 	}
-	call, perr := Parse(argv[1:])
-	s.call = call
 	if !s.addressed(call) {
 		return s.pass(argv[1:])
 	}
 	if perr != nil {
 		return s.unknown(perr.Error())
 	}
-	s.policy = layout.Policy{Kind: layout.Kind(s.Getenv(EnvLayout))}
-	if err := s.policy.Validate(); err != nil {
-		s.policy = layout.Policy{}
-	}
+	s.setPolicy()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	return s.interpret(ctx, call)
@@ -183,6 +189,14 @@ func FindReal(getenv func(string) string, self string) (string, []string, error)
 	return found, shimAt, nil
 }
 
+// setPolicy reads the layout policy 'paneteam claude' was given.
+func (s *Shim) setPolicy() {
+	s.policy = layout.Policy{Kind: layout.Kind(s.Getenv(EnvLayout))}
+	if err := s.policy.Validate(); err != nil {
+		s.policy = layout.Policy{}
+	}
+}
+
 // realEnv is the environment of the real tmux: the shim's own variables
 // and folder left out, so a tmux server it starts (and every pane on it)
 // does not carry them.
@@ -192,6 +206,10 @@ func (s *Shim) realEnv() []string {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "PANETEAM_SHIM_"):
+			continue
+		case (k == "TMUX" || k == "TMUX_PANE") && s.inVirtual():
+			// paneteam's own tmux for a lead in another terminal: no
+			// real tmux knows it.
 			continue
 		case k == "PATH":
 			var keep []string

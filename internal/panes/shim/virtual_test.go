@@ -1,0 +1,260 @@
+package shim
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+)
+
+// testTerm is a terminal whose panes are plain processes of this test:
+// it runs Open's argv as the terminal would (a session of its own, no
+// shell) and records where each pane was asked to go. It stands in for
+// kitty, WezTerm, Zellij and iTerm2, whose drivers have tests of their
+// own against the real terminal or a faithful fake.
+type testTerm struct {
+	mu     sync.Mutex
+	next   int
+	procs  map[native.Handle]*exec.Cmd
+	places []native.Place
+	closed []native.Handle
+}
+
+func (tt *testTerm) Name() string                    { return "testterm" }
+func (tt *testTerm) Probe(ctx context.Context) error { return nil }
+
+func (tt *testTerm) Open(ctx context.Context, o native.Open) (native.Handle, error) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.next++
+	h := native.Handle("w" + strconv.Itoa(tt.next))
+	cmd := exec.Command(o.Argv[0], o.Argv[1:]...)
+	cmd.Env = append(os.Environ(), "TMUX=/should/not/reach,1,0", "TMUX_PANE=%9")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	go cmd.Wait()
+	tt.procs[h] = cmd
+	tt.places = append(tt.places, o.Place)
+	return h, nil
+}
+
+func (tt *testTerm) Close(ctx context.Context, h native.Handle) error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.closed = append(tt.closed, h)
+	if c := tt.procs[h]; c != nil && c.Process != nil {
+		c.Process.Kill()
+	}
+	return nil
+}
+
+func (tt *testTerm) List(ctx context.Context) ([]native.Handle, error) { return nil, nil }
+
+type vrig struct {
+	t    *testing.T
+	dir  string
+	term *testTerm
+	env  map[string]string
+}
+
+func newVrig(t *testing.T, lay string) *vrig {
+	t.Helper()
+	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}}
+	native.Register("testterm", func(native.Env) (native.Terminal, error) { return tt, nil })
+	dir := testutil.ShortTempDir(t)
+	state := filepath.Join(dir, "v")
+	start, _ := proc.StartTime(os.Getpid())
+	tmuxVar, err := NewVirtual(state, "testterm", map[string]string{"TESTTERM_ADDR": "x"}, strconv.Itoa(os.Getpid())+":"+start, testutil.Binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &vrig{t: t, dir: state, term: tt, env: map[string]string{
+		EnvDir: dir, EnvTerminal: "testterm", EnvState: state, EnvLayout: lay,
+		"TMUX": tmuxVar, "TMUX_PANE": "%0", "PATH": os.Getenv("PATH"),
+	}}
+	t.Cleanup(func() {
+		st, _ := ReadVirtual(state)
+		for _, p := range st.Panes {
+			endGate(p.Gate)
+		}
+	})
+	return r
+}
+
+func (r *vrig) sock() string { return filepath.Join(r.dir, "tmux") }
+
+// call runs one tmux call as Claude's lead makes it.
+func (r *vrig) call(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	s := &Shim{Getenv: func(k string) string { return r.env[k] }, Stdout: &out, Stderr: &errb, PPID: os.Getpid()}
+	for k, v := range r.env {
+		s.Environ = append(s.Environ, k+"="+v)
+	}
+	rc := s.Run(append([]string{"tmux"}, args...))
+	return out.String(), errb.String(), rc
+}
+
+func (r *vrig) must(args ...string) string {
+	r.t.Helper()
+	out, errOut, rc := r.call(args...)
+	if rc != 0 {
+		r.t.Fatalf("tmux %q: exit %d: %s", args, rc, errOut)
+	}
+	return out
+}
+
+// spawn makes a teammate's pane as Claude Code 2.1.330's lead does and
+// starts line in it; it returns the pane id.
+func (r *vrig) spawn(name, line string) string {
+	r.t.Helper()
+	s := r.sock()
+	r.must("-S", s, "display-message", "-t", "%0", "-p", "#{window_id}")
+	panes := strings.Fields(r.must("-S", s, "list-panes", "-t", "@0", "-F", "#{pane_id}"))
+	target := panes[len(panes)-1]
+	dir := "-h"
+	args := []string{"-S", s, "split-window", "-d", "-t", target, dir}
+	if len(panes) == 1 {
+		args = append(args, "-l", "70%")
+	}
+	pane := strings.TrimSpace(r.must(append(args, "-P", "-F", "#{pane_id}", "--", "cat")...))
+	r.must("-S", s, "set-option", "-p", "-t", pane, "pane-border-style", "fg=blue")
+	r.must("-S", s, "select-pane", "-t", pane, "-T", name)
+	if len(panes) == 1 {
+		r.must("-S", s, "set-option", "-w", "-t", "@0", "pane-border-status", "top")
+	} else {
+		r.must("-S", s, "select-layout", "-t", "@0", "main-vertical")
+		r.must("-S", s, "resize-pane", "-t", "%0", "-x", "30%")
+	}
+	r.must("-S", s, "set-option", "-p", "-t", pane, "remain-on-exit", "failed")
+	r.must("-S", s, "respawn-pane", "-k", "-t", pane, "--", line)
+	return pane
+}
+
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	var b []byte
+	testutil.Eventually(t, 10*time.Second, path+" to be written", func() bool {
+		var err error
+		b, err = os.ReadFile(path)
+		return err == nil && len(b) > 0
+	})
+	return string(b)
+}
+
+func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
+	r := newVrig(t, "main-vertical")
+	work := t.TempDir()
+	// Claude's line, as tmux runs it: through /bin/sh -c, in the
+	// terminal's environment less $TMUX (the teammate is a plain program
+	// of the terminal, not a tmux pane).
+	p1 := r.spawn("dora", "cd "+work+" && env AGENT=dora sh -c 'echo \"$AGENT|${TMUX-none}|${TMUX_PANE-none}\" > out1; exec sleep 300' --agent-id dora@t")
+	if p1 != "%1" {
+		t.Fatalf("first pane id = %q, want %%1", p1)
+	}
+	if got := strings.TrimSpace(waitFile(t, filepath.Join(work, "out1"))); got != "dora|none|none" {
+		t.Fatalf("the teammate saw %q, want dora|none|none", got)
+	}
+	p2 := r.spawn("eve", "cd "+work+" && echo eve > out2 && exec sleep 300")
+	waitFile(t, filepath.Join(work, "out2"))
+
+	// Placement: the first beside the lead at 70%, the second below the
+	// first, as main-vertical stacks teammates.
+	if got := r.term.places; len(got) != 2 ||
+		got[0] != (native.Place{Beside: "", Horizontal: true, Percent: 70}) ||
+		got[1].Beside != "w1" || got[1].Horizontal || got[1].OwnTab {
+		t.Fatalf("places = %+v", got)
+	}
+	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0 %1 %2" {
+		t.Fatalf("list-panes = %v", got)
+	}
+	st, _ := ReadVirtual(r.dir)
+	if len(st.Panes) != 2 || st.Panes[0].Agent != "dora@t" || st.Panes[0].Title != "dora" {
+		t.Fatalf("state = %+v", st.Panes)
+	}
+	gate := st.Panes[1].Gate
+
+	// kill-pane ends the teammate's process and closes its pane.
+	r.must("-S", r.sock(), "kill-pane", "-t", p2)
+	if gateAlive(gate) {
+		t.Fatal("the killed pane's teammate still runs")
+	}
+	if len(r.term.closed) != 1 || r.term.closed[0] != "w2" {
+		t.Fatalf("closed = %v, want [w2]", r.term.closed)
+	}
+	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0 %1" {
+		t.Fatalf("list-panes after kill = %v", got)
+	}
+	// A pane whose teammate ended on its own leaves the listing too.
+	st, _ = ReadVirtual(r.dir)
+	endGate(st.Panes[0].Gate)
+	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0" {
+		t.Fatalf("list-panes after the teammate exited = %v", got)
+	}
+	if _, errOut, rc := r.call("-S", r.sock(), "kill-pane", "-t", "%7"); rc != 1 || !strings.Contains(errOut, "can't find pane: %7") {
+		t.Fatalf("kill of an unknown pane: %d %q", rc, errOut)
+	}
+}
+
+func TestVirtualServerAnswersScreenProbes(t *testing.T) {
+	r := newVrig(t, "")
+	if out := r.must("show", "-gv", "focus-events"); out != "off\n" {
+		t.Fatalf("show -gv focus-events = %q", out)
+	}
+	out := r.must("display-message", "-p", "-t", "%0", "#{client_termtype}\t#{allow-passthrough}\t#{focus-events}\t#{pane_top}\t#{pane_left}\t#{status}\t#{status-position}\t#{window_bigger}")
+	if out != "\t0\t0\t0\t0\toff\tbottom\t0\n" {
+		t.Fatalf("screen probe = %q", out)
+	}
+	if out := r.must("display-message", "-p", "-t", "%0", "#{session_name}:#{window_id}.#{pane_id}"); out != "paneteam:@0.%0\n" {
+		t.Fatalf("pane probe = %q", out)
+	}
+	// A call the contract does not list fails loudly, naming it.
+	if _, errOut, rc := r.call("-S", r.sock(), "swap-pane", "-s", "%1"); rc == 0 || !strings.Contains(errOut, "swap-pane") {
+		t.Fatalf("unknown call: %d %q", rc, errOut)
+	}
+}
+
+func TestVirtualServerWindowsLayoutOpensTabs(t *testing.T) {
+	r := newVrig(t, "windows")
+	work := t.TempDir()
+	r.spawn("a", "cd "+work+" && echo a > a && exec sleep 300")
+	waitFile(t, filepath.Join(work, "a"))
+	if got := r.term.places; len(got) != 1 || !got[0].OwnTab {
+		t.Fatalf("places = %+v, want a tab of its own", got)
+	}
+	// The lead's window lists only the lead: the teammate is elsewhere.
+	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0" {
+		t.Fatalf("list-panes = %v", got)
+	}
+}
+
+func TestCloseAllClosesAnOrphanedLeadsPanes(t *testing.T) {
+	r := newVrig(t, "")
+	work := t.TempDir()
+	r.spawn("a", "cd "+work+" && echo a > a && exec sleep 300")
+	waitFile(t, filepath.Join(work, "a"))
+	st, _ := ReadVirtual(r.dir)
+	gate := st.Panes[0].Gate
+	ids, err := CloseAll(context.Background(), r.dir, func(k string) string { return r.env[k] })
+	if err != nil || len(ids) != 1 || ids[0] != "%1" {
+		t.Fatalf("CloseAll = %v, %v", ids, err)
+	}
+	if gateAlive(gate) {
+		t.Fatal("the orphaned teammate still runs")
+	}
+	if _, err := os.Stat(r.dir); !os.IsNotExist(err) {
+		t.Fatalf("the virtual server's folder is left: %v", err)
+	}
+}
