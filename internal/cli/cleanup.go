@@ -7,7 +7,9 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -113,6 +115,9 @@ func cleanupOrphans(ctx context.Context, c *ucli.Command, env Env) error {
 		return err
 	}
 	ro := lifecycle.ReapOptions{DryRun: c.Bool("dry-run"), OlderThan: c.Duration("older-than")}
+	if state, err := provenance.StateDir(env.Getenv); err == nil {
+		ro.VirtualDir = claudestart.VirtualDir(state)
+	}
 	if c.IsSet("older-than") {
 		ro.ClaudeGrace = c.Duration("older-than")
 		if ro.ClaudeGrace == 0 {
@@ -189,12 +194,16 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 	}
 	closed := 0
 	for _, p := range res.Panes {
+		where := p.Socket
+		if p.Terminal != "" {
+			where = p.Terminal + " (" + p.Socket + ")"
+		}
 		switch {
 		case p.Closed:
 			closed++
-			fmt.Fprintf(w, "%s pane %s (%s) on %s: %s\n", would(dry, "closed", "would close"), p.Pane, visible.Line(p.Agent), p.Socket, p.Why)
+			fmt.Fprintf(w, "%s pane %s (%s) in %s: %s\n", would(dry, "closed", "would close"), p.Pane, visible.Line(p.Agent), where, p.Why)
 		case dry:
-			fmt.Fprintf(w, "left alone: pane %s (%s) on %s: %s\n", p.Pane, visible.Line(p.Agent), p.Socket, p.Why)
+			fmt.Fprintf(w, "left alone: pane %s (%s) in %s: %s\n", p.Pane, visible.Line(p.Agent), where, p.Why)
 		}
 	}
 	for _, l := range res.StaleLocks {

@@ -7,16 +7,22 @@
 package claudestart
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -29,7 +35,12 @@ type Options struct {
 	Claude  string   // the claude to run (a full path)
 	Args    []string // Claude's own arguments, after --
 	Layout  layout.Kind
-	Backend string // "", "auto" or "tmux"
+	// Backend is "", "auto", "tmux" or a terminal paneteam drives
+	// natively (native.Names: iterm2, kitty, wezterm, zellij).
+	Backend string
+	// Probe checks that a native terminal can be driven from here
+	// (ProbeNative when nil).
+	Probe func(name string) error
 	// StateDir is paneteam's state folder: the shim's link and log live
 	// there.
 	StateDir string
@@ -45,14 +56,72 @@ type Launch struct {
 	Argv []string // its arguments, argv[0] first
 	Env  []string // its whole environment
 	// Terminal is where the teammates' panes go: "tmux" (beside the
-	// lead, in the tmux it runs in) or "tmux-private" (a private server
-	// 'paneteam attach' shows).
+	// lead, in the tmux it runs in), "tmux-private" (a private server
+	// 'paneteam attach' shows), or a terminal paneteam drives natively
+	// ("kitty", "wezterm", "zellij", "iterm2").
 	Terminal string
+	// Virtual is the tmux server of paneteam's own to make before Claude
+	// starts, for a native terminal (nil otherwise).
+	Virtual *Virtual
 	// Notes are what the person should know before Claude takes the
 	// screen (a fallback, a setting that keeps panes from opening).
 	Notes []string
 	Log   string // the shim's log
 	Shim  string // the shim's link
+}
+
+// Virtual is paneteam's tmux for a lead in a native terminal: made by
+// Prepare, just before Claude starts.
+type Virtual struct {
+	Dir      string            // its folder
+	Terminal string            // the terminal's name
+	Env      map[string]string // the terminal's variables, for its driver
+	Lead     string            // the lead's "<pid>:<start time>"
+	Exe      string            // paneteam, which the panes' gates run
+}
+
+// VirtualDir is the folder, under paneteam's state folder, holding one
+// folder per lead in a native terminal.
+func VirtualDir(state string) string { return filepath.Join(state, "vtmux") }
+
+// Prepare makes what l needs on disk before Claude starts (paneteam's
+// tmux for a native terminal); a dry run does not call it.
+func (l Launch) Prepare() error {
+	v := l.Virtual
+	if v == nil {
+		return nil
+	}
+	os.RemoveAll(v.Dir) // an earlier lead's, with the same pid
+	_, err := shim.NewVirtual(v.Dir, v.Terminal, v.Env, v.Lead, v.Exe)
+	return err
+}
+
+// ProbeNative checks that terminal name can be driven from a program
+// whose environment getenv reads.
+func ProbeNative(name string, getenv func(string) string) error {
+	t, err := native.New(name, native.Env{Getenv: getenv, LookPath: exec.LookPath})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return t.Probe(ctx)
+}
+
+// terminalVars are the variables by which a terminal's driver finds it.
+var terminalVars = []string{"KITTY_", "WEZTERM_", "ZELLIJ", "ITERM_", "TERM_PROGRAM", "TERM_SESSION_ID", "LC_TERMINAL"}
+
+func captureTerminal(environ []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		for _, p := range terminalVars {
+			if strings.HasPrefix(k, p) {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }
 
 // UsageError is a wrong option; its message names the fix.
@@ -70,16 +139,38 @@ func Plan(o Options) (Launch, error) {
 			return Launch{}, &UsageError{Msg: "paneteam claude sets Claude's --teammate-mode itself (tmux, through paneteam): leave it out of Claude's arguments"}
 		}
 	}
+	nativeName := ""
 	switch o.Backend {
 	case "", "auto", "tmux":
 	default:
-		return Launch{}, &UsageError{Msg: fmt.Sprintf("--backend %s: this build drives Claude Code's teammates in tmux only: use --backend tmux (or leave it out)", o.Backend)}
+		if !slices.Contains(native.Names(), o.Backend) {
+			return Launch{}, &UsageError{Msg: fmt.Sprintf("--backend %s: use auto, tmux, or one of the terminals paneteam drives: %s", o.Backend, strings.Join(native.Names(), ", "))}
+		}
+		nativeName = o.Backend
 	}
 	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
 		return Launch{}, &UsageError{Msg: "--layout: " + err.Error()}
 	}
+	probe := o.Probe
+	if probe == nil {
+		probe = func(name string) error { return ProbeNative(name, o.Getenv) }
+	}
+	var notes []string
+	if nativeName != "" {
+		if err := probe(nativeName); err != nil {
+			return Launch{}, fmt.Errorf("--backend %s: %w", nativeName, err)
+		}
+	} else if o.Backend != "tmux" && o.Getenv("TMUX") == "" {
+		if name := native.Detect(o.Getenv); name != "" {
+			if err := probe(name); err == nil {
+				nativeName = name
+			} else {
+				notes = append(notes, fmt.Sprintf("%s panes are unavailable (%v): Claude's teammates run in a private tmux server instead; see them with 'paneteam attach --team <team>'", name, err))
+			}
+		}
+	}
 	real, _, err := shim.FindReal(o.Getenv, o.Exe)
-	if err != nil {
+	if err != nil && nativeName == "" {
 		return Launch{}, err
 	}
 	l := Launch{Path: o.Claude, Argv: append([]string{"claude", ReservedFlag, "tmux"}, o.Args...)}
@@ -99,8 +190,36 @@ func Plan(o Options) (Launch, error) {
 		shim.EnvLayout:                         string(o.Layout),
 		shim.EnvClaude:                         o.Release,
 	}
-	drop := map[string]bool{shim.EnvSocket: true}
-	if v := o.Getenv("TMUX"); v != "" {
+	drop := map[string]bool{shim.EnvSocket: true, shim.EnvTerminal: true, shim.EnvState: true}
+	l.Notes = notes
+	if nativeName != "" {
+		// Claude Code believes it runs inside tmux: its calls go to
+		// paneteam's own server, which opens the panes in the terminal.
+		start, _ := proc.StartTime(os.Getpid())
+		lead := strconv.Itoa(os.Getpid()) + ":" + start
+		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
+		l.Virtual = &Virtual{Dir: vdir, Terminal: nativeName, Env: captureTerminal(o.Environ), Lead: lead, Exe: o.Exe}
+		set["TMUX"] = filepath.Join(vdir, "tmux") + "," + strconv.Itoa(os.Getpid()) + ",0"
+		set["TMUX_PANE"] = "%0"
+		set[shim.EnvSocket] = filepath.Join(vdir, "tmux")
+		set[shim.EnvTerminal] = nativeName
+		set[shim.EnvState] = vdir
+		delete(drop, shim.EnvSocket)
+		delete(drop, shim.EnvTerminal)
+		delete(drop, shim.EnvState)
+		l.Terminal = nativeName
+		if real == "" {
+			delete(set, shim.EnvTmux)
+		}
+		// In iTerm2, Claude Code would drive it2 itself and never call
+		// tmux: it must not see iTerm2's variables.
+		for _, k := range []string{"ITERM_SESSION_ID", "ITERM_PROFILE", "LC_TERMINAL", "LC_TERMINAL_VERSION", "TERM_SESSION_ID"} {
+			drop[k] = true
+		}
+		if o.Getenv("TERM_PROGRAM") == "iTerm.app" {
+			drop["TERM_PROGRAM"], drop["TERM_PROGRAM_VERSION"] = true, true
+		}
+	} else if v := o.Getenv("TMUX"); v != "" {
 		srv, err := tmux.FromTMUX(v)
 		if err != nil {
 			return Launch{}, err
@@ -113,9 +232,7 @@ func Plan(o Options) (Launch, error) {
 		l.Terminal = "tmux"
 	} else {
 		l.Terminal = "tmux-private"
-		if name := otherTerminal(o.Getenv); name != "" {
-			l.Notes = append(l.Notes, fmt.Sprintf("%s panes are not driven by this build: Claude's teammates run in a private tmux server; see them with 'paneteam attach --team <team>' (or run paneteam claude inside tmux)", name))
-		} else {
+		if len(l.Notes) == 0 {
 			l.Notes = append(l.Notes, "outside tmux, Claude's teammates run in a private tmux server; see them with 'paneteam attach --team <team>' from another terminal")
 		}
 		// In iTerm2, Claude Code drives it2 itself and would never call
@@ -146,22 +263,6 @@ func FindClaude(path string) (string, error) {
 		}
 	}
 	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
-}
-
-// otherTerminal names a terminal paneteam could split natively, when the
-// lead runs in one ("" for a plain terminal).
-func otherTerminal(getenv func(string) string) string {
-	switch {
-	case getenv("TERM_PROGRAM") == "iTerm.app" || getenv("ITERM_SESSION_ID") != "":
-		return "iTerm2"
-	case getenv("KITTY_WINDOW_ID") != "":
-		return "kitty"
-	case getenv("WEZTERM_PANE") != "":
-		return "WezTerm"
-	case getenv("ZELLIJ") != "":
-		return "Zellij"
-	}
-	return ""
 }
 
 // environ is base with set's variables replaced or added (in base's

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -79,4 +84,52 @@ func closeClaudeLeadPane(ctx context.Context, srv tmux.Server, pane, tag string,
 		return false, fmt.Sprintf("could not close pane %s on %s: %v", pane, srv, err)
 	}
 	return true, fmt.Sprintf("its Claude Code lead (pid %d) is gone", pid)
+}
+
+// reapVirtualLeadPanes closes the panes paneteam opened in kitty, WezTerm,
+// Zellij or iTerm2 for a Claude Code lead that is gone: each such lead
+// had a tmux server of paneteam's own (a folder under ro.VirtualDir)
+// recording its lead's "<pid>:<start time>" and every pane it opened.
+func (o Options) reapVirtualLeadPanes(ctx context.Context, ro ReapOptions, res *ReapResult) error {
+	if ro.VirtualDir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(ro.VirtualDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list paneteam's tmux servers for Claude Code leads: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		dir := filepath.Join(ro.VirtualDir, e.Name())
+		st, err := shim.ReadVirtual(dir)
+		if err != nil {
+			continue // being made, or not one of ours
+		}
+		pid, _, gone := claudeLeadGone(st.Lead)
+		if !gone {
+			continue
+		}
+		why := fmt.Sprintf("its Claude Code lead (pid %d) is gone", pid)
+		if ro.DryRun {
+			for _, p := range st.Panes {
+				res.Panes = append(res.Panes, &LeftPane{Socket: dir, Terminal: st.Terminal, Pane: p.ID, Agent: p.Agent, Closed: true, Why: why})
+			}
+			continue
+		}
+		closed, err := shim.CloseAll(ctx, dir, o.getenv)
+		for _, p := range st.Panes {
+			lp := &LeftPane{Socket: dir, Terminal: st.Terminal, Pane: p.ID, Agent: p.Agent, Closed: slices.Contains(closed, p.ID), Why: why}
+			if !lp.Closed {
+				lp.Why = fmt.Sprintf("could not close it in %s: %v", st.Terminal, err)
+			}
+			res.Panes = append(res.Panes, lp)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -17,6 +17,10 @@ import (
 // LeftPane is a pane paneteam made for a team whose folder is gone.
 type LeftPane struct {
 	Socket string `json:"socket"`
+	// Terminal is the terminal the pane is in when it is not tmux's
+	// (kitty, wezterm, zellij, iterm2); Socket is then the folder of
+	// paneteam's tmux for that lead.
+	Terminal string `json:"terminal,omitempty"`
 	Pane   string `json:"pane"`
 	Agent  string `json:"agent"`
 	Closed bool   `json:"closed"`

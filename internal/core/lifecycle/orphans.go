@@ -29,7 +29,11 @@ type ReapOptions struct {
 	ClaudeGrace time.Duration
 	// SocketDir is tmux's socket folder to scan (default SocketDir).
 	SocketDir string
-	Now       func() time.Time
+	// VirtualDir holds the tmux servers paneteam plays for Claude Code
+	// leads in other terminals (kitty, WezTerm, Zellij, iTerm2), one
+	// folder each ("": none are looked at).
+	VirtualDir string
+	Now        func() time.Time
 }
 
 // ReapResult is what Reap found and did.
@@ -98,6 +102,9 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 		errs = append(errs, err)
 	}
 	if err := o.reapClaudeLeadPanes(ctx, ro, res); err != nil {
+		errs = append(errs, err)
+	}
+	if err := o.reapVirtualLeadPanes(ctx, ro, res); err != nil {
 		errs = append(errs, err)
 	}
 	servers, err := scanServers(ctx, ro.SocketDir, ro.OlderThan, ro.Now())
