@@ -52,6 +52,7 @@ func commandTable() []commandEntry {
 		{"mcp", mcpCommand},
 		{"agents", agentsCommand},
 		{"agent-hook", agentHookCommand},
+		{"pane-exec", paneExecCommand},
 	}
 }
 
