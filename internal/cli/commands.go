@@ -53,6 +53,7 @@ func commandTable() []commandEntry {
 		{"agents", agentsCommand},
 		{"agent-hook", agentHookCommand},
 		{"shim-gate", shimGateCommand},
+		{"pane-exec", paneExecCommand},
 	}
 }
 

@@ -51,9 +51,9 @@ func (f *fake) notFound(id string) {
 
 // opts is a parsed command line: click accepts options anywhere.
 type opts struct {
-	session, profile        string
-	vertical, force, asJSON bool
-	pos                     []string
+	session, profile, window string
+	vertical, force, asJSON  bool
+	pos                      []string
 }
 
 func (f *fake) parse(args []string) opts {
@@ -72,6 +72,8 @@ func (f *fake) parse(args []string) opts {
 			o.session = value()
 		case "-p", "--profile":
 			o.profile = value()
+		case "-w", "--window":
+			o.window = value()
 		case "-v", "--vertical":
 			o.vertical = true
 		case "-f", "--force":
@@ -89,8 +91,15 @@ func (f *fake) parse(args []string) opts {
 }
 
 func (f *fake) dispatch(args []string) {
+	if len(args) >= 2 && args[0] == "tab" && args[1] == "new" {
+		if f.st.APIOff {
+			f.apiOff()
+		}
+		f.newTab(f.parse(args[2:]))
+		return
+	}
 	if len(args) < 2 || args[0] != "session" {
-		f.fail(2, "Usage: it2 [OPTIONS] COMMAND [ARGS]...\nError: this fake knows only 'session' commands.")
+		f.fail(2, "Usage: it2 [OPTIONS] COMMAND [ARGS]...\nError: this fake knows only 'session' commands and 'tab new'.")
 	}
 	if f.st.APIOff {
 		f.apiOff()
@@ -160,6 +169,47 @@ func (f *fake) split(o opts) {
 	}
 	f.st.Sessions = append(f.st.Sessions, s)
 	fmt.Println("Created new pane: " + s.ID)
+}
+
+// newTab is 'it2 tab new [-w WINDOW] [-p PROFILE]': a tab in the given
+// window (default: the active session's) holding one new session. It
+// prints the tab's id, not the session's (it2's src/it2/commands/tab.py:
+// "Created new tab: {tab.tab_id}"; an unknown window exits 3 with
+// "Window '<id>' not found").
+func (f *fake) newTab(o opts) {
+	var in *it2test.Session
+	for _, s := range f.st.Sessions {
+		if o.window == "" && s.ID == f.st.Active || o.window != "" && s.WindowID == o.window {
+			in = s
+			break
+		}
+	}
+	if in == nil {
+		if o.window == "" {
+			f.fail(3, "Error: No current window")
+		}
+		f.fail(3, fmt.Sprintf("Error: Window '%s' not found", o.window))
+	}
+	if o.profile != "" && !contains(f.st.Profiles, o.profile) {
+		f.fail(2, fmt.Sprintf("Error: Profile '%s' not found", o.profile))
+	}
+	tab := 0
+	for _, s := range f.st.Sessions {
+		var n int
+		fmt.Sscan(s.TabID, &n)
+		tab = max(tab, n)
+	}
+	f.st.NextTTY++
+	s := &it2test.Session{
+		Listed: it2test.Listed{
+			ID: newUUID(), Name: "Default (-zsh)", Title: "-zsh",
+			TTY:  fmt.Sprintf("/dev/ttys%03d", f.st.NextTTY),
+			Rows: in.Rows, Cols: in.Cols, WindowID: in.WindowID, TabID: fmt.Sprint(tab + 1),
+		},
+		Profile: o.profile,
+	}
+	f.st.Sessions = append(f.st.Sessions, s)
+	fmt.Println("Created new tab: " + s.TabID)
 }
 
 func (f *fake) typeInto(o opts, end string) {
