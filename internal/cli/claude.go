@@ -32,8 +32,13 @@ func claudeCommand(env Env) *ucli.Command {
 with agent teams on and its tmux teammate mode. Every teammate Claude's lead
 spawns lands in a pane paneteam makes, laid out by paneteam and marked as
 paneteam's, so that status, the dashboard and 'cleanup --orphans' know it.
-Inside tmux the panes open beside Claude's; outside tmux they open in a
-private tmux server that 'paneteam attach --team TEAM' shows.
+Inside tmux the panes open beside Claude's. In kitty, WezTerm, Zellij or
+iTerm2 they open as that terminal's own panes (or tabs, with --layout
+windows): Claude is given a tmux of paneteam's that carries its calls out
+there. kitty needs remote control on (allow_remote_control yes and
+listen_on unix:/tmp/kitty in kitty.conf); iTerm2 needs it2 and its Python
+API. Anywhere else, or when the terminal cannot be driven (said at start),
+they open in a private tmux server that 'paneteam attach --team TEAM' shows.
 
     paneteam claude
     paneteam claude --layout windows -- --model opus
@@ -49,7 +54,7 @@ teammate got its prompt, the lead's exit closed it, and which tmux calls
 of that release paneteam does not know.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "layout", Usage: "main-vertical, tiled or windows (default main-vertical)", Sources: ucli.EnvVars("PANETEAM_LAYOUT")},
-			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto or tmux", Value: "auto"},
+			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto, tmux, kitty, wezterm, zellij or iterm2", Value: "auto"},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),
@@ -105,6 +110,9 @@ func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
 	}
 	for _, n := range l.Notes {
 		warn("%s", n)
+	}
+	if err := l.Prepare(); err != nil {
+		return err
 	}
 	if err := syscall.Exec(l.Path, l.Argv, l.Env); err != nil {
 		return fmt.Errorf("start %s: %w", l.Path, err)

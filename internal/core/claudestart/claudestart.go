@@ -108,6 +108,19 @@ func ProbeNative(name string, getenv func(string) string) error {
 	return t.Probe(ctx)
 }
 
+// displayName is a terminal's name as its makers write it.
+func displayName(name string) string {
+	switch name {
+	case "iterm2":
+		return "iTerm2"
+	case "wezterm":
+		return "WezTerm"
+	case "zellij":
+		return "Zellij"
+	}
+	return name
+}
+
 // terminalVars are the variables by which a terminal's driver finds it.
 var terminalVars = []string{"KITTY_", "WEZTERM_", "ZELLIJ", "ITERM_", "TERM_PROGRAM", "TERM_SESSION_ID", "LC_TERMINAL"}
 
@@ -165,7 +178,7 @@ func Plan(o Options) (Launch, error) {
 			if err := probe(name); err == nil {
 				nativeName = name
 			} else {
-				notes = append(notes, fmt.Sprintf("%s panes are unavailable (%v): Claude's teammates run in a private tmux server instead; see them with 'paneteam attach --team <team>'", name, err))
+				notes = append(notes, fmt.Sprintf("%s panes are unavailable (%v): Claude's teammates run in a private tmux server instead; see them with 'paneteam attach --team <team>' (or run paneteam claude inside tmux)", displayName(name), err))
 			}
 		}
 	}

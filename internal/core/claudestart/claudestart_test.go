@@ -1,6 +1,7 @@
 package claudestart
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ func world(t *testing.T, vars map[string]string) Options {
 	return Options{
 		Getenv: func(k string) string { return vars[k] }, Environ: environ, Exe: exe,
 		Claude: "/opt/claude", StateDir: t.TempDir(), Cwd: t.TempDir(),
+		Probe: func(name string) error { return errors.New("remote control is off") },
 	}
 }
 
@@ -95,6 +97,50 @@ func TestPlanITerm2HidesITerm2(t *testing.T) {
 	}
 	if len(l.Notes) != 1 || !strings.Contains(l.Notes[0], "iTerm2") || !strings.Contains(l.Notes[0], "paneteam attach") {
 		t.Errorf("notes %q, want the visible fallback for iTerm2 and how to see the panes", l.Notes)
+	}
+}
+
+func TestPlanNativeTerminalGetsPaneteamsTmux(t *testing.T) {
+	o := world(t, map[string]string{"KITTY_WINDOW_ID": "3", "KITTY_LISTEN_ON": "unix:/tmp/k", "TERM": "xterm-kitty"})
+	var probed []string
+	o.Probe = func(name string) error { probed = append(probed, name); return nil }
+	l, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := envOf(l)
+	if l.Terminal != "kitty" || l.Virtual == nil || len(probed) != 1 || probed[0] != "kitty" {
+		t.Fatalf("terminal %q virtual %+v probed %v", l.Terminal, l.Virtual, probed)
+	}
+	sock := filepath.Join(l.Virtual.Dir, "tmux")
+	if !strings.HasPrefix(e["TMUX"], sock+",") || e["TMUX_PANE"] != "%0" || e[shim.EnvSocket] != sock ||
+		e[shim.EnvTerminal] != "kitty" || e[shim.EnvState] != l.Virtual.Dir {
+		t.Fatalf("env %v", e)
+	}
+	if l.Virtual.Env["KITTY_LISTEN_ON"] != "unix:/tmp/k" || l.Virtual.Env["TERM"] != "" {
+		t.Fatalf("captured %v: want the terminal's own variables only", l.Virtual.Env)
+	}
+	if len(l.Notes) != 0 {
+		t.Errorf("notes %q", l.Notes)
+	}
+	if err := l.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := shim.ReadVirtual(l.Virtual.Dir); err != nil || st.Terminal != "kitty" || st.Lead != l.Virtual.Lead {
+		t.Fatalf("state %+v %v", st, err)
+	}
+
+	// Asked for by name, a terminal that cannot be driven is an error
+	// that says why, never a quiet fallback.
+	o.Backend = "iterm2"
+	o.Probe = func(name string) error { return errors.New("enable the Python API") }
+	if _, err := Plan(o); err == nil || !strings.Contains(err.Error(), "Python API") {
+		t.Fatalf("forced iterm2: %v", err)
+	}
+	o.Backend = "konsole"
+	var ue *UsageError
+	if _, err := Plan(o); !errors.As(err, &ue) || !strings.Contains(err.Error(), "iterm2") {
+		t.Fatalf("unknown backend: %v", err)
 	}
 }
 
