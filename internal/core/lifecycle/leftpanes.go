@@ -21,10 +21,10 @@ type LeftPane struct {
 	// (kitty, wezterm, zellij, iterm2); Socket is then the folder of
 	// paneteam's tmux for that lead.
 	Terminal string `json:"terminal,omitempty"`
-	Pane   string `json:"pane"`
-	Agent  string `json:"agent"`
-	Closed bool   `json:"closed"`
-	Why    string `json:"why"`
+	Pane     string `json:"pane"`
+	Agent    string `json:"agent"`
+	Closed   bool   `json:"closed"`
+	Why      string `json:"why"`
 }
 
 // reapLeftPanes closes the panes paneteam made (they carry
