@@ -33,6 +33,26 @@ type Options struct {
 	// NotInTmux hides TMUX and TMUX_PANE from Claude, as if it ran in a
 	// plain terminal (it still runs in the private tmux server).
 	NotInTmux bool
+	// Host runs Claude in another terminal (a kitty window, a WezTerm
+	// or Zellij pane) instead of the private tmux server's pane.
+	Host Host
+}
+
+// Host is a terminal Claude can run in instead of the private tmux
+// server: the program is started there as a person starting it in that
+// terminal would, and the test types into it and reads its screen there.
+type Host interface {
+	// Start runs argv in cwd with exactly env plus the variables the
+	// terminal itself gives its programs, and returns the pid of argv
+	// (the program replaces whatever starts it).
+	Start(t testing.TB, argv, env []string, cwd string) int
+	// Type types text literally.
+	Type(text string) error
+	// Enter presses Enter as the program reads it (kitty: ESC [13u once
+	// a program turned on kitty's keyboard protocol, as Claude does).
+	Enter() error
+	// Screen is the visible text.
+	Screen() (string, error)
 }
 
 // Session is one interactive Claude Code running in a private tmux server.
@@ -51,6 +71,7 @@ type Session struct {
 	t      testing.TB
 	vars   []string
 	closed bool
+	host   Host // where Claude runs, when not in Tmux
 }
 
 // Start launches Claude Code's TUI (Options.Bin, else Binary(t)) in a
@@ -66,6 +87,13 @@ func Start(t testing.TB, opts Options) *Session {
 		args = []string{"--dangerously-skip-permissions", "--teammate-mode", "in-process"}
 	}
 	env := s.vars
+	if opts.Host != nil {
+		s.host = opts.Host
+		s.PID = opts.Host.Start(t, append([]string{bin}, args...), env, s.Cwd)
+		s.Started = time.Now()
+		t.Cleanup(s.Close)
+		return s
+	}
 	// The pane runs a tiny sh that replaces itself with `env -i … claude`:
 	// Claude sees exactly the environment above (plus TMUX and TMUX_PANE,
 	// which only the pane knows), and the pane's pid is Claude's pid.
@@ -296,6 +324,15 @@ func (s *Session) WaitTeam(t testing.TB, d time.Duration) TeamConfig {
 // Type types text into Claude's prompt literally and presses Enter.
 func (s *Session) Type(t testing.TB, text string) {
 	t.Helper()
+	if s.host != nil {
+		if err := s.host.Type(text); err != nil {
+			t.Fatalf("type into Claude's terminal: %v", err)
+		}
+		if err := s.host.Enter(); err != nil {
+			t.Fatalf("press Enter in Claude's terminal: %v", err)
+		}
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := s.Tmux.Run(ctx, "send-keys", "-t", s.Pane, "-l", text); err != nil {
@@ -322,6 +359,13 @@ func (s *Session) Submit(t testing.TB, d time.Duration, text string) *Request {
 // Screen is the visible text of Claude's pane.
 func (s *Session) Screen(t testing.TB) string {
 	t.Helper()
+	if s.host != nil {
+		out, err := s.host.Screen()
+		if err != nil {
+			t.Fatalf("read Claude's terminal: %v", err)
+		}
+		return out
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := s.Tmux.Run(ctx, "capture-pane", "-p", "-t", s.Pane)
@@ -375,6 +419,13 @@ func (e sessionState) Error() string {
 }
 
 func (s *Session) screenOrErr() string {
+	if s.host != nil {
+		out, err := s.host.Screen()
+		if err != nil {
+			return "(screen: " + err.Error() + ")"
+		}
+		return out
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	out, err := s.Tmux.Run(ctx, "capture-pane", "-p", "-t", s.Pane)
