@@ -138,6 +138,11 @@ func (k *kitty) Open(ctx context.Context, o Open) (Handle, error) {
 			return "", fmt.Errorf("kitty: environment entry %q is not KEY=VALUE", e)
 		}
 	}
+	if b := o.Place.Beside; b != "" && !o.Place.OwnTab {
+		if err := kittyCheckHandle(b); err != nil {
+			return "", err
+		}
+	}
 	ver, err := k.version(ctx)
 	if err != nil {
 		return "", err
@@ -281,11 +286,23 @@ func (k *kitty) resizeTo(ctx context.Context, h Handle, horizontal bool, percent
 // Close closes window h; kitty hangs up its program. A window already
 // gone is success.
 func (k *kitty) Close(ctx context.Context, h Handle) error {
+	if err := kittyCheckHandle(h); err != nil {
+		return err
+	}
 	_, err := k.rc(ctx, "close-window", "--ignore-no-match", "--match=id:"+string(h))
 	if err != nil && kittyNoMatch(err) {
 		return nil
 	}
 	return err
+}
+
+// kittyCheckHandle refuses a handle that is not a kitty window id: it goes
+// into a match expression, where other text would match other windows.
+func kittyCheckHandle(h Handle) error {
+	if n, err := strconv.Atoi(string(h)); err != nil || n <= 0 || strconv.Itoa(n) != string(h) {
+		return fmt.Errorf("kitty: %q is not a kitty window id (a number such as KITTY_WINDOW_ID)", h)
+	}
+	return nil
 }
 
 // kittyNoMatch reports a kitty error saying nothing matched.

@@ -80,10 +80,14 @@ func TestKittyRefusesWhatWouldNotReachTheProgram(t *testing.T) {
 		{},
 		{Argv: []string{"prog", "@selection"}},
 		{Argv: []string{"prog"}, Env: []string{"NOEQUALS"}},
+		{Argv: []string{"prog"}, Place: Place{Beside: "1 or title:x"}},
 	} {
 		if _, err := k.Open(context.Background(), o); err == nil {
 			t.Errorf("Open(%+v) succeeded", o)
 		}
+	}
+	if err := k.Close(context.Background(), "id:1"); err == nil {
+		t.Error("Close of a handle that is no window id succeeded")
 	}
 }
 
@@ -333,4 +337,40 @@ func kittySorted(hs []Handle) []Handle {
 	out := append([]Handle(nil), hs...)
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// TestKittyCallCost measures one `kitty @ launch` and one `kitty @ ls` on
+// this machine (median of 20); run with PANETEAM_KITTY_MEASURE=1.
+func TestKittyCallCost(t *testing.T) {
+	if os.Getenv("PANETEAM_KITTY_MEASURE") != "1" {
+		t.Skip("set PANETEAM_KITTY_MEASURE=1 to measure kitty's call costs")
+	}
+	ctx := kittyCtx(t)
+	k := kittytest.Start(t, kittytest.Options{})
+	kt := kittyDriver(t, k).(*kitty)
+	median := func(what string, f func()) {
+		var d []time.Duration
+		for i := 0; i < 20; i++ {
+			start := time.Now()
+			f()
+			d = append(d, time.Since(start))
+		}
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		t.Logf("%s: median %v (min %v, max %v)", what, d[10], d[0], d[19])
+	}
+	median("kitty @ ls", func() {
+		if _, err := kt.rc(ctx, "ls"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	median("kitty @ launch --type=tab", func() {
+		if _, err := kt.rc(ctx, "launch", "--type=tab", "--keep-focus", "--", "sleep", "60"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	median("kitty --version", func() {
+		if _, err := kt.run(ctx, "--version"); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
