@@ -34,6 +34,13 @@ type shimLead struct {
 // on PATH, and waits for its team.
 func startShimLead(t *testing.T, layout string, inside bool) *shimLead {
 	t.Helper()
+	return startShimLeadIn(t, layout, inside, nil)
+}
+
+// startShimLeadIn is startShimLead with Claude's lead started in host (a
+// kitty window, a WezTerm or Zellij pane) when host is not nil.
+func startShimLeadIn(t *testing.T, layout string, inside bool, host claudetest.Host) *shimLead {
+	t.Helper()
 	api := claudetest.NewAPI(t)
 	bin := t.TempDir()
 	if err := os.Symlink(claudetest.Binary(t), filepath.Join(bin, "claude")); err != nil {
@@ -47,7 +54,7 @@ func startShimLead(t *testing.T, layout string, inside bool) *shimLead {
 	}
 	args = append(args, "--", "--dangerously-skip-permissions")
 	l.Session = claudetest.Start(t, claudetest.Options{
-		API: api, Bin: testutil.Binary(t), Args: args, NotInTmux: !inside,
+		API: api, Bin: testutil.Binary(t), Args: args, NotInTmux: !inside, Host: host,
 		Env: []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "PANETEAM_STATE_DIR=" + l.state,
 			"TMUX_TMPDIR=" + l.tmpDir, "PANETEAM_SHIM_TRACE=1"},
 	})
