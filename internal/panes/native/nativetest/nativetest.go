@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
 // The fakes, by the name of the terminal they stand for.
@@ -309,7 +311,7 @@ func (tm *Terminal) Stop() {
 	}
 	deadline := time.Now().Add(3 * time.Second)
 	for _, p := range st.Panes {
-		for p.HostPID > 0 && syscall.Kill(p.HostPID, 0) == nil && time.Now().Before(deadline) {
+		for p.HostPID > 0 && proc.Alive(p.HostPID, "") && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
