@@ -292,10 +292,13 @@ func (z *zellij) Close(ctx context.Context, h Handle) error {
 	syscall.Kill(target, syscall.SIGHUP)
 	syscall.Kill(target, syscall.SIGCONT)
 	deadline := time.Now().Add(zellijHangupGrace)
+	killed := false
 	for proc.Alive(r.PID, r.Start) {
-		if time.Now().After(deadline) {
+		if !killed && time.Now().After(deadline) {
 			syscall.Kill(target, syscall.SIGKILL)
-			break
+			killed, deadline = true, time.Now().Add(zellijHangupGrace)
+		} else if killed && time.Now().After(deadline) {
+			return fmt.Errorf("zellij: close pane %s: its program (pid %d) outlived SIGKILL", h, r.PID)
 		}
 		select {
 		case <-ctx.Done():
