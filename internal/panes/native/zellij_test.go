@@ -3,7 +3,6 @@ package native
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -265,5 +264,4 @@ func TestZellijFakeHoldsPaneWithoutCloseOnExit(t *testing.T) {
 			t.Fatal("pane never marked exited")
 		}
 	}
-	_ = os.Remove
 }

@@ -178,25 +178,24 @@ func paneID(f map[string]string) (int, error) {
 func notFound(id int) error { return fmt.Errorf("Error: pane %d not found", id) }
 
 type listEntry struct {
-	WindowID  int             `json:"window_id"`
-	TabID     int             `json:"tab_id"`
-	PaneID    int             `json:"pane_id"`
-	Workspace string          `json:"workspace"`
-	Size      map[string]int  `json:"size"`
-	Title     string          `json:"title"`
-	Cwd       string          `json:"cwd"`
-	CursorX   int             `json:"cursor_x"`
-	CursorY   int             `json:"cursor_y"`
-	Shape     string          `json:"cursor_shape"`
-	Vis       string          `json:"cursor_visibility"`
-	LeftCol   int             `json:"left_col"`
-	TopRow    int             `json:"top_row"`
-	TabTitle  string          `json:"tab_title"`
-	WinTitle  string          `json:"window_title"`
-	IsActive  bool            `json:"is_active"`
-	IsZoomed  bool            `json:"is_zoomed"`
-	TTYName   *string         `json:"tty_name"`
-	Extra     json.RawMessage `json:"-"`
+	WindowID  int            `json:"window_id"`
+	TabID     int            `json:"tab_id"`
+	PaneID    int            `json:"pane_id"`
+	Workspace string         `json:"workspace"`
+	Size      map[string]int `json:"size"`
+	Title     string         `json:"title"`
+	Cwd       string         `json:"cwd"`
+	CursorX   int            `json:"cursor_x"`
+	CursorY   int            `json:"cursor_y"`
+	Shape     string         `json:"cursor_shape"`
+	Vis       string         `json:"cursor_visibility"`
+	LeftCol   int            `json:"left_col"`
+	TopRow    int            `json:"top_row"`
+	TabTitle  string         `json:"tab_title"`
+	WinTitle  string         `json:"window_title"`
+	IsActive  bool           `json:"is_active"`
+	IsZoomed  bool           `json:"is_zoomed"`
+	TTYName   *string        `json:"tty_name"`
 }
 
 func list(sock string, args []string) error {
