@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -523,13 +524,19 @@ func (v *virtual) kill(ctx context.Context, c Call) int {
 	return rc
 }
 
+// closePane ends a pane's program and closes the pane. A terminal that
+// has ended (its last window closed with the program) holds no pane: a
+// Close it cannot answer, followed by a listing it cannot answer either,
+// is success.
 func (v *virtual) closePane(ctx context.Context, p VirtualPane) error {
 	endGate(p.Gate)
-	var err error
-	if t, derr := v.driver(); derr == nil {
-		err = t.Close(ctx, p.Handle)
-	} else {
-		err = derr
+	t, err := v.driver()
+	if err == nil {
+		if err = t.Close(ctx, p.Handle); err != nil {
+			if hs, lerr := t.List(ctx); lerr != nil || !slices.Contains(hs, p.Handle) {
+				err = nil
+			}
+		}
 	}
 	removeGate(p.Gate)
 	return err
