@@ -97,9 +97,10 @@ func (l Launch) Prepare() error {
 }
 
 // ProbeNative checks that terminal name can be driven from a program
-// whose environment getenv reads.
-func ProbeNative(name string, getenv func(string) string) error {
-	t, err := native.New(name, native.Env{Getenv: getenv, LookPath: exec.LookPath})
+// whose environment getenv reads, by paneteam exe keeping its files in
+// dir.
+func ProbeNative(name string, getenv func(string) string, exe, dir string) error {
+	t, err := native.New(name, native.Env{Getenv: getenv, LookPath: exec.LookPath, Exe: exe, Dir: dir})
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func Plan(o Options) (Launch, error) {
 	}
 	probe := o.Probe
 	if probe == nil {
-		probe = func(name string) error { return ProbeNative(name, o.Getenv) }
+		probe = func(name string) error { return ProbeNative(name, o.Getenv, o.Exe, VirtualDir(o.StateDir)) }
 	}
 	var notes []string
 	if nativeName != "" {

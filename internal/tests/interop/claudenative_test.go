@@ -2,6 +2,7 @@ package interop
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,11 +126,18 @@ func nativeTeammates(t *testing.T, l *shimLead, term nativeTerm, names ...string
 	team := mustConfig(t, l.Session).Name
 	out := map[string]termPane{}
 	for _, n := range names {
-		testutil.Eventually(t, 30*time.Second, n+"'s Claude to run in a pane of the terminal", func() bool {
+		testutil.Eventually(t, 30*time.Second, n+"'s Claude to run in a pane of the terminal", func() error {
 			ps, _ := term.Panes(t)
 			p, ok := teammateIn(ps, n+"@"+team)
 			out[n] = p
-			return ok
+			if ok {
+				return nil
+			}
+			log, _ := os.ReadFile(l.log)
+			if len(log) > 3000 {
+				log = log[len(log)-3000:]
+			}
+			return fmt.Errorf("panes %+v, %s's processes %v\nshim log:\n%s", ps, n, agentProcs(n+"@"+team), log)
 		})
 	}
 	return out
