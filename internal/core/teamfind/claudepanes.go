@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -26,6 +27,9 @@ const (
 type candidate struct {
 	srv  tmux.Server
 	sure bool
+	// virtual is the folder of paneteam's own tmux for a lead in
+	// kitty, WezTerm, Zellij or iTerm2 (srv is then unused).
+	virtual string
 }
 
 // ClaudeServers lists the tmux servers where Claude Code's lead (pid) puts
@@ -36,19 +40,25 @@ type candidate struct {
 func claudeServers(pid int64, getenv func(string) string) []candidate {
 	var out []candidate
 	if pid > 1 {
-		if env, err := proc.Environ(int(pid)); err == nil && env["TMUX"] != "" {
+		env, err := proc.Environ(int(pid))
+		if dir := env[shim.EnvState]; err == nil && dir != "" && env[shim.EnvTerminal] != "" {
+			// 'paneteam claude' in a native terminal: the panes are
+			// that terminal's, recorded by paneteam's tmux.
+			return append(out, candidate{sure: true, virtual: dir})
+		}
+		if err == nil && env["TMUX"] != "" {
 			if srv, err := tmux.FromTMUX(env["TMUX"]); err == nil {
-				out = append(out, candidate{srv, true})
+				out = append(out, candidate{srv: srv, sure: true})
 			}
 		}
 		swarm := filepath.Join(swarmDir(getenv), "claude-swarm-"+strconv.FormatInt(pid, 10))
 		if fi, err := os.Lstat(swarm); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			out = append(out, candidate{tmux.Server{Socket: swarm}, true})
+			out = append(out, candidate{srv: tmux.Server{Socket: swarm}, sure: true})
 		}
 	}
 	if v := getenv("TMUX"); v != "" {
 		if srv, err := tmux.FromTMUX(v); err == nil {
-			out = append(out, candidate{srv, false})
+			out = append(out, candidate{srv: srv})
 		}
 	}
 	return out
@@ -90,6 +100,14 @@ func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, ge
 	}
 	sureGone := false
 	for _, c := range cands {
+		if c.virtual != "" {
+			switch found, alive := shim.PaneAlive(c.virtual, m.TmuxPaneID); {
+			case found && alive:
+				return PaneAlive, ""
+			default:
+				return PaneDead, ""
+			}
+		}
 		byID, err := panes(ctx, c.srv)
 		p, found := byID[m.TmuxPaneID]
 		switch {
@@ -113,7 +131,7 @@ func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, ge
 // $TMUX. ok is false when neither is known.
 func ClaudeServer(pid int64, getenv func(string) string) (srv tmux.Server, private, ok bool) {
 	for _, c := range claudeServers(pid, getenv) {
-		if !c.sure {
+		if !c.sure || c.virtual != "" {
 			continue
 		}
 		if strings.HasPrefix(filepath.Base(c.srv.Socket), "claude-swarm-") {

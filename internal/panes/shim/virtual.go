@@ -616,6 +616,21 @@ func removeGate(file string) {
 	}
 }
 
+// PaneAlive reports whether paneteam's tmux in dir made pane id, and
+// whether what runs in it is alive.
+func PaneAlive(dir, id string) (found, alive bool) {
+	st, err := ReadVirtual(dir)
+	if err != nil {
+		return false, false
+	}
+	for _, p := range st.Panes {
+		if p.ID == id {
+			return true, gateAlive(p.Gate)
+		}
+	}
+	return false, false
+}
+
 // CloseAll closes every pane of the virtual server in dir (its lead is
 // gone: 'cleanup --orphans') and removes the folder. It returns the ids
 // of the panes it closed.

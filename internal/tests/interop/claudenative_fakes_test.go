@@ -115,6 +115,7 @@ func TestPaneteamClaudeInWezTerm(t *testing.T) {
 	if e.SplitFrom != d.ID || e.Direction != "bottom" {
 		t.Errorf("eve's pane was made %+v: want a split below dora's pane %d", e, d.ID)
 	}
+	checkNativeStatus(t, l, "dora", "eve")
 	if bad := l.unknownCalls(t); len(bad) > 0 {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}

@@ -206,9 +206,7 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 	if d.cols != e.cols || d.lines+e.lines > lead.lines+1 || d.lines >= lead.lines {
 		t.Errorf("dora %+v and eve %+v are not stacked beside the lead %+v", d, e, lead)
 	}
-	if out := ptOK(t, l.Session, "status", "--json"); !strings.Contains(out, `"dora"`) || !strings.Contains(out, `"eve"`) {
-		t.Errorf("paneteam status does not list Claude's teammates:\n%s", out)
-	}
+	checkNativeStatus(t, l, "dora", "eve")
 	if bad := l.unknownCalls(t); len(bad) > 0 {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}
@@ -285,3 +283,34 @@ func TestPaneteamClaudeInKittyTabsThenKilledLead(t *testing.T) {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// checkNativeStatus: 'paneteam status', run from another shell of the
+// person's, lists each teammate with a live pane (not gone).
+func checkNativeStatus(t *testing.T, l *shimLead, names ...string) {
+	t.Helper()
+	var st []struct {
+		Members []struct {
+			Name  string `json:"name"`
+			State string `json:"state"`
+			Pane  string `json:"pane"`
+		} `json:"members"`
+	}
+	out := ptOK(t, l.Session, "status", "--json")
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st) != 1 {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	for _, n := range names {
+		found := false
+		for _, m := range st[0].Members {
+			if m.Name == n {
+				found = true
+				if m.State == "gone" || m.Pane != "alive" {
+					t.Errorf("status shows %s as %s with pane %q, want its live pane:\n%s", n, m.State, m.Pane, out)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("status does not list %s:\n%s", n, out)
+		}
+	}
+}
