@@ -91,7 +91,15 @@ func (l Launch) Prepare() error {
 	if v == nil {
 		return nil
 	}
-	os.RemoveAll(v.Dir) // an earlier lead's, with the same pid
+	shim.SweepVirtual(filepath.Dir(v.Dir))
+	// An earlier lead had this pid: it is gone, and so must be what it
+	// left open.
+	if st, err := shim.ReadVirtual(v.Dir); err == nil && len(st.Panes) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		shim.CloseAll(ctx, v.Dir, os.Getenv)
+		cancel()
+	}
+	os.RemoveAll(v.Dir)
 	_, err := shim.NewVirtual(v.Dir, v.Terminal, v.Env, v.Lead, v.Exe)
 	return err
 }

@@ -631,6 +631,27 @@ func PaneAlive(dir, id string) (found, alive bool) {
 	return false, false
 }
 
+// SweepVirtual removes, under parent, the folders of paneteam's tmux
+// whose lead is gone and which hold no pane: what a lead that closed its
+// teammates' panes at its exit leaves. A folder with panes left is
+// 'cleanup --orphans'' to close.
+func SweepVirtual(parent string) {
+	entries, _ := os.ReadDir(parent)
+	for _, e := range entries {
+		dir := filepath.Join(parent, e.Name())
+		st, err := ReadVirtual(dir)
+		if err != nil || len(st.Panes) > 0 {
+			continue
+		}
+		pid, start, _ := strings.Cut(st.Lead, ":")
+		n, err := strconv.Atoi(pid)
+		if err != nil || n <= 1 || proc.Alive(n, start) {
+			continue
+		}
+		os.RemoveAll(dir)
+	}
+}
+
 // CloseAll closes every pane of the virtual server in dir (its lead is
 // gone: 'cleanup --orphans') and removes the folder. It returns the ids
 // of the panes it closed.

@@ -3,6 +3,7 @@ package shim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,5 +257,37 @@ func TestCloseAllClosesAnOrphanedLeadsPanes(t *testing.T) {
 	}
 	if _, err := os.Stat(r.dir); !os.IsNotExist(err) {
 		t.Fatalf("the virtual server's folder is left: %v", err)
+	}
+}
+
+func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
+	parent := t.TempDir()
+	dead := exec.Command("true")
+	dead.Run()
+	gone := strconv.Itoa(dead.Process.Pid) + ":1"
+	start, _ := proc.StartTime(os.Getpid())
+	live := strconv.Itoa(os.Getpid()) + ":" + start
+	mk := func(name, lead string, panes int) string {
+		dir := filepath.Join(parent, name)
+		if _, err := NewVirtual(dir, "testterm", nil, lead, "/bin/paneteam"); err != nil {
+			t.Fatal(err)
+		}
+		if panes > 0 {
+			st, _ := ReadVirtual(dir)
+			st.Panes = []VirtualPane{{ID: "%1", Handle: "w1", Gate: filepath.Join(dir, "gates", "1")}}
+			b, _ := json.Marshal(st)
+			os.WriteFile(filepath.Join(dir, virtualStateFile), b, 0o600)
+		}
+		return dir
+	}
+	emptyGone, emptyLive, withPanes := mk("a", gone, 0), mk("b", live, 0), mk("c", gone, 1)
+	SweepVirtual(parent)
+	if _, err := os.Stat(emptyGone); !os.IsNotExist(err) {
+		t.Errorf("the folder of a gone lead with no pane is left")
+	}
+	for _, d := range []string{emptyLive, withPanes} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: a live lead's, or one with panes for cleanup --orphans to close", d)
+		}
 	}
 }

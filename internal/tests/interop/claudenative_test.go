@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/kittytest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -212,10 +213,11 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 	}
 	cfg := mustConfig(t, l.Session)
 	exitNativeLead(t, l, term, "dora@"+cfg.Name, "eve@"+cfg.Name)
-	if ents, _ := os.ReadDir(filepath.Join(l.state, "vtmux")); len(ents) != 0 {
-		// The lead closed its panes; the folder of paneteam's tmux is
-		// the lead's state, which cleanup sweeps once the lead is gone.
-		t.Logf("vtmux folders left after a clean exit: %d", len(ents))
+	// The lead closed every pane it had: its folder of paneteam's tmux
+	// holds none, and the next 'paneteam claude' or cleanup sweeps it.
+	st, err := shim.ReadVirtual(filepath.Join(l.state, "vtmux", strconv.Itoa(l.PID)))
+	if err != nil || len(st.Panes) != 0 {
+		t.Errorf("paneteam's tmux for the lead after its exit: %+v, %v; want it to hold no pane", st, err)
 	}
 }
 
