@@ -163,7 +163,7 @@ func TestPlanRefuses(t *testing.T) {
 	for name, mod := range map[string]func(*Options){
 		"teammate mode given":  func(o *Options) { o.Args = []string{"--teammate-mode", "in-process"} },
 		"teammate mode glued":  func(o *Options) { o.Args = []string{"--teammate-mode=auto"} },
-		"a backend not driven": func(o *Options) { o.Backend = "kitty" },
+		"a backend unknown":    func(o *Options) { o.Backend = "konsole" },
 		"a layout unknown":     func(o *Options) { o.Layout = "spiral" },
 	} {
 		p := o
