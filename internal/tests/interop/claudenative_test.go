@@ -213,6 +213,9 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 	}
 	cfg := mustConfig(t, l.Session)
 	exitNativeLead(t, l, term, "dora@"+cfg.Name, "eve@"+cfg.Name)
+	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+	}
 	// The lead closed every pane it had: its folder of paneteam's tmux
 	// holds none, and the next 'paneteam claude' or cleanup sweeps it.
 	st, err := shim.ReadVirtual(filepath.Join(l.state, "vtmux", strconv.Itoa(l.PID)))
