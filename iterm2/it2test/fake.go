@@ -63,6 +63,8 @@ type Fake struct {
 	// in the lead's ITERM_SESSION_ID.
 	LeadID         string
 	ITermSessionID string
+
+	flavor Flavor
 }
 
 // New makes a fake iTerm2 imitating the given it2 flavour.
@@ -73,7 +75,7 @@ func New(t testing.TB, flavor Flavor) *Fake {
 	f := &Fake{
 		t: t, Dir: dir, Bin: filepath.Join(dir, "it2"),
 		StatePath: filepath.Join(dir, "state.json"), Log: filepath.Join(dir, "calls.log"),
-		LeadID: "B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F",
+		LeadID: "B9FAD42C-1D2E-4C5B-9F10-3A4B5C6D7E8F", flavor: flavor,
 	}
 	f.ITermSessionID = "w0t0p0:" + f.LeadID
 	f.Write(State{

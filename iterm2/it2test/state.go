@@ -5,6 +5,8 @@
 // this is the faithful stand-in docs/TESTING.md §3 asks for.
 package it2test
 
+import "path/filepath"
+
 // Flavor selects which it2 the fake imitates (FAKEIT2_FLAVOR).
 type Flavor string
 
@@ -22,7 +24,18 @@ const (
 	EnvState  = "FAKEIT2_STATE"  // path of the JSON state file (required)
 	EnvLog    = "FAKEIT2_LOG"    // path of the call log (JSON lines)
 	EnvFlavor = "FAKEIT2_FLAVOR" // python (default) or swift
+	// EnvShell, when set, makes the fake's new sessions real: each runs
+	// this shell (its words split at spaces, e.g. "/bin/bash --norc
+	// --noprofile") under a pseudo-terminal; see Fake.Host.
+	EnvShell = "FAKEIT2_SHELL"
 )
+
+// PanesPath is where a hosted fake (EnvShell) keeps its sessions'
+// programs: the state file of internal/panes/native/nativetest, whose
+// folder also holds each program's screen and input.
+func PanesPath(statePath string) string {
+	return filepath.Join(filepath.Dir(statePath), "sessions", "state.json")
+}
 
 // State is the fake iTerm2: what the fake reads and writes on every call.
 type State struct {
@@ -51,6 +64,10 @@ type Session struct {
 	// Typed is everything typed into the session, in order
 	// ('session run' adds a carriage return).
 	Typed []string `json:"typed,omitempty"`
+	// Hosted sessions run a program; Pane is its pane in PanesPath's
+	// state.
+	Hosted bool `json:"hosted,omitempty"`
+	Pane   int  `json:"pane,omitempty"`
 }
 
 // Listed is one entry of 'it2 session list --json', exactly as it2 prints

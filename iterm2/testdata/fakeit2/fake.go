@@ -12,8 +12,9 @@ import (
 )
 
 type fake struct {
-	swift bool
-	st    it2test.State
+	swift     bool
+	statePath string
+	st        it2test.State
 }
 
 func newFake(flavor string) *fake { return &fake{swift: flavor == string(it2test.Swift)} }
@@ -168,6 +169,9 @@ func (f *fake) split(o opts) {
 		s.Rows, s.Cols = from.Rows/2, from.Cols
 	}
 	f.st.Sessions = append(f.st.Sessions, s)
+	if sh := shell(); len(sh) > 0 {
+		f.host(s, sh, "")
+	}
 	fmt.Println("Created new pane: " + s.ID)
 }
 
@@ -209,6 +213,9 @@ func (f *fake) newTab(o opts) {
 		Profile: o.profile,
 	}
 	f.st.Sessions = append(f.st.Sessions, s)
+	if sh := shell(); len(sh) > 0 {
+		f.host(s, sh, "")
+	}
 	fmt.Println("Created new tab: " + s.TabID)
 }
 
@@ -218,6 +225,9 @@ func (f *fake) typeInto(o opts, end string) {
 		f.fail(2, "Error: Missing argument 'TEXT'.")
 	}
 	s.Typed = append(s.Typed, o.pos[0]+end)
+	if s.Hosted {
+		f.typeHosted(s, o.pos[0]+end)
+	}
 }
 
 func (f *fake) close(o opts) {
@@ -228,11 +238,9 @@ func (f *fake) close(o opts) {
 			f.fail(2, "\nError: Aborted! (no terminal to confirm; pass -f)")
 		}
 	}
-	for i, x := range f.st.Sessions {
-		if x == s {
-			f.st.Sessions = append(f.st.Sessions[:i], f.st.Sessions[i+1:]...)
-			break
-		}
+	f.remove(s)
+	if s.Hosted {
+		f.hangUp(s)
 	}
 	fmt.Println("Session closed")
 }

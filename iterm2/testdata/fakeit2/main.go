@@ -1,5 +1,12 @@
 // Command fakeit2 imitates iTerm2's it2 program for paneteam's tests; see
 // package it2test. Its outputs and exit codes follow the table in docs/TESTING.md §3.
+//
+// With FAKEIT2_SHELL set its sessions are real (host.go): each new one
+// runs that shell under a pseudo-terminal, 'session run' and 'session
+// send' type into it, 'session close' hangs it up, and a session whose
+// program ended is no longer listed. Fake only: 'it2 __start [--cwd DIR]
+// [-- PROG...]' starts the first session's program, as a person opening
+// iTerm2.
 package main
 
 import (
@@ -8,6 +15,7 @@ import (
 	"os"
 
 	"github.com/gofrs/flock"
+	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 )
 
@@ -15,6 +23,13 @@ import (
 type exitError int
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == nativetest.HostCommand {
+		// A hosted session's program (host.go), started by a call.
+		if err := nativetest.RunHost(os.Args[2:]); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	code := run(os.Args[1:])
 	logCall(os.Args[1:], code)
 	os.Exit(code)
@@ -27,6 +42,7 @@ func run(args []string) (code int) {
 		return 99
 	}
 	f := newFake(os.Getenv(it2test.EnvFlavor))
+	f.statePath = statePath
 	if len(args) == 1 && args[0] == "--version" {
 		// Succeeds even when the API is off: why --version proves nothing.
 		fmt.Println(f.version())
@@ -62,6 +78,11 @@ func run(args []string) (code int) {
 			code = 99
 		}
 	}()
+	f.prune()
+	if len(args) > 0 && args[0] == "__start" {
+		f.start(args[1:])
+		return 0
+	}
 	f.dispatch(args)
 	return 0
 }
