@@ -116,6 +116,8 @@ func TestPaneteamClaudeInWezTerm(t *testing.T) {
 		t.Errorf("eve's pane was made %+v: want a split below dora's pane %d", e, d.ID)
 	}
 	checkNativeStatus(t, l, "dora", "eve")
+	writeCapture(t, "wezterm", 30, capturePane{"claude (lead): pane " + strconv.Itoa(term.tm.First), []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
+		ft(term, "dora", d), ft(term, "eve", e))
 	if bad := l.unknownCalls(t); len(bad) > 0 {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}
@@ -140,6 +142,8 @@ func TestPaneteamClaudeInZellijThenKilledLead(t *testing.T) {
 	if e.SplitFrom != d.ID || e.Direction != "down" {
 		t.Errorf("eve's pane was made %+v: want it below dora's %d", e, d.ID)
 	}
+	writeCapture(t, "zellij", 50, capturePane{"claude (lead): pane " + strconv.Itoa(term.tm.First), []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
+		ft(term, "dora", d), ft(term, "eve", e))
 	cfg := mustConfig(t, l.Session)
 	agents := []string{"dora@" + cfg.Name, "eve@" + cfg.Name}
 	syscall.Kill(l.PID, syscall.SIGKILL)
@@ -179,4 +183,44 @@ func TestPaneteamClaudeInZellijThenKilledLead(t *testing.T) {
 			t.Errorf("paneteam called Zellij's close-pane, which closes the focused pane: %q", c)
 		}
 	}
+}
+
+// ft is a fake terminal's pane for a capture: how it was made and what
+// runs in it (the fakes keep no rendered screen).
+func ft(term *fakeTerm, name string, p nativetest.Pane) capturePane {
+	how := "split " + p.Direction + " of pane " + strconv.Itoa(p.SplitFrom)
+	if p.Percent != 0 {
+		how += ", " + strconv.Itoa(p.Percent) + "%"
+	}
+	lines := []string{how, strconv.Itoa(p.Cols) + "x" + strconv.Itoa(p.Rows)}
+	for _, pid := range agentProcsOf(name) {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
+			args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+			lines = append(lines, "claude "+strings.Join(args[1:], " "))
+		}
+	}
+	return capturePane{name + ": pane " + strconv.Itoa(p.ID), lines}
+}
+
+// agentProcsOf lists the processes started with --agent-name name.
+func agentProcsOf(name string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "--agent-name" && args[i+1] == name && strings.Contains(args[0], "claude") {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }

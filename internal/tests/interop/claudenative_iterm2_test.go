@@ -249,6 +249,22 @@ func TestPaneteamClaudeInITerm2(t *testing.T) {
 	term, l := startITerm2Lead(t, "main-vertical")
 	l.spawn(t, "dora", "eve")
 	dora, eve := checkITerm2Teammates(t, l, term)
+	it2Pane := func(name string, s *it2test.Session) capturePane {
+		how := "it2 session split -s " + s.SplitFrom[:8] + "…"
+		if s.Vertical {
+			how = "it2 session split -v -s " + s.SplitFrom[:8] + "…"
+		}
+		lines := []string{how, "typed: " + strings.TrimSpace(strings.Join(s.Typed, ""))}
+		for _, pid := range agentProcsOf(name) {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
+				args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+				lines = append(lines, "runs: claude "+strings.Join(args[1:], " "))
+			}
+		}
+		return capturePane{name + ": session " + s.ID[:8] + "…", lines}
+	}
+	writeCapture(t, "iterm2", 50, capturePane{"claude (lead): session " + term.f.LeadID[:8] + "…", []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
+		it2Pane("dora", dora), it2Pane("eve", eve))
 	if bad := l.unknownCalls(t); len(bad) > 0 {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}

@@ -208,6 +208,12 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 		t.Errorf("dora %+v and eve %+v are not stacked beside the lead %+v", d, e, lead)
 	}
 	checkNativeStatus(t, l, "dora", "eve")
+	text := func(h string) []string {
+		out, _ := term.k.Run("get-text", "--match", "id:"+h)
+		return strings.Split(out, "\n")
+	}
+	writeCapture(t, "kitty", 100*lead.cols/total, capturePane{"claude (lead)", text(lead.handle)},
+		capturePane{"dora", text(d.handle)}, capturePane{"eve", text(e.handle)})
 	if bad := l.unknownCalls(t); len(bad) > 0 {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}

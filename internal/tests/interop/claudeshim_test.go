@@ -332,6 +332,12 @@ func TestPaneteamClaudeInsideTmux(t *testing.T) {
 	if out := ptOK(t, l.Session, "status", "--json"); !strings.Contains(out, `"dora"`) || !strings.Contains(out, `"eve"`) {
 		t.Errorf("paneteam status does not list Claude's teammates:\n%s", out)
 	}
+	text := func(pane string) []string {
+		out, _ := srv.Run(t.Context(), "capture-pane", "-p", "-t", pane)
+		return strings.Split(out, "\n")
+	}
+	writeCapture(t, "tmux", 30, capturePane{"claude (lead)", text(l.Pane)},
+		capturePane{"dora", text(panes["dora"].id)}, capturePane{"eve", text(panes["eve"].id)})
 	if bad := l.unknownCalls(t); len(bad) > 0 {
 		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
 	}
