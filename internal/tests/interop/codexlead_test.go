@@ -24,19 +24,21 @@ import (
 // <Claude's session team> --agent codex' adds Codex beside it. Codex's
 // model calls the MCP tool send_message to team-lead: Claude's lead
 // delivers that text to its own model as a teammate's message, and Codex's
-// turn end reaches the lead as an idle_notification.
+// turn end reaches the lead as an idle_notification. The lead's own
+// SendMessage to Codex reaches Codex's model through read_inbox.
 func TestCodexTeammateOfClaudeLead(t *testing.T) {
 	codexBin := agenttest.Install(t, agenttest.Codex)
 	testutil.MCPBinary(t)
 	ptBin := testutil.Binary(t)
 
 	// Codex's model: the prompt makes it report to the lead; the tool's
-	// result ends the turn with a reply.
+	// result ends the turn with a reply. A notice of the lead's message
+	// makes it read its inbox.
 	const report = "coder here: parser done, 12 tests pass"
 	const reply = "Reported to the lead."
 	var mu sync.Mutex
 	var turnEnd time.Time
-	var sendResult string
+	var sendResult, inboxed string
 	model := agenttest.NewModel(t, func(r *agenttest.Request) []agenttest.Output {
 		if !r.OffersTool("send_message") {
 			return agenttest.Text("Teammate work") // a side request (a title)
@@ -48,6 +50,15 @@ func TestCodexTeammateOfClaudeLead(t *testing.T) {
 			sendResult, turnEnd = last.ToolOutput, time.Now()
 			mu.Unlock()
 			return agenttest.Text(reply)
+		case last.CallID == "call_read":
+			mu.Lock()
+			inboxed = last.ToolOutput
+			mu.Unlock()
+			return agenttest.Text("Read the lead's message.")
+		case strings.Contains(last.UserText, "new message from team-lead"):
+			out := agenttest.CallTool("mcp__team", "read_inbox", map[string]any{})
+			out[0].Call.ID = "call_read"
+			return out
 		case strings.Contains(last.UserText, "Report to the lead"):
 			out := agenttest.CallTool("mcp__team", "send_message", map[string]any{"to": "team-lead", "text": report, "summary": "parser done"})
 			out[0].Call.ID = "call_report"
@@ -150,6 +161,26 @@ stream_max_retries = 0
 	}
 	if !contains(memberNames(mustConfig(t, s)), "coder") {
 		t.Errorf("coder is no longer in config.json of %s after its turn", team)
+	}
+
+	// The other way: Claude's lead messages coder with its SendMessage;
+	// Codex is told between turns and reads it with read_inbox.
+	const ask = "coder, please add a test for empty input"
+	api.On("ask coder for a test",
+		claudetest.Calls(claudetest.Tool("ToolSearch", map[string]any{"query": "select:SendMessage", "max_results": 5})),
+		claudetest.Calls(claudetest.Tool("SendMessage", map[string]any{"to": "coder", "message": ask, "summary": "a test"})),
+		claudetest.Text("Asked."))
+	s.Submit(t, wait, "ask coder for a test")
+	testutil.Eventually(t, wait, "Codex's model to read the lead's message with read_inbox", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return inboxed != ""
+	})
+	mu.Lock()
+	read := inboxed
+	mu.Unlock()
+	if !strings.Contains(read, ask) || !strings.Contains(read, `"from":"team-lead"`) {
+		t.Errorf("read_inbox gave Codex's model %s, want the lead's message from team-lead", read)
 	}
 
 	// Shutdown through paneteam ends Codex and nothing of it stays.
