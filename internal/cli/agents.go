@@ -33,7 +33,8 @@ a JSON file of the same shape in $XDG_CONFIG_HOME/paneteam/agents (else
     paneteam agents
     paneteam agents --json | jq '.[] | select(.installed)'
 
-The version shown is what the program on PATH reports; "untested" means
+The version shown is that of the npm package the program on PATH comes
+from (its package.json), else what the program reports; "untested" means
 paneteam was not tested with that release (it still runs it).`,
 		Flags: []ucli.Flag{jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
@@ -104,7 +105,9 @@ func agentRowOf(ctx context.Context, env Env, p *profile.Profile) agentRow {
 		return r
 	}
 	r.Path, r.Installed = path, true
-	if len(p.VersionArgs) > 0 {
+	if v, ok := profile.PackageVersion(path, p.VersionPackage); ok {
+		r.Version = v
+	} else if len(p.VersionArgs) > 0 {
 		r.Version = programVersion(ctx, env, path, p.VersionArgs)
 	}
 	r.TestedRelease = p.Tested.Contains(r.Version)

@@ -35,6 +35,11 @@ type Profile struct {
 	Install string `json:"install,omitempty"`
 	// VersionArgs print the version (the first x.y.z in the output).
 	VersionArgs []string `json:"versionArgs,omitempty"`
+	// VersionPackage is the npm package the program comes from: its
+	// version is read from that package's package.json beside the
+	// program (PackageVersion) before VersionArgs are run, which can
+	// take seconds for a large Node CLI.
+	VersionPackage string `json:"versionPackage,omitempty"`
 	// Tested is the range of releases paneteam was tested with.
 	Tested Range `json:"tested"`
 
