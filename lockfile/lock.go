@@ -316,13 +316,6 @@ var noRecord = time.Time{}
 // fileID is a file's device and inode, as this process sees them.
 type fileID struct{ dev, ino uint64 }
 
-func idOf(fi os.FileInfo) fileID {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}
-	}
-	return fileID{}
-}
-
 func recordCheck(ns int64, id fileID) uint64 {
 	return uint64(ns) ^ id.dev*0x9E3779B97F4A7C15 ^ id.ino*0xC2B2AE3D27D4EB4F ^ 0x5041_4E45_5445_414D
 }
