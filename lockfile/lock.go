@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -295,6 +296,30 @@ func (h *holder) touch() error {
 	return h.writeRecord(h.mtime)
 }
 
+// The record in the flock file: the lock directory's mtime, and the
+// device and inode of the flock file as its writer saw it, then a check
+// value, each at a fixed width. The flock only excludes processes that
+// lock that same file through the same kernel: a process on another
+// machine reaching the folder through a network mount (sshfs), or
+// through another mount of it, holds a flock of its own at the same time.
+// Such a holder's record names another device or inode than the reader
+// sees, so the reader does not take its live lock for a dead holder's.
+// The check value makes a record partly overwritten by an older paneteam
+// (which wrote the mtime alone) count as none.
+const (
+	recordWidth = 20 // holds any UnixNano until the year 2286, and any uint64
+	recordLen   = 4*recordWidth + 3
+)
+
+var noRecord = time.Time{}
+
+// fileID is a file's device and inode, as this process sees them.
+type fileID struct{ dev, ino uint64 }
+
+func recordCheck(ns int64, id fileID) uint64 {
+	return uint64(ns) ^ id.dev*0x9E3779B97F4A7C15 ^ id.ino*0xC2B2AE3D27D4EB4F ^ 0x5041_4E45_5445_414D
+}
+
 // writeRecord writes t into the flock file in place, at a fixed width:
 // no truncate, so the file keeps its one block instead of freeing and
 // allocating it again on every lock and release (which cost more than the
@@ -304,29 +329,50 @@ func (h *holder) writeRecord(t time.Time) error {
 	if err != nil {
 		return err
 	}
-	var ns int64
+	line := strings.Repeat("0", recordWidth) + strings.Repeat(" "+strings.Repeat("0", recordWidth), 3)
 	if !t.Equal(noRecord) {
-		ns = t.UnixNano()
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		ns, id := t.UnixNano(), idOf(fi)
+		line = fmt.Sprintf("%0*d %0*d %0*d %0*d", recordWidth, ns, recordWidth, id.dev, recordWidth, id.ino, recordWidth, recordCheck(ns, id))
 	}
-	_, err = f.WriteAt([]byte(fmt.Sprintf("%0*d", recordWidth, ns)), 0)
+	_, err = f.WriteAt([]byte(line), 0)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// recordWidth holds any UnixNano until the year 2286.
-const recordWidth = 20
-
-var noRecord = time.Time{}
-
+// recorded is the lock directory mtime a paneteam holder recorded through
+// this very flock file (same device and inode as this process sees it),
+// or noRecord.
 func (h *holder) recorded() time.Time {
-	b, err := os.ReadFile(h.record)
+	f, err := os.Open(h.record)
 	if err != nil {
 		return noRecord
 	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil || ns == 0 {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return noRecord
+	}
+	b := make([]byte, recordLen+1)
+	n, _ := io.ReadFull(f, b)
+	fields := strings.Fields(string(b[:n]))
+	if n != recordLen || len(fields) != 4 {
+		return noRecord
+	}
+	var v [4]uint64
+	for i, s := range fields {
+		if v[i], err = strconv.ParseUint(s, 10, 64); err != nil {
+			return noRecord
+		}
+	}
+	ns, id := int64(v[0]), fileID{dev: v[1], ino: v[2]}
+	if ns == 0 || id != idOf(fi) || v[3] != recordCheck(ns, id) {
 		return noRecord
 	}
 	return time.Unix(0, ns)

@@ -170,6 +170,35 @@ func TestLockOfKilledPaneteamHolderIsTakenOverAtOnce(t *testing.T) {
 	unlock()
 }
 
+// A holder on another machine (a network mount) records its lock in the
+// same flock file, but its flock does not exclude this machine's: its
+// record names the flock file as it saw it, another device and inode
+// than here, and must not pass for a dead local holder's. Modelled by a
+// killed holder whose flock file is then replaced by a copy (same bytes,
+// another inode): the lock is waited for, not taken over.
+func TestRecordWrittenThroughAnotherFileIsNotTrusted(t *testing.T) {
+	p := target(t)
+	child := holdInChild(t, p)
+	child.Process.Signal(syscall.SIGKILL)
+	child.Wait()
+	q := QueuePath(p)
+	b, err := os.ReadFile(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Written beside it first, so the copy cannot reuse the inode.
+	if err := os.WriteFile(q+".copy", b, FilePerm); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(q+".copy", q); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Lock(context.Background(), p, Options{Stale: time.Hour, Timeout: 300 * time.Millisecond})
+	if !IsTimeout(err) {
+		t.Fatalf("a lock recorded through another flock file was taken over (err %v): a live holder on another machine would lose it", err)
+	}
+}
+
 func TestLiveChildHolderIsWaitedFor(t *testing.T) {
 	p := target(t)
 	child := holdInChild(t, p)

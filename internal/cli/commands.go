@@ -30,6 +30,7 @@ func commandTable() []commandEntry {
 		{"status", statusCommand},
 		{"task", taskCommand},
 		{"kill-pane", killPaneCommand},
+		{"reconnect", reconnectCommand},
 		{"hide", hideCommand},
 		{"show", showRequestOrPaneCommand},
 		{"attach", attachCommand},

@@ -110,14 +110,15 @@ func stopped(err error) error {
 }
 
 // writeEvent prints one event: a JSON line, or TIME KIND WHO WHAT with
-// teammate text made visible.
+// teammate text made visible; WHO is name@host for a teammate on another
+// machine.
 func writeEvent(w io.Writer, asJSON bool, e teamwatch.Event) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(e)
 	}
-	who := e.Who
+	who := e.WhoLabel()
 	if who == "" {
 		who = "-"
 	}

@@ -42,7 +42,7 @@ func TestSpawnPaneOnAnotherHost(t *testing.T) {
 		t.Fatalf("not the second host: %q", got)
 	}
 
-	if st := s.mustRun("status", "--team", s.name); !strings.Contains(st, "tmux on "+sshhost.Alias) {
+	if st := s.mustRun("status", "--team", s.name); !strings.Contains(st, "echo@"+sshhost.Alias) {
 		t.Errorf("status does not show the teammate's host:\n%s", st)
 	}
 	if st := s.mustRun("status", "--team", s.name, "--json"); !strings.Contains(st, `"host":"`+sshhost.Alias+`"`) && !strings.Contains(st, `"host": "`+sshhost.Alias+`"`) {

@@ -212,11 +212,10 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
 		for _, m := range ts.Members {
+			// A teammate on another machine is name@host (the host from
+			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			if m.Host != "" {
-				bend += " on " + m.Host
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Name), runByWord(m.RunBy), stateWord(m),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Label()), runByWord(m.RunBy), stateWord(m),
 				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {

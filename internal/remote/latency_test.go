@@ -20,16 +20,22 @@ import (
 // before its send starts.
 const latencyScript = `i=0; while [ $i -lt %d ]; do i=$((i+1)); paneteam send --to team-lead "lat $i $(date +%%s%%N)" >/dev/null || echo FAILED; done; echo DONE; sleep 60`
 
+// latencyLinesScript sends the same n messages through one long-lived
+// "paneteam send --lines" (as a teammate that keeps a sender open does):
+// each line is stamped just before it is written to the sender, and the
+// next waits until the sender has reported the last one written.
+const latencyLinesScript = `d=$(mktemp -d); mkfifo "$d/in"; : >"$d/acks"; paneteam send --to team-lead --lines --json <"$d/in" >"$d/acks" & exec 3>"$d/in"; i=0; while [ $i -lt %d ]; do i=$((i+1)); echo "lat $i $(date +%%s%%N)" >&3; while [ $(wc -l <"$d/acks") -lt $i ]; do sleep 0.002; done; done; exec 3>&-; wait; echo DONE; sleep 60`
+
 var latRE = regexp.MustCompile(`lat (\d+) (\d+)`)
 
 // messageLatency is how long a message sent by a teammate on the host
 // takes to be in the lead's inbox (seen by a reader polling it every
 // millisecond): p50 and p95 over n messages.
-func messageLatency(t *testing.T, delay time.Duration, n int) (p50, p95 time.Duration) {
+func messageLatency(t *testing.T, script string, delay time.Duration, n int) (p50, p95 time.Duration) {
 	l := newLab(t, sshhost.Options{})
 	l.paneteamTeam(t)
 	l.host.Proxy.SetDelay(delay)
-	pane, _ := l.spawn(t, "alice", "sh", "-c", fmt.Sprintf(latencyScript, n))
+	pane, _ := l.spawn(t, "alice", "sh", "-c", fmt.Sprintf(script, n))
 	_, out, done := startPane(t, pane)
 	inbox := filepath.Join(l.root, "teams", l.team, "inboxes", "team-lead.json")
 	seen := map[string]time.Duration{}
@@ -70,12 +76,19 @@ func TestMessageLatency(t *testing.T) {
 	}
 	testutil.RequireTool(t, "sshfs")
 	for _, c := range []struct {
+		name   string
+		script string
 		delay  time.Duration
 		target time.Duration
-	}{{0, 50 * time.Millisecond}, {10 * time.Millisecond, time.Second}} {
-		t.Run(fmt.Sprintf("rtt+%s", 2*c.delay), func(t *testing.T) {
-			p50, p95 := messageLatency(t, c.delay, 30)
-			t.Logf("RESULT added round trip %s: p50 %s, p95 %s (target %s)", 2*c.delay, p50.Round(time.Millisecond), p95.Round(time.Millisecond), c.target)
+	}{
+		{"process per message", latencyScript, 0, 50 * time.Millisecond},
+		{"process per message", latencyScript, 10 * time.Millisecond, time.Second},
+		{"one send --lines", latencyLinesScript, 0, 50 * time.Millisecond},
+		{"one send --lines", latencyLinesScript, 10 * time.Millisecond, time.Second},
+	} {
+		t.Run(fmt.Sprintf("%s rtt+%s", c.name, 2*c.delay), func(t *testing.T) {
+			p50, p95 := messageLatency(t, c.script, c.delay, 30)
+			t.Logf("RESULT %s, added round trip %s: p50 %s, p95 %s (target %s)", c.name, 2*c.delay, p50.Round(time.Millisecond), p95.Round(time.Millisecond), c.target)
 			if p50 > c.target {
 				t.Errorf("p50 %s over the target %s", p50, c.target)
 			}

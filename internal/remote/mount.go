@@ -12,11 +12,25 @@ import (
 
 // SSHFSOptions make reads through the mount never torn or stale: with
 // sshfs's default caches a reader on the host saw truncated JSON in about
-// one read in eight while the lead rewrote the file (a cached size); with
-// attributes, entries and folders all uncached, none in tens of thousands.
+// one read in eight while the lead rewrote the file (a cached size), so
+// attributes (attr_timeout=0), sshfs's own folder cache (dir_cache=no) and
+// absent names (negative_timeout=0) are never cached.
+//
+// Names that exist are kept for 1 s (entry_timeout=1): sshfs addresses
+// every file by its path, so a kept name only spares the kernel asking
+// again for each folder on the way (teams, the team, inboxes) before
+// every file operation; what it then asks for (attributes, open, read) is
+// always the file now at that path, even after the lead renamed another
+// over it. The kernel asks anew for an exclusive create (mkdir of a lock,
+// O_EXCL, link) and a rename's target, and a kept name whose file is gone
+// answers "no such file" at its next use. The price: within that second,
+// a file the lead removed cannot be made again from the host by a
+// non-exclusive create (O_CREAT alone fails with "no such file"), so 1 s,
+// not longer; paneteam creates shared files exclusively. This cut one
+// message from a teammate on the host from about 120 SFTP requests to 50.
 // passive: sshfs speaks SFTP on its stdin and stdout, which ssh connects
 // to the lead's sftp-server.
-const SSHFSOptions = "passive,dir_cache=no,attr_timeout=0,entry_timeout=0,negative_timeout=0"
+const SSHFSOptions = "passive,dir_cache=no,attr_timeout=0,entry_timeout=1,negative_timeout=0"
 
 // MountSpec says what to mount where.
 type MountSpec struct {

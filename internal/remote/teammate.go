@@ -45,6 +45,18 @@ type State struct {
 	Mount       string   `json:"mount"`
 	ServerPID   int      `json:"serverPid"`
 	SSHPID      int      `json:"sshPid"`
+	// Teammate is what the host runs, kept so that Reconnect can start
+	// it again after the connection ended.
+	Teammate *Teammate `json:"teammate,omitempty"`
+}
+
+// Teammate is a remote teammate's command as Start was given it.
+type Teammate struct {
+	Argv       []string `json:"argv"`
+	Env        []string `json:"env,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	Claude     bool     `json:"claude,omitempty"`
+	Unconfined bool     `json:"unconfined,omitempty"`
 }
 
 // StateDir is the lead's private folder for one team's remote teammates:
@@ -106,7 +118,8 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		closeIfIdle()
 		return nil, nil, err
 	}
-	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID}
+	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID,
+		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined}}
 	if err := writeState(statePath(dir, s.Member), st); err != nil {
 		c.Unmount(ctx, m.Dir)
 		closeIfIdle()
@@ -116,6 +129,34 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount}
 	undo = func() { Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
 	return c.Argv("exec "+Line(bin, "remote", "run", job.Encode()), true), undo, nil
+}
+
+// Reconnect starts again, on its host, a teammate whose connection ended
+// (dropped, frozen, the host rebooted): a new connection and mount, the
+// same command, variables and folder there. It returns the command line
+// of its new pane and the undo, as Start. The team's files were never on
+// the host, so the teammate finds its inbox as the lead kept it. It
+// refuses while the teammate's old connection still serves its mount.
+func Reconnect(ctx context.Context, getenv func(string) string, root, team, member, exe string, say io.Writer) (argv []string, undo func(), err error) {
+	dir := StateDir(getenv, root, team)
+	path := statePath(dir, member)
+	st, err := readState(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s was not started on another host from this machine (spawn-pane --host): nothing to reconnect", member)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Teammate == nil || len(st.Teammate.Argv) == 0 {
+		return nil, nil, fmt.Errorf("%s was started on %s by an older paneteam that did not keep its command: kill-pane it and spawn-pane --host again", member, st.Host)
+	}
+	if ownProcess(st.ServerPID) || ownProcess(st.SSHPID) {
+		return nil, nil, fmt.Errorf("%s is still connected to %s (its mount is served by process %d): reconnect is for a teammate whose connection ended; kill-pane it to start over", member, st.Host, st.ServerPID)
+	}
+	os.Remove(path)
+	t := st.Teammate
+	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
+		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, Say: say})
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its

@@ -37,6 +37,9 @@ type Event struct {
 	Kind string    `json:"kind"`
 	Team string    `json:"team"`
 	Who  string    `json:"who,omitempty"`
+	// Host is the machine Who runs on when it is a teammate started with
+	// spawn-pane --host ("" for a local one).
+	Host string `json:"host,omitempty"`
 	// State is a member's new state.
 	State State `json:"state,omitempty"`
 	// To, MessageKind and Summary describe a message.
@@ -54,6 +57,10 @@ type Event struct {
 	Lock    string  `json:"lock,omitempty"`
 	HeldFor Seconds `json:"heldForSeconds,omitempty"`
 }
+
+// WhoLabel is Who as people see it: alice@buildbox for a teammate on
+// another machine.
+func (e Event) WhoLabel() string { return At(e.Who, e.Host) }
 
 // Seconds is a duration written as seconds in JSON.
 type Seconds float64
@@ -142,16 +149,16 @@ func (d *differ) members() {
 	for _, m := range d.cur.Members {
 		o := d.old.Member(m.Name)
 		if o == nil {
-			d.add(Event{Kind: KindJoined, Who: m.Name, State: m.State})
+			d.add(Event{Kind: KindJoined, Who: m.Name, Host: m.Host, State: m.State})
 			continue
 		}
 		if m.Waiting > o.Waiting {
-			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Waiting: intp(m.Waiting)})
+			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Host: m.Host, Waiting: intp(m.Waiting)})
 		} else if m.Waiting < o.Waiting {
-			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Waiting: intp(m.Waiting)})
+			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Host: m.Host, Waiting: intp(m.Waiting)})
 		}
 		if m.State != o.State {
-			e := Event{Kind: stateKind(m.State), Who: m.Name, State: m.State}
+			e := Event{Kind: stateKind(m.State), Who: m.Name, Host: m.Host, State: m.State}
 			if m.State == StateIdle && m.LastIdle != o.LastIdle {
 				e.Summary = strings.TrimSpace(m.IdleReason + oneOf(m.IdleReason != "" && m.IdleSummary != "", ": ") + m.IdleSummary)
 			}
@@ -160,7 +167,7 @@ func (d *differ) members() {
 	}
 	for _, o := range d.old.Members {
 		if d.cur.Member(o.Name) == nil {
-			d.add(Event{Kind: KindLeft, Who: o.Name, State: StateGone})
+			d.add(Event{Kind: KindLeft, Who: o.Name, Host: o.Host, State: StateGone})
 		}
 	}
 }
@@ -189,7 +196,11 @@ func (d *differ) messages() {
 			seen[m.ID]--
 			continue
 		}
-		d.add(Event{Kind: KindMessage, Who: m.From, To: m.To, MessageKind: m.Kind, Summary: m.Summary})
+		e := Event{Kind: KindMessage, Who: m.From, To: m.To, MessageKind: m.Kind, Summary: m.Summary}
+		if from := d.cur.Member(m.From); from != nil {
+			e.Host = from.Host
+		}
+		d.add(e)
 	}
 }
 

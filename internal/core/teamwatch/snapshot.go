@@ -174,6 +174,18 @@ type Member struct {
 	IdleSummary string    `json:"idleSummary,omitempty"`
 }
 
+// Label is how people see a member: its name, and "@" and its host for
+// a teammate on another machine (alice@buildbox).
+func (m Member) Label() string { return At(m.Name, m.Host) }
+
+// At is name, followed by "@" and host when host is set.
+func At(name, host string) string {
+	if host == "" {
+		return name
+	}
+	return name + "@" + host
+}
+
 // Task is one task of the team's list.
 type Task struct {
 	ID        string   `json:"id"`

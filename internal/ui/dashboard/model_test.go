@@ -333,3 +333,30 @@ func TestApprovalOnlyOfWhatWasShownWhole(t *testing.T) {
 		t.Fatalf("no word that nothing was answered:\n%s", m.View())
 	}
 }
+
+// A teammate on another machine reads alice@buildbox in the members'
+// list, its columns still aligned with the local teammates'.
+func TestRemoteTeammateShowsItsHost(t *testing.T) {
+	s := team3()
+	s.Members[1].Host = "buildbox.example"
+	m := start(t, &fake{snap: s}, Options{})
+	v := ansi.Strip(m.View())
+	var alice, bob string
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, "alice") {
+			alice = l
+		}
+		if strings.Contains(l, "bob") {
+			bob = l
+		}
+	}
+	if !strings.Contains(alice, "alice@buildbox.example ") {
+		t.Fatalf("the remote teammate's row does not show its host:\n%s", v)
+	}
+	if strings.Contains(bob, "@") {
+		t.Fatalf("a local teammate's row shows a host:\n%s", v)
+	}
+	if strings.Index(alice, "! NEEDS YOU") != strings.Index(bob, "- idle") {
+		t.Fatalf("the state columns do not line up:\n%s", v)
+	}
+}

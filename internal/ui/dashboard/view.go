@@ -141,7 +141,8 @@ func (m *Model) sectionRows(sec section, w, h int) []string {
 	switch sec {
 	case secMembers:
 		n, cur = len(m.snap.Members), m.memberIndex()
-		row = func(i int) string { return m.memberRow(m.snap.Members[i]) }
+		nameW := nameWidth(m.snap.Members)
+		row = func(i int) string { return m.memberRow(m.snap.Members[i], nameW) }
 	case secTasks:
 		n, cur = len(m.snap.Tasks), m.taskIndex()
 		row = func(i int) string { return taskRow(m.snap.Tasks[i], w-2) }
@@ -193,7 +194,21 @@ func stateMark(s teamwatch.State) string {
 	return string(s)
 }
 
-func (m *Model) memberRow(mb teamwatch.Member) string {
+// nameWidth is the width of the members' name column: 14, wider (up to
+// 26) when a teammate on another machine shows its host (alice@buildbox).
+func nameWidth(ms []teamwatch.Member) int {
+	w := 14
+	for _, mb := range ms {
+		if mb.Host != "" {
+			w = max(w, min(26, width(visible.Line(mb.Label()))))
+		}
+	}
+	return w
+}
+
+// memberRow is one member: its name (with @host for a teammate on another
+// machine) in a column nameW wide, its state, backend, pane and unread.
+func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 	pane := mb.Pane
 	if pane == "" {
 		pane = "?"
@@ -217,7 +232,7 @@ func (m *Model) memberRow(mb teamwatch.Member) string {
 	if mb.Waiting > 0 {
 		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}
-	return pad(visible.Line(mb.Name), 14) + " " + state + rest
+	return pad(visible.Line(mb.Label()), nameW) + " " + state + rest
 }
 
 func taskRow(t teamwatch.Task, w int) string {
