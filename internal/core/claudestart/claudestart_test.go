@@ -161,10 +161,10 @@ func TestPlanSaysWhenSettingsForceInProcess(t *testing.T) {
 func TestPlanRefuses(t *testing.T) {
 	o := world(t, map[string]string{})
 	for name, mod := range map[string]func(*Options){
-		"teammate mode given":  func(o *Options) { o.Args = []string{"--teammate-mode", "in-process"} },
-		"teammate mode glued":  func(o *Options) { o.Args = []string{"--teammate-mode=auto"} },
-		"a backend unknown":    func(o *Options) { o.Backend = "konsole" },
-		"a layout unknown":     func(o *Options) { o.Layout = "spiral" },
+		"teammate mode given": func(o *Options) { o.Args = []string{"--teammate-mode", "in-process"} },
+		"teammate mode glued": func(o *Options) { o.Args = []string{"--teammate-mode=auto"} },
+		"a backend unknown":   func(o *Options) { o.Backend = "konsole" },
+		"a layout unknown":    func(o *Options) { o.Layout = "spiral" },
 	} {
 		p := o
 		mod(&p)

@@ -634,7 +634,7 @@ func PaneAlive(dir, id string) (found, alive bool) {
 // SweepVirtual removes, under parent, the folders of paneteam's tmux
 // whose lead is gone and which hold no pane: what a lead that closed its
 // teammates' panes at its exit leaves. A folder with panes left is
-// 'cleanup --orphans'' to close.
+// 'cleanup --orphans” to close.
 func SweepVirtual(parent string) {
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
