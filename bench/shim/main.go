@@ -7,8 +7,11 @@
 //
 //	go run ./bench/shim [-n 6] [-calls 100] [-runs 3]
 //
-// It prints both times and their ratios (paneteam / tmux). Never touches
-// the default tmux server.
+// It prints both times and their ratios (paneteam / tmux), and the mean
+// time of each kind of call in the spawn sequence through both: what the
+// shim costs per call, passed through (one paneteam start before tmux)
+// or interpreted (split, respawn, kill, re-layout). Never touches the
+// default tmux server.
 package main
 
 import (
@@ -40,6 +43,7 @@ type rig struct {
 	tmux string // the program called as tmux
 	env  []string
 	lead string
+	per  map[string][]time.Duration // spawn's calls' times, by command
 }
 
 func run(n, calls, runs int) error {
@@ -62,6 +66,7 @@ func run(n, calls, runs int) error {
 		return err
 	}
 	var spawnT, spawnS, passT, passS []time.Duration
+	per := map[bool]map[string][]time.Duration{false: {}, true: {}}
 	for r := 0; r < runs; r++ {
 		for _, shim := range []bool{false, true} {
 			g, stop, err := start(work, real, bin, shim, r)
@@ -72,6 +77,9 @@ func run(n, calls, runs int) error {
 			if err != nil {
 				stop()
 				return err
+			}
+			for c, ds := range g.per {
+				per[shim][c] = append(per[shim][c], ds...)
 			}
 			p, err := g.pass(calls)
 			stop()
@@ -93,8 +101,29 @@ func run(n, calls, runs int) error {
 	fmt.Printf("one call passed through: tmux %s, paneteam as tmux %s (+%s per call), ratio %.2f\n",
 		(pt / time.Duration(calls)).Round(10*time.Microsecond), (ps / time.Duration(calls)).Round(10*time.Microsecond),
 		((ps - pt) / time.Duration(calls)).Round(10*time.Microsecond), float64(ps)/float64(pt))
+	fmt.Printf("the spawn sequence's calls, mean per call (calls a teammate):\n")
+	var cmds []string
+	for c := range per[false] {
+		cmds = append(cmds, c)
+	}
+	sort.Strings(cmds)
+	for _, c := range cmds {
+		t, s := mean(per[false][c]), mean(per[true][c])
+		fmt.Printf("  %-16s (%4.1f): tmux %6.2f ms, paneteam as tmux %6.2f ms (%+.2f ms)\n", c,
+			float64(len(per[false][c]))/float64(n*runs), ms(t), ms(s), ms(s-t))
+	}
 	return nil
 }
+
+func mean(ds []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum / time.Duration(max(len(ds), 1))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // start makes a private server with a 200x50 lead pane; with shim, calls
 // go to paneteam run as tmux, as 'paneteam claude' sets it up.
@@ -104,7 +133,7 @@ func start(work, real, bin string, shim bool, r int) (*rig, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("start tmux: %w", err)
 	}
-	g := &rig{sock: sock, tmux: real, lead: strings.TrimSpace(string(out)), env: os.Environ()}
+	g := &rig{sock: sock, tmux: real, lead: strings.TrimSpace(string(out)), env: os.Environ(), per: map[string][]time.Duration{}}
 	if shim {
 		g.tmux = filepath.Join(bin, "tmux")
 		g.env = append(g.env, "PATH="+bin+":"+os.Getenv("PATH"), "PANETEAM_SHIM_DIR="+bin, "PANETEAM_SHIM_TMUX="+real, "PANETEAM_SHIM_SOCKET="+sock)
@@ -116,7 +145,9 @@ func start(work, real, bin string, shim bool, r int) (*rig, func(), error) {
 func (g *rig) call(args ...string) (string, error) {
 	cmd := exec.CommandContext(context.Background(), g.tmux, append([]string{"-S", g.sock}, args...)...)
 	cmd.Env = g.env
+	start := time.Now()
 	out, err := cmd.Output()
+	g.per[args[0]] = append(g.per[args[0]], time.Since(start))
 	if err != nil {
 		return "", fmt.Errorf("tmux %s: %w", strings.Join(args, " "), err)
 	}

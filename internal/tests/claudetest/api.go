@@ -48,6 +48,7 @@ type Request struct {
 	MainLoop bool  // answered from the script (IsMainLoop)
 	Reply    Reply // what the fake model answered
 
+	sent   time.Time // when the reply's last byte was flushed (API.ReplySent)
 	parsed messagesRequest
 }
 
@@ -498,6 +499,22 @@ func (a *API) messages(w http.ResponseWriter, r *http.Request) {
 	} else {
 		writeJSON(w, req.Model, req.Reply)
 	}
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	a.mu.Lock()
+	req.sent = time.Now()
+	a.mu.Unlock()
+}
+
+// ReplySent is when the fake model's reply to r was sent in full (its
+// last byte flushed to Claude), or the zero time while it is being sent.
+// With Request.Time of a later request it times what Claude did in
+// between: from a reply calling a tool to the request that tool caused.
+func (a *API) ReplySent(r *Request) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return r.sent
 }
 
 // fromChains finds the exchange req continues or starts (a.mu held).

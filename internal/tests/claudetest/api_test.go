@@ -88,6 +88,11 @@ func TestScriptedExchangeStreamsInClaudesOrder(t *testing.T) {
 	if out, ok := reqs[2].ToolResult(id); !ok || out != "hi" {
 		t.Errorf("ToolResult(%s) = %q, %v", id, out, ok)
 	}
+	// The tool call's reply was sent in full after its request came and
+	// before the next request (sent once the stream was read to its end).
+	if sent := api.ReplySent(reqs[0]); sent.Before(reqs[0].Time) || sent.After(reqs[1].Time) {
+		t.Errorf("reply sent at %v, want between its request %v and the next %v", sent, reqs[0].Time, reqs[1].Time)
+	}
 }
 
 func TestSideRequestsDoNotTouchTheScript(t *testing.T) {
