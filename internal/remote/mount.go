@@ -37,8 +37,9 @@ type MountSpec struct {
 	Root, Team string
 	// Exe is the lead's paneteam, which starts the confined sftp-server.
 	Exe string
-	// Dir is the mount point on the host (made when missing).
-	Dir string
+	// Dir is the mount point on the host (made when missing); it and
+	// its empty parents up to ConfigDir are removed when Mount fails.
+	Dir, ConfigDir string
 	// Unconfined serves the lead's whole file system, for platforms that
 	// cannot confine sftp-server; only when the person asked for it.
 	Unconfined bool

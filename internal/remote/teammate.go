@@ -32,6 +32,9 @@ type Spawn struct {
 	// Code looks for it.
 	Claude     bool
 	Unconfined bool
+	// SSHFS mounts the team with sshfs even when the host sees the
+	// team's folders at the same paths (a shared file system).
+	SSHFS bool
 	// Say is where paneteam tells the person what it does on the host.
 	Say io.Writer
 }
@@ -45,6 +48,9 @@ type State struct {
 	Mount       string   `json:"mount"`
 	ServerPID   int      `json:"serverPid"`
 	SSHPID      int      `json:"sshPid"`
+	// Shared: the host sees the team root at the same path (a shared
+	// file system); there is no mount, Mount is the root.
+	Shared bool `json:"shared,omitempty"`
 	// Teammate is what the host runs, kept so that Reconnect can start
 	// it again after the connection ended.
 	Teammate *Teammate `json:"teammate,omitempty"`
@@ -57,6 +63,7 @@ type Teammate struct {
 	Cwd        string   `json:"cwd,omitempty"`
 	Claude     bool     `json:"claude,omitempty"`
 	Unconfined bool     `json:"unconfined,omitempty"`
+	SSHFS      bool     `json:"sshfs,omitempty"`
 }
 
 // StateDir is the lead's private folder for one team's remote teammates:
@@ -106,26 +113,46 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		closeIfIdle()
 		return nil, nil, err
 	}
-	mountDir := filepath.Join(facts.ConfigDir, "paneteam", "mnt", s.Team, s.Member)
-	log, err := os.OpenFile(filepath.Join(dir, s.Member+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		closeIfIdle()
-		return nil, nil, err
+	shared := false
+	if !s.SSHFS {
+		ok, why, err := c.sameFolders(ctx, s.Root, s.Team)
+		if err != nil {
+			closeIfIdle()
+			return nil, nil, err
+		}
+		if why != "" {
+			fmt.Fprintf(s.Say, "paneteam: %s: mounting the team there with sshfs\n", why)
+		}
+		shared = ok
 	}
-	defer log.Close()
-	m, err := c.Mount(ctx, MountSpec{Root: s.Root, Team: s.Team, Exe: s.Exe, Dir: mountDir, Unconfined: s.Unconfined, Log: log})
-	if err != nil {
-		closeIfIdle()
-		return nil, nil, err
+	var m Mount
+	if shared {
+		fmt.Fprintf(s.Say, "paneteam: %s sees the team at %s (a shared file system): no sshfs mount\n", s.Host, s.Root)
+		m = Mount{Dir: s.Root}
+	} else {
+		mountDir := filepath.Join(facts.ConfigDir, "paneteam", "mnt", s.Team, s.Member)
+		log, err := os.OpenFile(filepath.Join(dir, s.Member+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			closeIfIdle()
+			return nil, nil, err
+		}
+		defer log.Close()
+		m, err = c.Mount(ctx, MountSpec{Root: s.Root, Team: s.Team, Exe: s.Exe, Dir: mountDir, ConfigDir: facts.ConfigDir, Unconfined: s.Unconfined, Log: log})
+		if err != nil {
+			closeIfIdle()
+			return nil, nil, err
+		}
 	}
-	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID,
-		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined}}
+	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared,
+		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined, SSHFS: s.SSHFS}}
 	if err := writeState(statePath(dir, s.Member), st); err != nil {
-		c.Unmount(ctx, m.Dir)
+		if !shared {
+			c.Unmount(ctx, m.Dir)
+		}
 		closeIfIdle()
 		return nil, nil, err
 	}
-	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, ConfigDir: facts.ConfigDir, Link: s.Claude,
+	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, Shared: shared, ConfigDir: facts.ConfigDir, Link: s.Claude,
 		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount}
 	undo = func() { Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
 	return c.Argv("exec "+Line(bin, "remote", "run", job.Encode()), true), undo, nil
@@ -156,7 +183,7 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 	os.Remove(path)
 	t := st.Teammate
 	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
-		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, Say: say})
+		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say})
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its
@@ -198,7 +225,7 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	}
 	c := &Client{Host: st.Host, base: st.SSH, ControlPath: st.ControlPath}
 	var errs []error
-	if c.Connected(ctx) {
+	if c.Connected(ctx) && !st.Shared {
 		m := Quote(st.Mount)
 		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount)
 		if _, err := c.Run(ctx, wait, nil); err != nil {
