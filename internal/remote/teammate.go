@@ -80,12 +80,26 @@ func StateDir(getenv func(string) string, root, team string) string {
 
 func statePath(dir, member string) string { return filepath.Join(dir, member+".json") }
 
+// checkMember refuses a member name that is not one file name: the name
+// comes from config.json, which the host can write, and must never lead
+// the lead to a record outside its own folder (a record names the ssh
+// command paneteam runs).
+func checkMember(member string) error {
+	if member == "" || member == "." || member == ".." || strings.ContainsAny(member, "/\\\x00") {
+		return fmt.Errorf("member name %q cannot be a teammate paneteam started on a host (config.json was changed by something else): leaving it alone", member)
+	}
+	return nil
+}
+
 // Start connects to the host (or reuses the team's connection), checks
 // the host, brings paneteam there if needed, mounts the team's folders
 // for this teammate, and returns the command line of the teammate's pane:
 // an `ssh -tt` session over the same connection. undo takes everything
 // back when the pane cannot be started.
 func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error) {
+	if err := checkMember(s.Member); err != nil {
+		return nil, nil, err
+	}
 	dir := StateDir(s.Getenv, s.Root, s.Team)
 	c, err := NewClient(s.Getenv, s.Host, dir, s.Team)
 	if err != nil {
@@ -165,6 +179,9 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 // the host, so the teammate finds its inbox as the lead kept it. It
 // refuses while the teammate's old connection still serves its mount.
 func Reconnect(ctx context.Context, getenv func(string) string, root, team, member, exe string, say io.Writer) (argv []string, undo func(), err error) {
+	if err := checkMember(member); err != nil {
+		return nil, nil, err
+	}
 	dir := StateDir(getenv, root, team)
 	path := statePath(dir, member)
 	st, err := readState(path)
@@ -215,6 +232,9 @@ func (c *Client) checkCommand(ctx context.Context, prog, bin string) error {
 // sftp-server and ssh session on the lead, and the team's connection when
 // no other teammate of the team uses it.
 func Stop(ctx context.Context, getenv func(string) string, root, team, member string) error {
+	if err := checkMember(member); err != nil {
+		return err
+	}
 	dir := StateDir(getenv, root, team)
 	st, err := readState(statePath(dir, member))
 	if errors.Is(err, os.ErrNotExist) {
@@ -269,6 +289,9 @@ func removeHidden(root, team string) {
 // Host is the host a member runs on, from the lead's own record ("" for
 // a local member).
 func Host(getenv func(string) string, root, team, member string) string {
+	if checkMember(member) != nil {
+		return ""
+	}
 	st, err := readState(statePath(StateDir(getenv, root, team), member))
 	if err != nil {
 		return ""
