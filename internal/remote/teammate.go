@@ -153,6 +153,7 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		defer log.Close()
 		m, err = c.Mount(ctx, MountSpec{Root: s.Root, Team: s.Team, Exe: s.Exe, Dir: mountDir, ConfigDir: facts.ConfigDir, Unconfined: s.Unconfined, Log: log})
 		if err != nil {
+			os.Remove(log.Name())
 			closeIfIdle()
 			return nil, nil, err
 		}
@@ -248,7 +249,14 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	if c.Connected(ctx) && !st.Shared {
 		m := Quote(st.Mount)
 		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount)
-		if _, err := c.Run(ctx, wait, nil); err != nil {
+		// The pane's session may still be ending as this starts: at sshd's
+		// MaxSessions, a refused session is tried again for a moment.
+		_, err := c.Run(ctx, wait, nil)
+		for i := 0; i < 50 && errors.Is(err, ErrSessions); i++ {
+			time.Sleep(100 * time.Millisecond)
+			_, err = c.Run(ctx, wait, nil)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("unmount the team on %s: %w", st.Host, err))
 		}
 	}
