@@ -7,8 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
@@ -124,4 +127,67 @@ func TestForgedMemberNameDoesNotReachTheLeadsRecords(t *testing.T) {
 	if !strings.Contains(out+errOut, "cannot be a teammate paneteam started on a host") {
 		t.Errorf("cleanup did not say why it left the row alone: %q %q", out, errOut)
 	}
+}
+
+// An in-process teammate's host pid, or its record, pointed at a process
+// of the person's own: kill-pane signals nothing and says why.
+func TestForgedHostProcessIsNotSignalled(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		forge      func(s *spTeam, pid int) func(row map[string]any)
+	}{
+		{"pid", "is not the one paneteam recorded", func(s *spTeam, pid int) func(map[string]any) {
+			return func(row map[string]any) {
+				meta := row["paneteam"].(map[string]any)
+				meta["pid"], meta["pidStart"] = pid, startOf(pid)
+			}
+		}},
+		{"record", "is not where paneteam keeps its record", func(s *spTeam, pid int) func(map[string]any) {
+			// A record as the host could write it into tasks/<team>,
+			// naming the person's process as the teammate's command.
+			rec := filepath.Join(s.root, "tasks", s.name, "panes", "bob.json")
+			os.MkdirAll(filepath.Dir(rec), 0o700)
+			b, _ := json.Marshal(map[string]any{"hostPid": pid, "hostStart": startOf(pid), "childPid": pid, "childStart": startOf(pid), "argv": []string{"x"}})
+			os.WriteFile(rec, b, 0o600)
+			return func(row map[string]any) {
+				meta := row["paneteam"].(map[string]any)
+				meta["pid"], meta["pidStart"], meta["hostState"] = pid, startOf(pid), rec
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spInside(t)
+			s.mustRun("spawn-pane", "--team", s.name, "--name", "bob", "--backend", "in-process", "--", "sleep", "600")
+			// bob's own host and command, ended by the test itself.
+			var real struct{ HostPID, ChildPID int }
+			b, _ := os.ReadFile(filepath.Join(s.root, "teams", s.name, "panes", "bob.json"))
+			if err := json.Unmarshal(b, &real); err != nil || real.HostPID == 0 {
+				t.Fatalf("bob's record: %v %s", err, b)
+			}
+			t.Cleanup(func() { syscall.Kill(real.HostPID, syscall.SIGKILL); syscall.Kill(real.ChildPID, syscall.SIGKILL) })
+			own := exec.Command("sleep", "600")
+			if err := own.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { own.Wait(); close(done) }()
+			t.Cleanup(func() { own.Process.Kill(); <-done })
+			s.forge(t, "bob", tc.forge(s, own.Process.Pid))
+
+			out, errOut, _ := s.run("kill-pane", "--team", s.name, "--name", "bob")
+			select {
+			case <-done:
+				t.Fatalf("the person's process %d was ended through a forged config.json: %q %q", own.Process.Pid, out, errOut)
+			case <-time.After(300 * time.Millisecond):
+			}
+			if !strings.Contains(out+errOut, tc.want) {
+				t.Errorf("kill-pane did not say why: want %q in %q %q", tc.want, out, errOut)
+			}
+		})
+	}
+}
+
+func startOf(pid int) string {
+	s, _ := proc.StartTime(pid)
+	return s
 }
