@@ -54,6 +54,14 @@ const (
 	BackendInProcess = "in-process"
 )
 
+// Backend types paneteam records for its own members opened as panes of a
+// terminal emulator (Claude Code never writes these).
+const (
+	BackendKitty   = "kitty"
+	BackendWezTerm = "wezterm"
+	BackendZellij  = "zellij"
+)
+
 // InProcessPaneID is the tmuxPaneId Claude Code records for in-process members.
 const InProcessPaneID = "in-process"
 
@@ -101,8 +109,39 @@ type MemberMeta struct {
 	// CLI's own turn-end hook reports it ('spawn-pane --agent'); empty for
 	// a program whose idle paneteam guesses from quiet output.
 	IdleBy string `json:"idleBy,omitempty"`
+	// Terminal is where a member paneteam opened as a pane of a terminal
+	// emulator lives (backendType "kitty", "wezterm" or "zellij"): enough
+	// for any later paneteam, run from any shell, to reach that terminal
+	// and close or look for the pane. Absent for other backends.
+	Terminal *TerminalPane `json:"terminal,omitempty"`
 
 	Fields jsonx.Fields `json:"-"`
+}
+
+// TerminalPane is a member's pane in a terminal emulator, as
+// MemberMeta.Terminal records it. The member's tmuxPaneId holds the
+// terminal's own id for the pane (kitty's window id, WezTerm's pane id,
+// Zellij's terminal pane id).
+type TerminalPane struct {
+	// Env is the terminal's variables that address it, as the lead's
+	// shell saw them: KITTY_LISTEN_ON and KITTY_WINDOW_ID (the lead's
+	// window); WEZTERM_UNIX_SOCKET and WEZTERM_PANE; ZELLIJ_SESSION_NAME
+	// and ZELLIJ_SOCKET_DIR.
+	Env map[string]string `json:"env"`
+	// Dir is the private folder where paneteam keeps its records of the
+	// terminal's panes (Zellij's: each pane's process), one per team and
+	// terminal.
+	Dir string `json:"dir,omitempty"`
+	// Tab says the pane was opened in a tab of its own (the windows
+	// layout). Otherwise Beside is the pane it split ("" the lead's),
+	// Horizontal whether it went beside it rather than below, and Width
+	// and Height its notional size when made (the terminal taken as
+	// 200x50 cells), from which paneteam's layout places later panes.
+	Tab        bool   `json:"tab,omitempty"`
+	Beside     string `json:"beside,omitempty"`
+	Horizontal bool   `json:"horizontal,omitempty"`
+	Width      int    `json:"width,omitempty"`
+	Height     int    `json:"height,omitempty"`
 }
 
 // IdleByHook is MemberMeta.IdleBy for a member whose turn ends are

@@ -59,6 +59,14 @@ them.`,
 				return err
 			}
 			in := post.OpenInbox(t, cfg, name, lockOpts(c))
+			if in.SummarisesIdle {
+				// A person asked to read: wait a moment for the lock
+				// (a watcher's read only tries it), so what is shown
+				// is already summarised.
+				sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				in.SummariseIdle(sctx)
+				cancel()
+			}
 			var msgs []mailbox.Message
 			if archived {
 				msgs, err = in.Archived()

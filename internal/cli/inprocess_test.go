@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,9 +193,14 @@ func attachAndDetach(t *testing.T, s *ipTeam) {
 		cmd.Process.Kill()
 		t.Fatalf("attach did not end on Ctrl-]:\n%q", screen.String())
 	}
-	if !strings.Contains(screen.String(), "detached") {
-		t.Fatalf("no detach message: %q", screen.String())
-	}
+	// attach has exited; what it printed last may still be on its way
+	// through the pty to the reader above.
+	testutil.Eventually(t, 5*time.Second, "the detach message", func() error {
+		if strings.Contains(screen.String(), "detached") {
+			return nil
+		}
+		return fmt.Errorf("no detach message: %q", screen.String())
+	})
 	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
 	if err != nil {
 		t.Fatal(err)

@@ -17,12 +17,20 @@ const AliveTimeout = 3 * time.Second
 // per tmux server: the first member on a server lists every pane there
 // (one `list-panes -a`), and every other member on it is judged from that
 // listing. Members of other backends are asked of their backend (an
-// in-process host is a process check; iTerm2 one it2 call each). A
+// in-process host is a process check; iTerm2 one it2 call each), except
+// members in a terminal's own panes: one List per terminal. A
 // Census is one moment: make one per snapshot, and use it from one
 // goroutine.
 type Census struct {
-	env     Env
-	servers map[string]*listing
+	env       Env
+	servers   map[string]*listing
+	terminals map[string]*termListing
+}
+
+// termListing is one terminal's panes, or why they are unknown.
+type termListing struct {
+	panes map[string]bool
+	err   error
 }
 
 // listing is one tmux server's panes, by id, or why they are unknown.
@@ -32,13 +40,18 @@ type listing struct {
 }
 
 // NewCensus returns an empty census over env.
-func NewCensus(env Env) *Census { return &Census{env: env, servers: map[string]*listing{}} }
+func NewCensus(env Env) *Census {
+	return &Census{env: env, servers: map[string]*listing{}, terminals: map[string]*termListing{}}
+}
 
 // Alive reports whether m's pane (or host) still exists, as its backend's
 // Alive would, from one listing per tmux server.
 func (c *Census) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error) {
 	if m.BackendType == team.BackendTmux {
 		return c.tmuxAlive(ctx, m)
+	}
+	if IsNative(m.BackendType) {
+		return c.nativeAlive(ctx, m)
 	}
 	b, err := ForMember(c.env, cfg, m)
 	if err != nil {
@@ -89,4 +102,27 @@ func (c *Census) Panes(ctx context.Context, srv tmux.Server) (map[string]tmux.Pa
 	}
 	c.servers[key] = l
 	return l.panes, l.err
+}
+
+// nativeAlive: the member's pane is among its terminal's panes, listed
+// once per terminal (and records folder) per census.
+func (c *Census) nativeAlive(ctx context.Context, m *team.Member) (bool, error) {
+	b := &nativeBackend{env: c.env, name: m.BackendType}
+	tp, err := b.pane(m)
+	if err != nil {
+		return false, err
+	}
+	key := m.BackendType + "\x00" + addressKey(tp.Env) + "\x00" + tp.Dir
+	l, ok := c.terminals[key]
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), AliveTimeout)
+		defer cancel()
+		hs, err := b.list(ctx, tp)
+		l = &termListing{panes: map[string]bool{}, err: err}
+		for _, h := range hs {
+			l.panes[string(h)] = true
+		}
+		c.terminals[key] = l
+	}
+	return l.panes[m.TmuxPaneID], l.err
 }

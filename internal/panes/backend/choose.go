@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
@@ -49,9 +50,12 @@ func Choose(env Env, cfg *team.Config, requested string) (Backend, error) {
 
 // Decide makes Choose's decision, once, from the environment captured at
 // start (docs/PROTOCOL.md §13, "Backend choice"): inside tmux -> tmux; else in
-// iTerm2 with a working it2 -> iterm2; else tmux installed -> a private tmux
-// server; else in-process. It runs 'it2 session list' to prove it2 works
-// (it2 --version succeeds even with the API off).
+// iTerm2 with a working it2 -> iterm2; else in kitty, WezTerm or Zellij
+// whose driver's probe answers -> that terminal's panes; else tmux
+// installed -> a private tmux server; else in-process. It runs 'it2
+// session list' to prove it2 works (it2 --version succeeds even with the
+// API off), and the terminal's probe (kitty @ ls, wezterm cli list,
+// zellij action query-tab-names) likewise.
 func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 	if requested == "" {
 		requested = env.Getenv(EnvBackend)
@@ -86,11 +90,22 @@ func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 			notes = append(notes, fmt.Sprintf("iTerm2 splits are unavailable: %v. tmux is not installed either, so teammates run in-process (see them with 'paneteam logs' and 'paneteam attach')", err))
 		}
 	}
+	if name := native.Detect(env.Getenv); IsNative(name) {
+		err := ProbeNative(env, name)
+		if err == nil {
+			return Decision{Backend: name, Reason: "inside " + name + ", which paneteam can drive", Notes: notes}, nil
+		}
+		if tmuxErr == nil {
+			notes = append(notes, fmt.Sprintf("%s panes are unavailable: %v. Teammates go to a private tmux server instead (see them with 'paneteam attach')", name, err))
+		} else {
+			notes = append(notes, fmt.Sprintf("%s panes are unavailable: %v. tmux is not installed either, so teammates run in-process (see them with 'paneteam logs' and 'paneteam attach')", name, err))
+		}
+	}
 	if tmuxErr == nil {
 		return Decision{Backend: team.BackendTmux, Reason: "tmux is installed: a private tmux server", Notes: notes}, nil
 	}
 	if len(notes) == 0 {
-		notes = append(notes, "not inside tmux or iTerm2 and no tmux on PATH: teammates run in-process "+
+		notes = append(notes, "not inside tmux, iTerm2, kitty, WezTerm or Zellij and no tmux on PATH: teammates run in-process "+
 			"(see them with 'paneteam logs' and 'paneteam attach'); install tmux to see them in panes")
 	}
 	return Decision{Backend: team.BackendInProcess, Reason: "no tmux and no usable iTerm2", Notes: notes}, nil
@@ -100,7 +115,12 @@ func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 // reason and fix rather than falling back.
 func decideExplicit(env Env, name string) (Decision, error) {
 	if _, ok := registry[name]; !ok && name != team.BackendTmux && name != team.BackendInProcess {
-		return Decision{}, fmt.Errorf("unknown backend %q: use auto, tmux, iterm2 or in-process", name)
+		return Decision{}, fmt.Errorf("unknown backend %q: use auto, tmux, iterm2, kitty, wezterm, zellij or in-process", name)
+	}
+	if IsNative(name) {
+		if err := ProbeNative(env, name); err != nil {
+			return Decision{}, fmt.Errorf("backend %s was asked for but cannot be used: %w", name, err)
+		}
 	}
 	if name == team.BackendITerm2 {
 		if err := ProbeITerm2(env); err != nil {

@@ -3,10 +3,13 @@ package backend_test
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/tests/kittytest"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 	"github.com/paneteam/paneteam/team"
 )
@@ -195,5 +198,92 @@ func TestChooseAnnouncesFallback(t *testing.T) {
 	_, err = backend.Choose(env, &team.Config{Name: "alpha"}, "")
 	if len(warned) != 1 || !strings.Contains(warned[0], "Settings > General > Magic") {
 		t.Fatalf("fallback from iTerm2 warned %q (err %v); want the reason and the fix", warned, err)
+	}
+}
+
+// In kitty outside tmux, the auto choice opens kitty's own panes when its
+// remote control answers, and says why not and how to fix it when it does
+// not (then a private tmux server); asked for by name, a kitty that does
+// not answer is an error naming the fix.
+func TestDecideKitty(t *testing.T) {
+	kittyBin := testutil.RequireTool(t, "kitty")
+	k := kittytest.Start(t, kittytest.Options{})
+	dead := map[string]string{"KITTY_LISTEN_ON": "unix:" + filepath.Join(t.TempDir(), "gone"), "KITTY_WINDOW_ID": "1"}
+	cases := []struct {
+		name      string
+		vars      map[string]string
+		tmux      bool
+		requested string
+		want      string
+		wantNotes []string
+		wantErr   []string
+	}{
+		{name: "kitty that answers", vars: map[string]string{"KITTY_LISTEN_ON": k.Addr, "KITTY_WINDOW_ID": k.Window}, tmux: true, want: team.BackendKitty},
+		{name: "inside tmux inside kitty: tmux", vars: map[string]string{"KITTY_LISTEN_ON": k.Addr, "KITTY_WINDOW_ID": k.Window, "TMUX": "/tmp/x,1,0", "TMUX_PANE": "%0"}, tmux: true, want: team.BackendTmux},
+		{name: "kitty that does not answer: private tmux, announced with the fix", vars: dead, tmux: true, want: team.BackendTmux,
+			wantNotes: []string{"kitty panes are unavailable", "allow_remote_control yes", "private tmux server"}},
+		{name: "remote control off and no tmux: in-process, announced", vars: map[string]string{"KITTY_WINDOW_ID": "1"}, want: team.BackendInProcess,
+			wantNotes: []string{"KITTY_LISTEN_ON is not set", "allow_remote_control yes", "in-process"}},
+		{name: "explicit kitty that answers", vars: map[string]string{"KITTY_LISTEN_ON": k.Addr, "KITTY_WINDOW_ID": k.Window}, requested: "kitty", want: team.BackendKitty},
+		{name: "explicit kitty that does not answer fails with the fix", vars: dead, tmux: true, requested: "kitty",
+			wantErr: []string{"backend kitty was asked for", "allow_remote_control yes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := backend.Env{
+				Getenv: func(k string) string { return c.vars[k] },
+				LookPath: func(name string) (string, error) {
+					switch {
+					case name == "kitty":
+						return kittyBin, nil
+					case name == "tmux" && c.tmux:
+						return "/usr/bin/tmux", nil
+					}
+					return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+				},
+			}
+			d, err := backend.Decide(env, &team.Config{Name: "alpha"}, c.requested)
+			if c.wantErr != nil {
+				if err == nil {
+					t.Fatalf("decided %+v; want an error", d)
+				}
+				for _, s := range c.wantErr {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not say %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Backend != c.want {
+				t.Fatalf("chose %s (%s, notes %q); want %s", d.Backend, d.Reason, d.Notes, c.want)
+			}
+			notes := strings.Join(d.Notes, "\n")
+			if c.wantNotes == nil && notes != "" {
+				t.Errorf("unexpected notes: %s", notes)
+			}
+			for _, s := range c.wantNotes {
+				if !strings.Contains(notes, s) {
+					t.Errorf("notes %q do not say %q", notes, s)
+				}
+			}
+		})
+	}
+
+	// Choose announces the failed probe through Env.Warn.
+	var warned []string
+	env := backend.Env{Getenv: func(k string) string { return dead[k] }, LookPath: func(name string) (string, error) {
+		if name == "kitty" {
+			return kittyBin, nil
+		}
+		return exec.LookPath(name)
+	}, Warn: func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) }}
+	if _, err := backend.Choose(env, &team.Config{Name: "alpha"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "allow_remote_control yes") {
+		t.Fatalf("a kitty that does not answer was announced as %q; want its fix", warned)
 	}
 }

@@ -289,15 +289,19 @@ func (s *Shim) kill(ctx context.Context, c Call) int {
 	}
 	target := c.Flag('t')
 	winOut, _, _ := s.tmux(ctx, "display-message", "-p", "-t", target, "#{window_id}")
+	// The server ends with its last pane, a moment after the kill: count
+	// its panes first rather than race its exit.
+	all, _, _ := s.tmux(ctx, "list-panes", "-a", "-F", "#{pane_id}")
+	last := strings.Count(strings.TrimSpace(all), "\n") == 0 && strings.TrimSpace(all) != ""
 	out, errOut, rc := s.tmux(ctx, "kill-pane", "-t", target)
-	if rc == 0 {
+	if rc == 0 && !last {
 		if win := strings.TrimSpace(winOut); strings.HasPrefix(win, "@") {
 			s.relayoutWindow(ctx, win)
 		}
 	}
 	_, _, alive := s.tmux(ctx, "list-sessions", "-F", "#{session_id}")
 	unlock()
-	if alive != 0 && s.call.Name != "" {
+	if (alive != 0 || (rc == 0 && last)) && s.call.Name != "" {
 		srv.RemoveLock()
 	}
 	return s.finish(out, errOut, rc)

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -144,39 +143,9 @@ func TestPaneteamClaudeInZellijThenKilledLead(t *testing.T) {
 	}
 	writeCapture(t, "zellij", 50, capturePane{"claude (lead): pane " + strconv.Itoa(term.tm.First), []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
 		ft(term, "dora", d), ft(term, "eve", e))
-	cfg := mustConfig(t, l.Session)
-	agents := []string{"dora@" + cfg.Name, "eve@" + cfg.Name}
-	syscall.Kill(l.PID, syscall.SIGKILL)
-	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
-	time.Sleep(time.Second)
-	for _, a := range agents {
-		if len(agentProcs(a)) != 1 {
-			t.Fatalf("%s's Claude did not outlive its killed lead: the test proves nothing", a)
-		}
-	}
 	// Run from a shell of the person's, where zellij is installed.
-	path := "PATH=" + filepath.Dir(nativetest.FakeBin(t, nativetest.Zellij)) + ":" + os.Getenv("PATH")
-	out, errOut, code := ptWith(t, l.Session, []string{"PANETEAM_STATE_DIR=" + l.state, path}, "cleanup", "--orphans")
-	if code != 0 {
-		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
-	}
-	for _, a := range agents {
-		if !strings.Contains(out, "closed pane") || !strings.Contains(out, a) || !strings.Contains(out, "zellij") {
-			t.Errorf("cleanup --orphans did not report closing %s's Zellij pane:\n%s", a, out)
-		}
-	}
-	testutil.Eventually(t, 15*time.Second, "the teammates' Claude processes to end", func() bool {
-		return len(agentProcs(agents[0])) == 0 && len(agentProcs(agents[1])) == 0
-	})
-	testutil.Eventually(t, 15*time.Second, "the teammates' Zellij panes to close", func() bool {
-		ps, _ := term.Panes(t)
-		for _, p := range ps {
-			if gateOrClaude(p.pid) {
-				return false
-			}
-		}
-		return true
-	})
+	killLeadThenCleanup(t, l, "zellij", filepath.Dir(nativetest.FakeBin(t, nativetest.Zellij)), "dora", "eve")
+	noTeammatePanes(t, term)
 	calls, _ := term.tm.Calls()
 	for _, c := range calls {
 		if strings.Contains(strings.Join(c, " "), "close-pane") {
@@ -193,34 +162,11 @@ func ft(term *fakeTerm, name string, p nativetest.Pane) capturePane {
 		how += ", " + strconv.Itoa(p.Percent) + "%"
 	}
 	lines := []string{how, strconv.Itoa(p.Cols) + "x" + strconv.Itoa(p.Rows)}
-	for _, pid := range agentProcsOf(name) {
+	for _, pid := range procsWith("--agent-name", name) {
 		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
 			args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 			lines = append(lines, "claude "+strings.Join(args[1:], " "))
 		}
 	}
 	return capturePane{name + ": pane " + strconv.Itoa(p.ID), lines}
-}
-
-// agentProcsOf lists the processes started with --agent-name name.
-func agentProcsOf(name string) []int {
-	var pids []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
-		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "--agent-name" && args[i+1] == name && strings.Contains(args[0], "claude") {
-				pids = append(pids, pid)
-			}
-		}
-	}
-	return pids
 }

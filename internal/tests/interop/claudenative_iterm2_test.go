@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -255,7 +254,7 @@ func TestPaneteamClaudeInITerm2(t *testing.T) {
 			how = "it2 session split -v -s " + s.SplitFrom[:8] + "…"
 		}
 		lines := []string{how, "typed: " + strings.TrimSpace(strings.Join(s.Typed, ""))}
-		for _, pid := range agentProcsOf(name) {
+		for _, pid := range procsWith("--agent-name", name) {
 			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
 				args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 				lines = append(lines, "runs: claude "+strings.Join(args[1:], " "))
@@ -281,28 +280,6 @@ func TestPaneteamClaudeInITerm2ThenKilledLead(t *testing.T) {
 	term, l := startITerm2Lead(t, "")
 	l.spawn(t, "dora", "eve")
 	dora, eve := checkITerm2Teammates(t, l, term)
-	cfg := mustConfig(t, l.Session)
-	agents := []string{"dora@" + cfg.Name, "eve@" + cfg.Name}
-	syscall.Kill(l.PID, syscall.SIGKILL)
-	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
-	time.Sleep(time.Second) // nothing closes the teammates' sessions on its own
-	for _, a := range agents {
-		if len(agentProcs(a)) != 1 {
-			t.Fatalf("%s's Claude did not outlive its killed lead: the test proves nothing", a)
-		}
-	}
-	path := "PATH=" + term.f.Dir + ":" + os.Getenv("PATH")
-	out, errOut, code := ptWith(t, l.Session, []string{"PANETEAM_STATE_DIR=" + l.state, path}, "cleanup", "--orphans")
-	if code != 0 {
-		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
-	}
-	for _, a := range agents {
-		if !strings.Contains(out, "closed pane") || !strings.Contains(out, a) || !strings.Contains(out, "iterm2") {
-			t.Errorf("cleanup --orphans did not report closing %s's iTerm2 session:\n%s", a, out)
-		}
-	}
-	testutil.Eventually(t, 15*time.Second, "the teammates' Claude processes to end", func() bool {
-		return len(agentProcs(agents[0])) == 0 && len(agentProcs(agents[1])) == 0
-	})
+	killLeadThenCleanup(t, l, "iterm2", term.f.Dir, "dora", "eve")
 	checkSessionsClosed(t, term, dora.ID, eve.ID)
 }

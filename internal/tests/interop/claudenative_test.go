@@ -257,40 +257,8 @@ func TestPaneteamClaudeInKittyTabsThenKilledLead(t *testing.T) {
 		t.Fatalf("want a tab per teammate and the lead's tab alone: lead %+v dora %+v eve %+v", lead, d, e)
 	}
 
-	cfg := mustConfig(t, l.Session)
-	agents := []string{"dora@" + cfg.Name, "eve@" + cfg.Name}
-	syscall.Kill(l.PID, syscall.SIGKILL)
-	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
-	time.Sleep(time.Second) // nothing closes the teammates' windows on its own
-	for _, a := range agents {
-		if len(agentProcs(a)) != 1 {
-			t.Fatalf("%s's Claude did not outlive its killed lead: the test proves nothing", a)
-		}
-	}
-	out, errOut, code := ptWith(t, l.Session, []string{"PANETEAM_STATE_DIR=" + l.state}, "cleanup", "--orphans")
-	if code != 0 {
-		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
-	}
-	for _, a := range agents {
-		if !strings.Contains(out, "closed pane") || !strings.Contains(out, a) || !strings.Contains(out, "kitty") {
-			t.Errorf("cleanup --orphans did not report closing %s's kitty window:\n%s", a, out)
-		}
-	}
-	testutil.Eventually(t, 15*time.Second, "the teammates' Claude processes to end", func() bool {
-		return len(agentProcs(agents[0])) == 0 && len(agentProcs(agents[1])) == 0
-	})
-	testutil.Eventually(t, 15*time.Second, "the teammates' kitty windows to close", func() bool {
-		ps, ok := term.Panes(t)
-		if !ok {
-			return true
-		}
-		for _, p := range ps {
-			if gateOrClaude(p.pid) {
-				return false
-			}
-		}
-		return true
-	})
+	killLeadThenCleanup(t, l, "kitty", "", "dora", "eve")
+	noTeammatePanes(t, term)
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
@@ -324,4 +292,67 @@ func checkNativeStatus(t *testing.T, l *shimLead, names ...string) {
 			t.Errorf("status does not list %s:\n%s", n, out)
 		}
 	}
+}
+
+// killLeadThenCleanup kills the lead with SIGKILL, which closes nothing,
+// checks that its teammates outlive it, and runs 'paneteam cleanup
+// --orphans' from a shell of the person's (path: a PATH where the
+// terminal's program is installed, "" for the test's): it must report
+// closing each teammate's pane in terminal, and their Claude processes
+// must end. It returns cleanup's output.
+func killLeadThenCleanup(t *testing.T, l *shimLead, terminal, path string, names ...string) string {
+	t.Helper()
+	cfg := mustConfig(t, l.Session)
+	var agents []string
+	for _, n := range names {
+		agents = append(agents, n+"@"+cfg.Name)
+	}
+	syscall.Kill(l.PID, syscall.SIGKILL)
+	testutil.Eventually(t, 10*time.Second, "Claude's lead to die", func() bool { return !l.Alive() })
+	time.Sleep(time.Second) // nothing closes the teammates' panes on its own
+	for _, a := range agents {
+		if len(agentProcs(a)) != 1 {
+			t.Fatalf("%s's Claude did not outlive its killed lead: the test proves nothing", a)
+		}
+	}
+	extra := []string{"PANETEAM_STATE_DIR=" + l.state}
+	if path != "" {
+		extra = append(extra, "PATH="+path+":"+os.Getenv("PATH"))
+	}
+	out, errOut, code := ptWith(t, l.Session, extra, "cleanup", "--orphans")
+	if code != 0 {
+		t.Fatalf("cleanup --orphans: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, a := range agents {
+		if !strings.Contains(out, "closed pane") || !strings.Contains(out, a) || !strings.Contains(out, terminal) {
+			t.Errorf("cleanup --orphans did not report closing %s's pane in %s:\n%s", a, terminal, out)
+		}
+	}
+	testutil.Eventually(t, 15*time.Second, "the teammates' Claude processes to end", func() bool {
+		for _, a := range agents {
+			if len(agentProcs(a)) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// noTeammatePanes waits until term shows no pane running paneteam's gate
+// or a Claude (or has ended).
+func noTeammatePanes(t *testing.T, term nativeTerm) {
+	t.Helper()
+	testutil.Eventually(t, 15*time.Second, "the teammates' panes to close", func() bool {
+		ps, ok := term.Panes(t)
+		if !ok {
+			return true
+		}
+		for _, p := range ps {
+			if gateOrClaude(p.pid) {
+				return false
+			}
+		}
+		return true
+	})
 }

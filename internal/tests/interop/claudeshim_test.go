@@ -161,7 +161,11 @@ func (l *shimLead) teammatePanes(t *testing.T, srv tmux.Server, names ...string)
 }
 
 // agentProcs lists the processes started with --agent-id agent.
-func agentProcs(agent string) []int {
+func agentProcs(agent string) []int { return procsWith("--agent-id", agent) }
+
+// procsWith lists the live processes whose command line has flag
+// followed by value.
+func procsWith(flag, value string) []int {
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -175,7 +179,7 @@ func agentProcs(agent string) []int {
 		}
 		args := strings.Split(string(b), "\x00")
 		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "--agent-id" && args[i+1] == agent {
+			if args[i] == flag && args[i+1] == value {
 				pids = append(pids, pid)
 			}
 		}

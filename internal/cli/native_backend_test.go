@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/tests/kittytest"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/team"
+)
+
+// nativeTerm is a terminal paneteam's own teammates open in, as the test
+// sees it: the lead's variables there, and where each pane is.
+type nativeTerm struct {
+	vars map[string]string
+	// binDir goes first on PATH (a fake CLI); "" for a real program.
+	binDir string
+	// panes maps each open pane's handle to where it is.
+	panes func(t *testing.T) map[string]termPane
+	lead  string
+}
+
+// termPane is a pane's place: split from which pane and which way
+// ("right", "below"), or, where the terminal tells sizes, its size.
+type termPane struct {
+	from, dir  string
+	cols, rows int
+}
+
+func startKitty(t *testing.T) nativeTerm {
+	k := kittytest.Start(t, kittytest.Options{})
+	vars := map[string]string{}
+	for _, kv := range k.Env {
+		key, v, _ := strings.Cut(kv, "=")
+		vars[key] = v
+	}
+	return nativeTerm{vars: vars, lead: k.Window, panes: func(t *testing.T) map[string]termPane {
+		out := map[string]termPane{}
+		for _, o := range k.List(t) {
+			for _, tb := range o.Tabs {
+				for _, w := range tb.Windows {
+					out[strconv.Itoa(w.ID)] = termPane{cols: w.Columns, rows: w.Lines}
+				}
+			}
+		}
+		return out
+	}}
+}
+
+func startFake(t *testing.T, kind string) nativeTerm {
+	tm := nativetest.Start(t, kind, []string{"sleep", "600"}, nativetest.Options{})
+	vars := map[string]string{}
+	get := tm.Getenv(tm.First)
+	for _, k := range []string{"WEZTERM_PANE", "WEZTERM_UNIX_SOCKET", "TERM_PROGRAM", "ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID", "ZELLIJ_SOCKET_DIR"} {
+		if v := get(k); v != "" {
+			vars[k] = v
+		}
+	}
+	for _, kv := range tm.Env {
+		if v, ok := strings.CutPrefix(kv, "ZELLIJ_SOCKET_DIR="); ok {
+			vars["ZELLIJ_SOCKET_DIR"] = v
+		}
+	}
+	return nativeTerm{vars: vars, binDir: tm.BinDir, lead: nativetest.ID(tm.First), panes: func(t *testing.T) map[string]termPane {
+		ps, err := tm.Panes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]termPane{}
+		for _, p := range ps {
+			if p.Exited {
+				continue
+			}
+			dir := map[string]string{"right": "right", "bottom": "below", "down": "below"}[p.Direction]
+			out[nativetest.ID(p.ID)] = termPane{from: nativetest.ID(p.SplitFrom), dir: dir, cols: p.Cols, rows: p.Rows}
+		}
+		return out
+	}}
+}
+
+// spawn-pane puts two plain-command teammates in the terminal's own panes
+// (the first by --backend, the second by the auto choice), placed
+// main-vertical; status sees them alive; kill-pane ends one, process and
+// pane; cleanup leaves nothing.
+func TestSpawnPaneNativeTerminals(t *testing.T) {
+	for _, name := range []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij} {
+		t.Run(name, func(t *testing.T) {
+			var term nativeTerm
+			if name == team.BackendKitty {
+				term = startKitty(t)
+			} else {
+				term = startFake(t, name)
+			}
+			path := os.Getenv("PATH")
+			if term.binDir != "" {
+				path = term.binDir + string(os.PathListSeparator) + path
+			}
+			// backends find the terminal's CLI on the process PATH.
+			t.Setenv("PATH", path)
+			root, vars := ptRootVars(t)
+			vars["PATH"] = path
+			for k, v := range term.vars {
+				vars[k] = v
+			}
+			run := func(args ...string) string {
+				t.Helper()
+				out, errs, code := iterm2Run(t, vars, args...)
+				if code != 0 {
+					t.Fatalf("paneteam %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+				}
+				return out
+			}
+			run("team-create", "alpha")
+			pids := t.TempDir()
+			spawn := func(who string, args ...string) (pane string, pid int) {
+				t.Helper()
+				pidFile := filepath.Join(pids, who)
+				a := append([]string{"spawn-pane", "--team", "alpha", "--name", who}, args...)
+				run(append(a, "--", "/bin/sh", "-c", `echo $$ >"$0.tmp" && mv "$0.tmp" "$0" && exec sleep 600`, pidFile)...)
+				_, cfg, err := team.Open(root, "alpha")
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := cfg.Member(who)
+				if m == nil || m.BackendType != name || m.Paneteam == nil || m.Paneteam.Terminal == nil {
+					t.Fatalf("member %s: %+v; want a %s member with its terminal recorded", who, m, name)
+				}
+				var b []byte
+				testutil.Eventually(t, 10*time.Second, who+"'s command runs", func() bool {
+					b, err = os.ReadFile(pidFile)
+					return err == nil
+				})
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return m.TmuxPaneID, pid
+			}
+			alice, alicePID := spawn("alice", "--backend", name)
+			bob, bobPID := spawn("bob")
+
+			ps := term.panes(t)
+			a, b, lead := ps[alice], ps[bob], ps[term.lead]
+			if _, ok := ps[alice]; !ok {
+				t.Fatalf("alice's pane %s is not in %s: %+v", alice, name, ps)
+			}
+			if _, ok := ps[bob]; !ok {
+				t.Fatalf("bob's pane %s is not in %s: %+v", bob, name, ps)
+			}
+			// main-vertical: alice beside the lead, taking most of the
+			// width; bob below alice.
+			if name == team.BackendKitty {
+				if a.cols <= lead.cols || b.cols != a.cols || a.rows >= lead.rows || b.rows >= lead.rows {
+					t.Fatalf("not main-vertical: lead %+v alice %+v bob %+v", lead, a, b)
+				}
+			} else if a.from != term.lead || a.dir != "right" || b.from != alice || b.dir != "below" {
+				t.Fatalf("not main-vertical: alice %+v (want right of lead %s), bob %+v (want below alice %s)", a, term.lead, b, alice)
+			}
+
+			status := func() map[string]string {
+				var teams []struct {
+					Members []struct {
+						Name string `json:"name"`
+						Pane string `json:"pane"`
+					} `json:"members"`
+				}
+				if err := json.Unmarshal([]byte(run("status", "--team", "alpha", "--json")), &teams); err != nil || len(teams) != 1 {
+					t.Fatalf("status --json: %v", err)
+				}
+				out := map[string]string{}
+				for _, m := range teams[0].Members {
+					out[m.Name] = m.Pane
+				}
+				return out
+			}
+			if st := status(); st["alice"] != "alive" || st["bob"] != "alive" {
+				t.Fatalf("status: %v; want alice and bob alive", st)
+			}
+
+			run("kill-pane", "--team", "alpha", "--name", "alice")
+			testutil.Eventually(t, 5*time.Second, "alice's process ends", func() bool { return syscall.Kill(alicePID, 0) != nil })
+			testutil.Eventually(t, 5*time.Second, "alice's pane closes", func() bool {
+				_, ok := term.panes(t)[alice]
+				return !ok
+			})
+			if _, ok := term.panes(t)[bob]; !ok || syscall.Kill(bobPID, 0) != nil {
+				t.Fatal("kill-pane of alice closed bob's pane too")
+			}
+			if _, ok := term.panes(t)[term.lead]; !ok {
+				t.Fatal("kill-pane closed the lead's pane")
+			}
+
+			run("cleanup", "--team", "alpha", "--force")
+			testutil.Eventually(t, 5*time.Second, "bob's process ends", func() bool { return syscall.Kill(bobPID, 0) != nil })
+			testutil.Eventually(t, 5*time.Second, "only the lead's pane is left", func() bool {
+				ps := term.panes(t)
+				_, ok := ps[term.lead]
+				return ok && len(ps) == 1
+			})
+		})
+	}
+}

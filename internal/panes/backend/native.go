@@ -1,0 +1,311 @@
+package backend
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/team"
+)
+
+// The terminals whose own panes paneteam opens for its teammates, through
+// their native drivers (internal/panes/native). iTerm2 has its own backend
+// (iterm2.go).
+var nativeTerminals = []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij}
+
+func init() {
+	for _, name := range nativeTerminals {
+		registry[name] = func(env Env, cfg *team.Config) (Backend, error) { return &nativeBackend{env: env, name: name}, nil }
+	}
+}
+
+// nativeAddress lists, per terminal, the variables that say which of its
+// instances a program runs in and where: what a driver reads, recorded on
+// each member (team.TerminalPane.Env) so that a later paneteam run from
+// any shell reaches the same terminal.
+var nativeAddress = map[string][]string{
+	team.BackendKitty:   {"KITTY_LISTEN_ON", "KITTY_WINDOW_ID"},
+	team.BackendWezTerm: {"WEZTERM_UNIX_SOCKET", "WEZTERM_PANE"},
+	team.BackendZellij:  {"ZELLIJ_SESSION_NAME", "ZELLIJ_SOCKET_DIR"},
+}
+
+// nativeLead is the variable naming the lead's own pane, which paneteam
+// splits and never closes (Zellij has none a driver uses: it splits the
+// focused pane).
+var nativeLead = map[string]string{
+	team.BackendKitty:   "KITTY_WINDOW_ID",
+	team.BackendWezTerm: "WEZTERM_PANE",
+}
+
+// nativeProbeTimeout bounds the probe of a terminal when choosing.
+const nativeProbeTimeout = 10 * time.Second
+
+// The notional size of the lead's window, for the layout engine: the
+// drivers cannot tell a pane's size, so panes are sized as the layout
+// split them (as the shim's virtual tmux does).
+const nativeWidth, nativeHeight = 200, 50
+
+// IsNative reports whether backendType names a terminal paneteam opens
+// panes in through its native driver.
+func IsNative(backendType string) bool { return slices.Contains(nativeTerminals, backendType) }
+
+// nativeBackend opens teammates as panes of the terminal the lead runs in.
+type nativeBackend struct {
+	env  Env
+	name string
+}
+
+func (b *nativeBackend) Name() string { return b.name }
+
+// address is the terminal's variables as this process sees them.
+func (b *nativeBackend) address() map[string]string {
+	out := map[string]string{}
+	for _, k := range nativeAddress[b.name] {
+		if v := b.env.Getenv(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// nativeDir is the private folder of a team's records in one terminal:
+// one per terminal instance (Zellij's pane ids are per session).
+func nativeDir(t team.Team, name string, addr map[string]string) string {
+	return filepath.Join(t.Dir(), "panes", name+"-"+addressKey(addr)[:12])
+}
+
+// addressKey is a stable digest of an address.
+func addressKey(addr map[string]string) string {
+	keys := make([]string, 0, len(addr))
+	for k := range addr {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\x00", k, addr[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// driver returns the terminal's driver addressed by addr (the caller's
+// own variables fill in the rest: PATH, HOME), keeping records in dir.
+func (b *nativeBackend) driver(addr map[string]string, dir string) (native.Terminal, error) {
+	return newDriver(b.env, b.name, addr, dir)
+}
+
+func newDriver(env Env, name string, addr map[string]string, dir string) (native.Terminal, error) {
+	getenv := func(k string) string {
+		if slices.Contains(nativeAddress[name], k) {
+			return addr[k]
+		}
+		return env.Getenv(k)
+	}
+	return native.New(name, native.Env{Getenv: getenv, LookPath: env.lookPath, Exe: env.Exe, Dir: dir})
+}
+
+// ProbeNative checks that the named terminal can be driven from the
+// environment; the error says what is off and how to fix it.
+func ProbeNative(env Env, name string) error {
+	var addr = map[string]string{}
+	for _, k := range nativeAddress[name] {
+		addr[k] = env.Getenv(k)
+	}
+	// The probe keeps no records: any folder will do for a driver that
+	// needs one.
+	t, err := newDriver(env, name, addr, os.TempDir())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), nativeProbeTimeout)
+	defer cancel()
+	return t.Probe(ctx)
+}
+
+// window is the lead's window in the terminal as the layout engine sees
+// it: the lead and the team's panes still there beside it, sized by
+// replaying their splits in the order they joined (a pane closed since
+// keeps the space it took: the terminal gives it to a neighbour).
+func (b *nativeBackend) window(cfg *team.Config, addr map[string]string, alive map[native.Handle]bool) (layout.Window, map[string]string) {
+	type size struct{ w, h int }
+	sizes := map[string]*size{"": {nativeWidth, nativeHeight}}
+	var ids []string
+	handles := map[string]string{}
+	for _, m := range b.members(cfg, addr) {
+		tp := m.Paneteam.Terminal
+		if tp.Tab {
+			continue
+		}
+		sizes[m.TmuxPaneID] = &size{tp.Width, tp.Height}
+		if t, ok := sizes[tp.Beside]; ok {
+			if tp.Horizontal {
+				t.w -= tp.Width
+			} else {
+				t.h -= tp.Height
+			}
+		}
+		if alive[native.Handle(m.TmuxPaneID)] {
+			ids = append(ids, m.TmuxPaneID)
+			handles[m.Name] = m.TmuxPaneID
+		}
+	}
+	lead := sizes[""]
+	w := layout.Window{Panes: []layout.Pane{{ID: "", Role: layout.Lead, Width: lead.w, Height: lead.h}}}
+	for _, id := range ids {
+		w.Panes = append(w.Panes, layout.Pane{ID: id, Role: layout.Teammate, Width: sizes[id].w, Height: sizes[id].h})
+	}
+	return w, handles
+}
+
+// members are the team's members paneteam opened in the terminal at addr.
+func (b *nativeBackend) members(cfg *team.Config, addr map[string]string) []*team.Member {
+	if cfg == nil {
+		return nil
+	}
+	var out []*team.Member
+	for i := range cfg.Members {
+		m := &cfg.Members[i]
+		if m.BackendType == b.name && m.Name != team.LeadName && m.Paneteam != nil && m.Paneteam.Terminal != nil &&
+			m.TmuxPaneID != "" && addressKey(m.Paneteam.Terminal.Env) == addressKey(addr) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Spawn opens the teammate's pane where paneteam's layout puts it among
+// the team's panes in this terminal, running s.Argv as is. The drivers
+// return once the terminal made the pane; a program that fails at once
+// closes its pane (the terminals cannot keep a dead pane on request), so
+// Spec.StartupCheck does not apply.
+func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
+	addr := b.address()
+	dir := nativeDir(s.Team, b.name, addr)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return Pane{}, fmt.Errorf("make paneteam's folder for %s panes: %w", b.name, err)
+	}
+	t, err := b.driver(addr, dir)
+	if err != nil {
+		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
+	}
+	listed, err := t.List(ctx)
+	if err != nil {
+		return Pane{}, fmt.Errorf("list %s's panes: %w", b.name, err)
+	}
+	alive := map[native.Handle]bool{}
+	for _, h := range listed {
+		alive[h] = true
+	}
+	win, _ := b.window(s.Config, addr, alive)
+	plan, err := layout.Next(s.Layout, win)
+	if err != nil {
+		return Pane{}, err
+	}
+	tp := &team.TerminalPane{Env: addr, Dir: dir, Tab: plan.OwnWindow}
+	place := native.Place{OwnTab: plan.OwnWindow}
+	if !plan.OwnWindow {
+		sp := plan.Split
+		place.Beside, place.Horizontal, place.Percent = native.Handle(sp.Target), sp.Horizontal, sp.Percent
+		tp.Beside, tp.Horizontal = sp.Target, sp.Horizontal
+		tp.Width, tp.Height = nativeSplitSize(win, sp)
+	}
+	h, err := t.Open(ctx, native.Open{Argv: s.Argv, Env: s.Env, Cwd: s.Member.Cwd, Title: s.Member.Name, Place: place})
+	if err != nil {
+		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
+	}
+	if rl := plan.Relayout; rl.Layout != "" {
+		if a, ok := t.(native.Arranger); ok {
+			if err := a.Arrange(ctx, string(rl.Layout), rl.LeadPercent); err != nil {
+				b.env.warn("could not arrange %s's panes %s: %v", b.name, rl.Layout, err)
+			}
+		}
+	}
+	return Pane{ID: string(h), Backend: b.name, Meta: &team.MemberMeta{Terminal: tp}}, nil
+}
+
+// nativeSplitSize is the notional size of the pane a split makes.
+func nativeSplitSize(w layout.Window, sp layout.Split) (int, int) {
+	var tw, th int
+	for _, p := range w.Panes {
+		if p.ID == sp.Target {
+			tw, th = p.Width, p.Height
+		}
+	}
+	pct := sp.Percent
+	if pct == 0 {
+		pct = 50
+	}
+	if sp.Horizontal {
+		return tw * pct / 100, th
+	}
+	return tw, th * pct / 100
+}
+
+// pane returns the member's recorded pane after checking paneteam may
+// touch it: one it opened in this terminal for this member, never the
+// lead's.
+func (b *nativeBackend) pane(m *team.Member) (*team.TerminalPane, error) {
+	switch {
+	case m.BackendType != b.name:
+		return nil, fmt.Errorf("member %s runs on %q, not %s", m.Name, m.BackendType, b.name)
+	case m.Paneteam == nil || m.Paneteam.Terminal == nil || m.TmuxPaneID == "":
+		return nil, fmt.Errorf("member %s has no %s pane paneteam recorded; leaving it alone", m.Name, b.name)
+	case m.Name == team.LeadName:
+		return nil, fmt.Errorf("member %s is the lead; paneteam never closes its pane", m.Name)
+	}
+	tp := m.Paneteam.Terminal
+	if k := nativeLead[b.name]; k != "" && tp.Env[k] == m.TmuxPaneID {
+		return nil, fmt.Errorf("member %s is recorded in the lead's %s pane %s; paneteam never closes it", m.Name, b.name, m.TmuxPaneID)
+	}
+	return tp, nil
+}
+
+// Kill closes the member's pane; one already gone is success.
+func (b *nativeBackend) Kill(ctx context.Context, cfg *team.Config, m *team.Member) error {
+	tp, err := b.pane(m)
+	if err != nil {
+		return err
+	}
+	t, err := b.driver(tp.Env, tp.Dir)
+	if err != nil {
+		return fmt.Errorf("reach %s to close %s's pane: %w", b.name, m.Name, err)
+	}
+	if err := t.Close(ctx, native.Handle(m.TmuxPaneID)); err != nil {
+		return fmt.Errorf("close %s's %s pane %s: %w", m.Name, b.name, m.TmuxPaneID, err)
+	}
+	return nil
+}
+
+// Alive reports whether the member's pane is among the terminal's.
+func (b *nativeBackend) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error) {
+	tp, err := b.pane(m)
+	if err != nil {
+		return false, err
+	}
+	hs, err := b.list(ctx, tp)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(hs, native.Handle(m.TmuxPaneID)), nil
+}
+
+// list asks the terminal at tp for its panes.
+func (b *nativeBackend) list(ctx context.Context, tp *team.TerminalPane) ([]native.Handle, error) {
+	t, err := b.driver(tp.Env, tp.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("reach %s: %w", b.name, err)
+	}
+	hs, err := t.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list %s's panes: %w", b.name, err)
+	}
+	return hs, nil
+}
