@@ -18,11 +18,18 @@ folder. --cwd is then a folder on HOST (default: the home folder there);
 the code is not copied. HOST needs sshfs and access to /dev/fuse;
 paneteam copies itself there when needed and says so.
 
+When HOST sees this team's folders at the same path (a shared file system
+such as NFS mounted at the same place on both machines), paneteam uses
+them as they are, with no sshfs mount, once a test file it writes here
+is read back and removed on HOST; a different folder at that path gets
+the sshfs mount, and paneteam says why. --sshfs always mounts.
+
     paneteam spawn-pane --team review --name builder --host big-box --cwd src/app --claude`
 
 func hostFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "host", Usage: "run the teammate on this ssh host (a name from your ssh config, or user@host); see below"},
+		&ucli.BoolFlag{Name: "sshfs", Usage: "with --host, mount the team on HOST with sshfs even when HOST shares its folder at the same path (NFS)"},
 		&ucli.BoolFlag{Name: "unconfined", Usage: "with --host, where the sftp server cannot be confined (not Linux): let HOST read and write everything you can"},
 	}
 }
@@ -34,6 +41,9 @@ func onHost(c *ucli.Command, env Env, r *spawn.Request, claude bool) error {
 		if c.Bool("unconfined") {
 			return usagef("--unconfined goes with --host")
 		}
+		if c.Bool("sshfs") {
+			return usagef("--sshfs goes with --host")
+		}
 		return nil
 	}
 	if err := remote.CheckHost(host); err != nil {
@@ -43,6 +53,6 @@ func onHost(c *ucli.Command, env Env, r *spawn.Request, claude bool) error {
 		return usagef("--worktree makes a worktree on this machine, and a teammate on --host works in a folder there: give --cwd on the host instead")
 	}
 	r.Launcher = &remote.Launcher{Inner: r.Launcher, Host: host, Cwd: c.String("cwd"), Exe: env.Exe, Getenv: env.Getenv,
-		Claude: claude, Unconfined: c.Bool("unconfined"), Say: env.Stderr}
+		Claude: claude, Unconfined: c.Bool("unconfined"), SSHFS: c.Bool("sshfs"), Say: env.Stderr}
 	return nil
 }

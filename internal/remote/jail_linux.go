@@ -93,6 +93,16 @@ func ServeConfined(root, team string) error {
 			return err
 		}
 	}
+	// teams/<team>/panes holds the lead's in-process teammates' logs,
+	// sockets and records (their pids, which the lead signals): the host
+	// neither reads nor writes them. An empty read-only folder covers it.
+	panes := filepath.Join(jail, "teams", team, "panes")
+	if err := os.MkdirAll(panes, 0o700); err != nil {
+		return err
+	}
+	if err := unix.Mount("tmpfs", panes, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0500,size=4k"); err != nil {
+		return fmt.Errorf("hide the team's in-process panes from the host: %w", err)
+	}
 	for _, p := range append(libs, server, "/dev/null") {
 		if err := bind(p, filepath.Join(jail, p), false, p != "/dev/null"); err != nil {
 			return err

@@ -24,7 +24,9 @@ type Launcher struct {
 	// Claude links the team into the host's config folder.
 	Claude     bool
 	Unconfined bool
-	Say        io.Writer
+	// SSHFS mounts the team even where the host shares its folder.
+	SSHFS bool
+	Say   io.Writer
 }
 
 // Check checks the host name only: the program is looked for on the host
@@ -42,7 +44,7 @@ func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, er
 	}
 	argv, undo, err := Start(ctx, Spawn{
 		Getenv: l.Getenv, Host: l.Host, Root: s.Team.Root, Team: filepath.Base(s.Team.Dir()), Member: s.Member.Name,
-		Exe: l.Exe, Argv: in.Argv, Env: in.Env, Cwd: l.Cwd, Claude: l.Claude, Unconfined: l.Unconfined, Say: l.Say,
+		Exe: l.Exe, Argv: in.Argv, Env: in.Env, Cwd: l.Cwd, Claude: l.Claude, Unconfined: l.Unconfined, SSHFS: l.SSHFS, Say: l.Say,
 	})
 	if err != nil {
 		if in.Undo != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -37,8 +38,9 @@ type MountSpec struct {
 	Root, Team string
 	// Exe is the lead's paneteam, which starts the confined sftp-server.
 	Exe string
-	// Dir is the mount point on the host (made when missing).
-	Dir string
+	// Dir is the mount point on the host (made when missing); it and
+	// its empty parents up to ConfigDir are removed when Mount fails.
+	Dir, ConfigDir string
 	// Unconfined serves the lead's whole file system, for platforms that
 	// cannot confine sftp-server; only when the person asked for it.
 	Unconfined bool
@@ -108,6 +110,11 @@ func (c *Client) Mount(ctx context.Context, s MountSpec) (Mount, error) {
 	if err != nil {
 		syscallKill(m.ServerPID)
 		syscallKill(m.SSHPID)
+		<-ended
+		c.undoMount(ctx, s)
+		if log := logText(s.Log); sessionRefused(log) && !errors.Is(err, ErrSessions) {
+			err = c.explain(err, log)
+		}
 		return Mount{}, fmt.Errorf("mount the team on %s at %s: %w%s", c.Host, s.Dir, err, logTail(s.Log))
 	}
 	return m, nil
@@ -136,15 +143,40 @@ func findSFTPServer() string {
 	return "sftp-server"
 }
 
-func logTail(f *os.File) string {
+// undoMount unmounts and removes what a failed Mount may have left on the
+// host: the mount point and its empty parents up to the config folder.
+// The session the mount held is being given back as this runs, so a
+// refused session is tried again for a moment.
+func (c *Client) undoMount(ctx context.Context, s MountSpec) {
+	script := UnmountScript(s.Dir)
+	if s.ConfigDir != "" {
+		for d := filepath.Dir(s.Dir); strings.HasPrefix(d, s.ConfigDir+"/"); d = filepath.Dir(d) {
+			script += "; rmdir " + Quote(d) + " 2>/dev/null"
+		}
+		script += "; true"
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := c.Run(ctx, script, nil); err == nil || !errors.Is(err, ErrSessions) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func logText(f *os.File) string {
 	if f == nil {
 		return ""
 	}
-	b, err := os.ReadFile(f.Name())
-	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+	b, _ := os.ReadFile(f.Name())
+	return string(b)
+}
+
+func logTail(f *os.File) string {
+	b := strings.TrimSpace(logText(f))
+	if b == "" {
 		return ""
 	}
-	return " (" + lastLine(string(b)) + ")"
+	return " (" + lastLine(b) + ")"
 }
 
 // waitGone waits up to d for pid to end.

@@ -113,9 +113,15 @@ func (l *lab) leftOnLead(t *testing.T) string {
 
 func TestRemoteTeammateSeesOnlyItsTeamAndLeavesNothing(t *testing.T) {
 	l := newLab(t, sshhost.Options{})
+	// An in-process teammate's record on the lead: its pids, for the
+	// lead to signal.
+	os.MkdirAll(filepath.Join(l.root, "teams/crew/panes"), 0o700)
+	os.WriteFile(filepath.Join(l.root, "teams/crew/panes/bob.json"), []byte(`{"hostPid":1}`), 0o600)
 	pane, say := l.spawn(t, "alice", "sh", "-c", `
 cd "$PANETEAM_ROOT" || exit 1
 echo "$PANETEAM_ROOT $PANETEAM_AGENT" > tasks/crew/from-host
+cat teams/crew/panes/bob.json >/dev/null 2>&1 && echo read-panes >> tasks/crew/from-host
+echo '{}' > teams/crew/panes/forged.json 2>/dev/null && echo wrote-panes >> tasks/crew/from-host
 ln -s ../../secret teams/crew/link 2>/dev/null && echo linked >> tasks/crew/from-host
 ln teams/crew/config.json tasks/crew/hard 2>/dev/null && echo linked >> tasks/crew/from-host
 ln usr/lib/openssh/sftp-server teams/crew/prog 2>/dev/null && echo linked >> tasks/crew/from-host
@@ -134,6 +140,9 @@ exec sleep 60`)
 		return len(b) > 0
 	})
 	b, _ := os.ReadFile(from)
+	if strings.Contains(string(b), "panes") {
+		t.Errorf("the host reached the lead's in-process records in teams/crew/panes: %q", b)
+	}
 	if strings.Contains(string(b), "linked") || strings.Contains(string(b), "wrote-root") {
 		t.Errorf("a symlink, a link out of a team folder, or a file outside the team's folders was made through the mount: %q", b)
 	}

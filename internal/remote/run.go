@@ -24,6 +24,10 @@ type Job struct {
 	Member string `json:"member"`
 	// Mount is the teammate's own mount of the team's folders.
 	Mount string `json:"mount"`
+	// Shared: Mount is the team root on a file system the lead shares
+	// with this host (NFS), not a mount of paneteam's: it is watched but
+	// never unmounted or removed.
+	Shared bool `json:"shared,omitempty"`
 	// ConfigDir is the host's Claude Code config folder; with Link, its
 	// teams/<team> and tasks/<team> are links into Mount, so a Claude
 	// Code teammate finds its team beside the host's own login.
@@ -88,7 +92,7 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 	}
 	gone := false
 	defer func() {
-		if gone {
+		if gone && !j.Shared {
 			endSSHFS(j.Mount)
 		}
 		cleanup(j, unlink)
@@ -131,8 +135,10 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 			if why := lost(j.Mount, team, dev, j.Grace); why != "" {
 				fmt.Fprintf(say, "\r\npaneteam: %s (%s): stopping %s so it writes nothing to this host's own disk\r\n", ErrLost, why, j.Member)
 				gone = true
-				abort(dev)
-				endSSHFS(j.Mount)
+				if !j.Shared {
+					abort(dev)
+					endSSHFS(j.Mount)
+				}
 				stop(cmd, done)
 				return ErrLost
 			}
@@ -237,6 +243,9 @@ func link(j Job) (func(), error) {
 	for _, kind := range []string{"teams", "tasks"} {
 		p := filepath.Join(j.ConfigDir, kind, j.Team)
 		target := filepath.Join(j.Mount, kind, j.Team)
+		if target == p {
+			continue // the shared team root is this host's config folder
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			undo()
 			return nil, err
@@ -265,6 +274,9 @@ func link(j Job) (func(), error) {
 func cleanup(j Job, unlink func()) {
 	if unlink != nil {
 		unlink()
+	}
+	if j.Shared {
+		return
 	}
 	// Detached first without looking (a look at a hanging mount hangs),
 	// then the folder removed.

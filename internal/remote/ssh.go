@@ -88,10 +88,17 @@ func (c *Client) args(extra ...string) []string {
 // Argv is the command line that runs script on the host (see Wire) over
 // the master; tty asks for a terminal (a teammate's pane), with no escape
 // character so nothing typed into the pane is taken by ssh itself.
+//
+// ProxyCommand=false: when the master cannot give ssh a session (sshd's
+// MaxSessions reached, or the master gone), ssh would silently log in
+// again on a connection of its own, outside the team's one connection,
+// its keepalive and its end; the proxy that always fails makes it fail
+// instead, with the master's reason on stderr. The master itself keeps
+// the person's own ProxyCommand or ProxyJump.
 func (c *Client) Argv(script string, tty bool) []string {
-	extra := []string{"-o", "ControlMaster=no", "-T"}
+	extra := []string{"-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-T"}
 	if tty {
-		extra = []string{"-o", "ControlMaster=no", "-tt", "-o", "EscapeChar=none"}
+		extra = []string{"-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-tt", "-o", "EscapeChar=none"}
 	}
 	return append(c.args(extra...), "--", c.Host, Wire(script))
 }
@@ -218,13 +225,18 @@ func (c *Client) explain(err error, stderr string) error {
 		return fmt.Errorf("ssh %s: %w: connect once with `ssh %s`, check the fingerprint and accept it, then try again (%s)", c.Host, ErrHostKey, c.Host, lastLine(msg))
 	case strings.Contains(msg, "Permission denied"):
 		return fmt.Errorf("ssh %s: %w: paneteam logs in with a key or an ssh agent only, never a password: add your key to the host (ssh-copy-id %s) or load it into your agent (%s)", c.Host, ErrAuth, c.Host, lastLine(msg))
-	case strings.Contains(msg, "open failed") || strings.Contains(msg, "Session open refused") || strings.Contains(msg, "session request failed"):
-		return fmt.Errorf("ssh %s: %w: sshd's MaxSessions (10 by default) caps the sessions on one connection and each remote teammate uses 2; raise MaxSessions on the host or end a teammate (%s)", c.Host, ErrSessions, lastLine(msg))
+	case sessionRefused(msg):
+		return fmt.Errorf("ssh %s: %w: sshd's MaxSessions on %s (10 by default) caps the sessions on the team's one connection there, and each teammate on it holds 2 (its pane and its mount) and needs 1 more while it starts: raise MaxSessions in the host's /etc/ssh/sshd_config (then reload sshd there), put this teammate on another host, or end a teammate on this one", c.Host, ErrSessions, c.Host)
 	}
 	if msg == "" {
 		return fmt.Errorf("ssh %s: %w", c.Host, err)
 	}
 	return fmt.Errorf("ssh %s: %w: %s", c.Host, err, lastLine(msg))
+}
+
+// sessionRefused: ssh's words when the master could not open a session.
+func sessionRefused(msg string) bool {
+	return strings.Contains(msg, "Session open refused") || strings.Contains(msg, "session request failed") || strings.Contains(msg, "open failed")
 }
 
 func lastLine(s string) string {

@@ -32,6 +32,9 @@ type Spawn struct {
 	// Code looks for it.
 	Claude     bool
 	Unconfined bool
+	// SSHFS mounts the team with sshfs even when the host sees the
+	// team's folders at the same paths (a shared file system).
+	SSHFS bool
 	// Say is where paneteam tells the person what it does on the host.
 	Say io.Writer
 }
@@ -45,6 +48,9 @@ type State struct {
 	Mount       string   `json:"mount"`
 	ServerPID   int      `json:"serverPid"`
 	SSHPID      int      `json:"sshPid"`
+	// Shared: the host sees the team root at the same path (a shared
+	// file system); there is no mount, Mount is the root.
+	Shared bool `json:"shared,omitempty"`
 	// Teammate is what the host runs, kept so that Reconnect can start
 	// it again after the connection ended.
 	Teammate *Teammate `json:"teammate,omitempty"`
@@ -57,6 +63,7 @@ type Teammate struct {
 	Cwd        string   `json:"cwd,omitempty"`
 	Claude     bool     `json:"claude,omitempty"`
 	Unconfined bool     `json:"unconfined,omitempty"`
+	SSHFS      bool     `json:"sshfs,omitempty"`
 }
 
 // StateDir is the lead's private folder for one team's remote teammates:
@@ -73,12 +80,26 @@ func StateDir(getenv func(string) string, root, team string) string {
 
 func statePath(dir, member string) string { return filepath.Join(dir, member+".json") }
 
+// checkMember refuses a member name that is not one file name: the name
+// comes from config.json, which the host can write, and must never lead
+// the lead to a record outside its own folder (a record names the ssh
+// command paneteam runs).
+func checkMember(member string) error {
+	if member == "" || member == "." || member == ".." || strings.ContainsAny(member, "/\\\x00") {
+		return fmt.Errorf("member name %q cannot be a teammate paneteam started on a host (config.json was changed by something else): leaving it alone", member)
+	}
+	return nil
+}
+
 // Start connects to the host (or reuses the team's connection), checks
 // the host, brings paneteam there if needed, mounts the team's folders
 // for this teammate, and returns the command line of the teammate's pane:
 // an `ssh -tt` session over the same connection. undo takes everything
 // back when the pane cannot be started.
 func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error) {
+	if err := checkMember(s.Member); err != nil {
+		return nil, nil, err
+	}
 	dir := StateDir(s.Getenv, s.Root, s.Team)
 	c, err := NewClient(s.Getenv, s.Host, dir, s.Team)
 	if err != nil {
@@ -106,26 +127,47 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		closeIfIdle()
 		return nil, nil, err
 	}
-	mountDir := filepath.Join(facts.ConfigDir, "paneteam", "mnt", s.Team, s.Member)
-	log, err := os.OpenFile(filepath.Join(dir, s.Member+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		closeIfIdle()
-		return nil, nil, err
+	shared := false
+	if !s.SSHFS {
+		ok, why, err := c.sameFolders(ctx, s.Root, s.Team)
+		if err != nil {
+			closeIfIdle()
+			return nil, nil, err
+		}
+		if why != "" {
+			fmt.Fprintf(s.Say, "paneteam: %s: mounting the team there with sshfs\n", why)
+		}
+		shared = ok
 	}
-	defer log.Close()
-	m, err := c.Mount(ctx, MountSpec{Root: s.Root, Team: s.Team, Exe: s.Exe, Dir: mountDir, Unconfined: s.Unconfined, Log: log})
-	if err != nil {
-		closeIfIdle()
-		return nil, nil, err
+	var m Mount
+	if shared {
+		fmt.Fprintf(s.Say, "paneteam: %s sees the team at %s (a shared file system): no sshfs mount\n", s.Host, s.Root)
+		m = Mount{Dir: s.Root}
+	} else {
+		mountDir := filepath.Join(facts.ConfigDir, "paneteam", "mnt", s.Team, s.Member)
+		log, err := os.OpenFile(filepath.Join(dir, s.Member+".log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			closeIfIdle()
+			return nil, nil, err
+		}
+		defer log.Close()
+		m, err = c.Mount(ctx, MountSpec{Root: s.Root, Team: s.Team, Exe: s.Exe, Dir: mountDir, ConfigDir: facts.ConfigDir, Unconfined: s.Unconfined, Log: log})
+		if err != nil {
+			os.Remove(log.Name())
+			closeIfIdle()
+			return nil, nil, err
+		}
 	}
-	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID,
-		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined}}
+	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared,
+		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined, SSHFS: s.SSHFS}}
 	if err := writeState(statePath(dir, s.Member), st); err != nil {
-		c.Unmount(ctx, m.Dir)
+		if !shared {
+			c.Unmount(ctx, m.Dir)
+		}
 		closeIfIdle()
 		return nil, nil, err
 	}
-	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, ConfigDir: facts.ConfigDir, Link: s.Claude,
+	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, Shared: shared, ConfigDir: facts.ConfigDir, Link: s.Claude,
 		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount}
 	undo = func() { Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
 	return c.Argv("exec "+Line(bin, "remote", "run", job.Encode()), true), undo, nil
@@ -138,6 +180,9 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 // the host, so the teammate finds its inbox as the lead kept it. It
 // refuses while the teammate's old connection still serves its mount.
 func Reconnect(ctx context.Context, getenv func(string) string, root, team, member, exe string, say io.Writer) (argv []string, undo func(), err error) {
+	if err := checkMember(member); err != nil {
+		return nil, nil, err
+	}
 	dir := StateDir(getenv, root, team)
 	path := statePath(dir, member)
 	st, err := readState(path)
@@ -156,7 +201,7 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 	os.Remove(path)
 	t := st.Teammate
 	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
-		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, Say: say})
+		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say})
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its
@@ -188,6 +233,9 @@ func (c *Client) checkCommand(ctx context.Context, prog, bin string) error {
 // sftp-server and ssh session on the lead, and the team's connection when
 // no other teammate of the team uses it.
 func Stop(ctx context.Context, getenv func(string) string, root, team, member string) error {
+	if err := checkMember(member); err != nil {
+		return err
+	}
 	dir := StateDir(getenv, root, team)
 	st, err := readState(statePath(dir, member))
 	if errors.Is(err, os.ErrNotExist) {
@@ -198,10 +246,17 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	}
 	c := &Client{Host: st.Host, base: st.SSH, ControlPath: st.ControlPath}
 	var errs []error
-	if c.Connected(ctx) {
+	if c.Connected(ctx) && !st.Shared {
 		m := Quote(st.Mount)
 		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount)
-		if _, err := c.Run(ctx, wait, nil); err != nil {
+		// The pane's session may still be ending as this starts: at sshd's
+		// MaxSessions, a refused session is tried again for a moment.
+		_, err := c.Run(ctx, wait, nil)
+		for i := 0; i < 50 && errors.Is(err, ErrSessions); i++ {
+			time.Sleep(100 * time.Millisecond)
+			_, err = c.Run(ctx, wait, nil)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("unmount the team on %s: %w", st.Host, err))
 		}
 	}
@@ -242,6 +297,9 @@ func removeHidden(root, team string) {
 // Host is the host a member runs on, from the lead's own record ("" for
 // a local member).
 func Host(getenv func(string) string, root, team, member string) string {
+	if checkMember(member) != nil {
+		return ""
+	}
 	st, err := readState(statePath(StateDir(getenv, root, team), member))
 	if err != nil {
 		return ""

@@ -116,7 +116,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 			paneClosed = append(paneClosed, m.Name)
 			o.forgetKey(t, m.Name)
 		}
-		d.Worktree = o.worktreeStep(ctx, m.WorktreePath, dryRun)
+		d.Worktree = o.worktreeStep(ctx, m.WorktreePath, t.Name, m.Name, dryRun)
 		if d.Worktree != nil && d.Worktree.Kept != "" {
 			problems = append(problems, d.Worktree.Kept)
 		}
@@ -151,15 +151,19 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 }
 
 // worktreeStep removes a worktree or, in a dry run, says whether it would.
-func (o Options) worktreeStep(ctx context.Context, path string, dryRun bool) *Worktree {
+func (o Options) worktreeStep(ctx context.Context, path, teamName, name string, dryRun bool) *Worktree {
 	if path == "" {
 		return nil
 	}
 	if !dryRun {
-		return removeWorktree(ctx, path)
+		return removeWorktree(ctx, path, teamName, name)
 	}
 	w := &Worktree{Path: path, Removed: true}
-	if err := worktree.Check(ctx, path); err != nil {
+	err := worktree.Owned(path, teamName, name)
+	if err == nil {
+		err = worktree.Check(ctx, path)
+	}
+	if err != nil {
 		w.Removed, w.Kept = false, err.Error()
 	}
 	return w

@@ -93,13 +93,17 @@ func (o Options) alive(ctx context.Context, cfg *team.Config, m *team.Member) (a
 	return a, err == nil
 }
 
-// removeWorktree removes a member's worktree fail-closed.
-func removeWorktree(ctx context.Context, path string) *Worktree {
+// removeWorktree removes member name's worktree fail-closed, only where
+// paneteam puts it (worktree.Owned).
+func removeWorktree(ctx context.Context, path, teamName, name string) *Worktree {
 	if path == "" {
 		return nil
 	}
 	w := &Worktree{Path: path}
-	err := worktree.Remove(ctx, path)
+	err := worktree.Owned(path, teamName, name)
+	if err == nil {
+		err = worktree.Remove(ctx, path)
+	}
 	var k *worktree.KeptError
 	switch {
 	case err == nil:
@@ -173,7 +177,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 		if err != nil {
 			errs = append(errs, fmt.Errorf("release %s's tasks: %w", name, err))
 		}
-		out[i].Worktree = removeWorktree(ctx, worktrees[name])
+		out[i].Worktree = removeWorktree(ctx, worktrees[name], t.Name, name)
 	}
 	return out, errors.Join(errs...)
 }

@@ -229,3 +229,17 @@ func pruneParents(repo, path string) {
 		}
 	}
 }
+
+// Owned refuses a path that is not where paneteam puts the worktree of
+// member name of team (Path: <repo>/.paneteam/worktrees/<team>/<name>).
+// A member's worktreePath comes from config.json, which a teammate (on
+// another host too) can rewrite: no other worktree of the person's is
+// ever removed through it.
+func Owned(path, team, name string) error {
+	clean := filepath.Clean(path)
+	repo := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(clean))))
+	if !filepath.IsAbs(clean) || CheckSlug("team", team) != nil || CheckSlug("member", name) != nil || clean != Path(repo, team, name) {
+		return &KeptError{Path: path, Reason: fmt.Sprintf("it is not where paneteam puts %s's worktree of team %s (<repository>/%s/worktrees/%s/%s): config.json was changed by something else; leaving it alone", name, team, Dir, team, name)}
+	}
+	return nil
+}

@@ -66,7 +66,7 @@ func (c *Census) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (b
 // command has not exited. A pane gone, its server gone, or the id now
 // naming someone else's pane (tmux reuses ids after a restart) is dead.
 func (c *Census) tmuxAlive(ctx context.Context, m *team.Member) (bool, error) {
-	srv, err := memberServer(m)
+	srv, err := memberServer(nil, m)
 	if err != nil {
 		return false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ func (b InProcess) Spawn(ctx context.Context, s Spec) (Pane, error) {
 }
 
 // Kill ends the teammate and its host; one already gone is success.
-func (InProcess) Kill(ctx context.Context, _ *team.Config, m *team.Member) error {
+func (InProcess) Kill(ctx context.Context, cfg *team.Config, m *team.Member) error {
 	pid, start := hostOf(m)
 	if pid == 0 {
 		return fmt.Errorf("member %s has no recorded host process: paneteam cannot prove which process is its own", m.Name)
@@ -64,6 +65,9 @@ func (InProcess) Kill(ctx context.Context, _ *team.Config, m *team.Member) error
 	var state string
 	if m.Paneteam != nil {
 		state = m.Paneteam.HostState
+	}
+	if err := ownHost(cfg, m, state, pid, start); err != nil {
+		return err
 	}
 	if err := ptyhost.Kill(ctx, state, pid, start); err != nil {
 		return fmt.Errorf("kill %s: %w", m.Name, err)
@@ -79,6 +83,29 @@ func (InProcess) Alive(_ context.Context, _ *team.Config, m *team.Member) (bool,
 		return false, fmt.Errorf("member %s has no recorded host process", m.Name)
 	}
 	return ptyhost.Alive(pid, start), nil
+}
+
+// ownHost proves that the host process config.json names for m is the
+// one paneteam started: config.json can be rewritten by a teammate (one
+// on another host too), so its pid and state file are believed only when
+// the state file is where paneteam keeps m's (ptyhost.PathsFor: the
+// team's panes folder, which a host's mount does not show) and records
+// that very process.
+func ownHost(cfg *team.Config, m *team.Member, state string, pid int, start string) error {
+	dir := filepath.Dir(state)
+	teamDir := filepath.Dir(dir)
+	if state == "" || !filepath.IsAbs(state) || state != ptyhost.PathsFor(teamDir, m.Name).State ||
+		filepath.Base(filepath.Dir(teamDir)) != "teams" || (cfg != nil && filepath.Base(teamDir) != team.SanitizeTeam(cfg.Name)) {
+		return fmt.Errorf("member %s's hostState %q in config.json is not where paneteam keeps its record (config.json was changed by something else): leaving process %d alone", m.Name, state, pid)
+	}
+	st, err := ptyhost.ReadState(state)
+	if err != nil {
+		return fmt.Errorf("member %s's host record %s: %w: paneteam cannot prove process %d is its own; leaving it alone", m.Name, state, err, pid)
+	}
+	if st.HostPID != pid || (start != "" && st.HostStart != start) {
+		return fmt.Errorf("member %s's host pid %d in config.json is not the one paneteam recorded (%d; config.json was changed by something else): leaving it alone", m.Name, pid, st.HostPID)
+	}
+	return nil
 }
 
 func hostOf(m *team.Member) (int, string) {

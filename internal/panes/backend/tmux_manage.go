@@ -13,9 +13,18 @@ import (
 // memberServer is the server a member's pane lives on, as paneteam
 // recorded it when it made the pane. A member without that record was
 // not started by paneteam, and its pane is not paneteam's to touch.
-func memberServer(m *team.Member) (tmux.Server, error) {
+//
+// Every field here comes from config.json, which a teammate (on another
+// host too) can rewrite, so ownership is proven on the pane itself: it
+// must carry, in @paneteam-agent, the agent id the member's name and
+// team make. A pane paneteam did not make carries none, and an empty or
+// foreign agentId in config.json is refused rather than matched.
+func memberServer(cfg *team.Config, m *team.Member) (tmux.Server, error) {
 	if m.Paneteam == nil || m.Paneteam.TmuxSocket == "" || m.TmuxPaneID == "" {
 		return tmux.Server{}, fmt.Errorf("member %s has no pane paneteam started (tmuxPaneId %q): leaving it alone", m.Name, m.TmuxPaneID)
+	}
+	if m.AgentID == "" || (cfg != nil && m.AgentID != team.AgentID(m.Name, cfg.Name)) {
+		return tmux.Server{}, fmt.Errorf("member %s's agentId %q in config.json is not %q, as paneteam made it (the file was changed by something else): leaving pane %s alone", m.Name, m.AgentID, team.AgentID(m.Name, teamName(cfg)), m.TmuxPaneID)
 	}
 	return tmux.Server{Socket: m.Paneteam.TmuxSocket}, nil
 }
@@ -30,7 +39,7 @@ func (b *Tmux) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (boo
 // and re-lays out the window it leaves. A pane or server already gone is
 // success.
 func (b *Tmux) Kill(ctx context.Context, cfg *team.Config, m *team.Member) error {
-	srv, err := memberServer(m)
+	srv, err := memberServer(cfg, m)
 	if err != nil {
 		return err
 	}
@@ -123,7 +132,7 @@ func (b *Tmux) Show(ctx context.Context, cfg *team.Config, m *team.Member, pol l
 }
 
 func (b *Tmux) ownedLocked(ctx context.Context, cfg *team.Config, m *team.Member) (tmux.Server, tmux.Pane, func(), error) {
-	srv, err := memberServer(m)
+	srv, err := memberServer(cfg, m)
 	if err != nil {
 		return srv, tmux.Pane{}, nil, err
 	}

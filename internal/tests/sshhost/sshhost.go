@@ -55,6 +55,13 @@ type Options struct {
 	// SetEnv is the environment sshd gives every session (KEY=VALUE,
 	// values without spaces): what the host's own login would set.
 	SetEnv []string
+	// Same lists folders of this machine the host sees at the same path,
+	// read and write, as both would see a folder of a shared file system
+	// (NFS): a bind mount of the real folder, made after Hide, so a folder
+	// can be hidden and shown again. Paths without spaces or colons.
+	Same []string
+	// MaxSessions is sshd's MaxSessions (0: sshd's default, 10).
+	MaxSessions int
 }
 
 // Host is a running second host.
@@ -96,7 +103,7 @@ func Start(t testing.TB, opts Options) *Host {
 		"sh", "-c", script, "host", sshd, sshdConfig, dir}
 	args = append(args, opts.Hide...)
 	h := &Host{dir: dir, cmd: exec.Command(unshare, args...)}
-	h.cmd.Env = append(os.Environ(), "PT_SHARE="+strings.Join(opts.Share, ":"))
+	h.cmd.Env = append(os.Environ(), "PT_SHARE="+strings.Join(opts.Share, ":"), "PT_SAME="+strings.Join(opts.Same, ":"))
 	// Should the test process die without its cleanups, unshare dies with
 	// it, and with --kill-child takes the host's every process along.
 	h.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -136,9 +143,11 @@ hostname paneteam-remote
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p /run/sshd
 i=0; IFS=:; for d in $PT_SHARE; do i=$((i+1)); mkdir -p /run/share/$i; mount --bind "$d" /run/share/$i; done; unset IFS
+i=0; IFS=:; for d in $PT_SAME; do i=$((i+1)); mkdir -p /run/same/$i; mount --bind "$d" /run/same/$i; done; unset IFS
 mount -t tmpfs -o mode=0700 tmpfs ` + Home + `
 for d in "$@"; do mkdir -p "$d"; mount -t tmpfs -o mode=0700 tmpfs "$d"; done
 i=0; IFS=:; for d in $PT_SHARE; do i=$((i+1)); mkdir -p "$d"; mount --bind -o ro /run/share/$i "$d"; done; unset IFS
+i=0; IFS=:; for d in $PT_SAME; do i=$((i+1)); mkdir -p "$d"; mount --bind /run/same/$i "$d"; done; unset IFS
 `
 	if opts.Shell != "" {
 		s += `sed 's#^\(root:[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:\).*#\1` + opts.Shell + `#' /etc/passwd > "$dir/passwd"
@@ -153,6 +162,9 @@ func sshdConf(dir string, port int, opts Options) string {
 	alive := ""
 	if opts.ClientAlive > 0 {
 		alive = fmt.Sprintf("ClientAliveInterval %d\nClientAliveCountMax 2\n", int(opts.ClientAlive.Seconds()))
+	}
+	if opts.MaxSessions > 0 {
+		alive += fmt.Sprintf("MaxSessions %d\n", opts.MaxSessions)
 	}
 	if len(opts.SetEnv) > 0 {
 		alive += "SetEnv " + strings.Join(opts.SetEnv, " ") + "\n"
