@@ -269,7 +269,12 @@ func (c *check) startLead(ctx context.Context) error {
 		c.o.Exe, "claude", "--", "--dangerously-skip-permissions"))
 	// The server starts with the scratch environment only: a teammate's
 	// pane gets it too, never the person's own variables.
-	cmd := exec.CommandContext(ctx, c.o.Tmux, "-S", c.srv.Socket, "-f", "/dev/null", "new-session", "-d", "-P",
+	// remain-on-exit is on before the lead's pane starts, so a claude
+	// that exits at once still leaves its screen to report; it is then
+	// kept for that pane only.
+	cmd := exec.CommandContext(ctx, c.o.Tmux, "-S", c.srv.Socket, "-f", "/dev/null",
+		"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+		"new-session", "-d", "-P",
 		"-F", "#{pane_id} #{pane_pid}", "-s", "check", "-x", "200", "-y", "50", "-c", c.path("project"), "/bin/sh", "-c", line)
 	cmd.Env = env
 	b, err := cmd.CombinedOutput()
@@ -283,7 +288,8 @@ func (c *check) startLead(ctx context.Context) error {
 	}
 	c.pane = f[0]
 	c.pid, _ = strconv.Atoi(f[1])
-	c.srv.Run(ctx, "set-option", "-p", "-t", c.pane, "remain-on-exit", "on")
+	c.srv.RunSeq(ctx, []string{"set-option", "-p", "-t", c.pane, "remain-on-exit", "on"},
+		[]string{"set-option", "-g", "remain-on-exit", "off"})
 	return nil
 }
 
