@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"github.com/paneteam/paneteam/lockfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -180,6 +182,28 @@ func TestSpawnPaneNativeTerminals(t *testing.T) {
 			if st := status(); st["alice"] != "alive" || st["bob"] != "alive" {
 				t.Fatalf("status: %v; want alice and bob alive", st)
 			}
+
+			// config.json is every member's to write (a teammate on
+			// another host included): bob's row pointed at alice's pane
+			// must not let kill-pane of bob close alice.
+			tm := team.Team{Root: root, Name: "alpha"}
+			forge := func(pane string) {
+				t.Helper()
+				if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+					c.Member("bob").TmuxPaneID = pane
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			forge(alice)
+			if out, errs, code := iterm2Run(t, vars, "kill-pane", "--team", "alpha", "--name", "bob"); code == 0 || !strings.Contains(errs, "not one paneteam recorded") {
+				t.Fatalf("kill-pane of bob with alice's pane forged in: exit %d\n%s%s", code, out, errs)
+			}
+			if _, ok := term.panes(t)[alice]; !ok || syscall.Kill(alicePID, 0) != nil {
+				t.Fatal("a forged row made kill-pane close alice's pane")
+			}
+			forge(bob)
 
 			run("kill-pane", "--team", "alpha", "--name", "alice")
 			testutil.Eventually(t, 5*time.Second, "alice's process ends", func() bool { return syscall.Kill(alicePID, 0) != nil })

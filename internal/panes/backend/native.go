@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -217,9 +219,17 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 		tp.Beside, tp.Horizontal = sp.Target, sp.Horizontal
 		tp.Width, tp.Height = nativeSplitSize(win, sp)
 	}
+	record, err := b.recordDir(addr)
+	if err != nil {
+		return Pane{}, err
+	}
 	h, err := t.Open(ctx, native.Open{Argv: s.Argv, Env: s.Env, Cwd: s.Member.Cwd, Title: s.Member.Name, Place: place})
 	if err != nil {
 		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
+	}
+	if err := writeRecord(record, h, s.Member.AgentID); err != nil {
+		t.Close(context.WithoutCancel(ctx), h)
+		return Pane{}, fmt.Errorf("record %s's %s pane: %w", s.Member.Name, b.name, err)
 	}
 	if rl := plan.Relayout; rl.Layout != "" {
 		if a, ok := t.(native.Arranger); ok {
@@ -265,7 +275,40 @@ func (b *nativeBackend) pane(m *team.Member) (*team.TerminalPane, error) {
 	if k := nativeLead[b.name]; k != "" && tp.Env[k] == m.TmuxPaneID {
 		return nil, fmt.Errorf("member %s is recorded in the lead's %s pane %s; paneteam never closes it", m.Name, b.name, m.TmuxPaneID)
 	}
+	// config.json is writable by every member, a teammate on another
+	// host included: the pane and the terminal it names must be ones
+	// paneteam itself recorded opening for this member.
+	dir, err := b.recordDir(tp.Env)
+	if err != nil {
+		return nil, err
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, recordName(native.Handle(m.TmuxPaneID)))); err != nil || m.AgentID == "" || string(got) != m.AgentID {
+		return nil, fmt.Errorf("member %s's %s pane %s is not one paneteam recorded opening for it (in %s): leaving it alone", m.Name, b.name, m.TmuxPaneID, dir)
+	}
 	return tp, nil
+}
+
+// recordDir is where paneteam records, in its own state folder (never
+// in the team's, which members write), which member each pane it opened
+// in the terminal at addr is for.
+func (b *nativeBackend) recordDir(addr map[string]string) (string, error) {
+	state, err := provenance.StateDir(b.env.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(state, "panes", b.name+"-"+addressKey(addr)[:16]), nil
+}
+
+// recordName is a pane's record file: its handle, made a safe file name.
+func recordName(h native.Handle) string {
+	return "pane-" + hex.EncodeToString([]byte(h))
+}
+
+func writeRecord(dir string, h native.Handle, agent string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return lockfile.WriteAtomic(filepath.Join(dir, recordName(h)), []byte(agent))
 }
 
 // Kill closes the member's pane; one already gone is success.
@@ -280,6 +323,9 @@ func (b *nativeBackend) Kill(ctx context.Context, cfg *team.Config, m *team.Memb
 	}
 	if err := t.Close(ctx, native.Handle(m.TmuxPaneID)); err != nil {
 		return fmt.Errorf("close %s's %s pane %s: %w", m.Name, b.name, m.TmuxPaneID, err)
+	}
+	if dir, err := b.recordDir(tp.Env); err == nil {
+		os.Remove(filepath.Join(dir, recordName(native.Handle(m.TmuxPaneID))))
 	}
 	return nil
 }
