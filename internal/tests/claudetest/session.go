@@ -103,8 +103,6 @@ func Start(t testing.TB, opts Options) *Session {
 	}
 	line := "exec env -i " + keep + tmux.ShellJoin(append(env, append([]string{bin}, args...)...))
 	s.startPane(t, srv, "claude", "/bin/sh", "-c", line)
-	// Keep the pane (and its last screen) if Claude exits, for Screen.
-	srv.Run(context.Background(), "set-option", "-t", s.Pane, "-p", "remain-on-exit", "on")
 	return s
 }
 
@@ -115,9 +113,13 @@ func (s *Session) startPane(t testing.TB, srv tmux.Server, session string, argv 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// The pane keeps its last screen if its program exits, for Screen
+	// and for the report of a failed wait: remain-on-exit is on from
+	// before the program starts (one that exits at once included), then
+	// kept for this pane only.
 	args := append([]string{"new-session", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-s", session,
 		"-x", "200", "-y", "50", "-c", s.Cwd}, argv...)
-	out, err := srv.Run(ctx, args...)
+	out, err := srv.RunSeq(ctx, []string{"set-option", "-g", "remain-on-exit", "on"}, args)
 	if err != nil {
 		t.Fatalf("start %s in tmux: %v", argv[0], err)
 	}
@@ -129,6 +131,8 @@ func (s *Session) startPane(t testing.TB, srv tmux.Server, session string, argv 
 	if s.PID, err = strconv.Atoi(f[1]); err != nil {
 		t.Fatalf("pane pid %q: %v", f[1], err)
 	}
+	srv.RunSeq(ctx, []string{"set-option", "-p", "-t", s.Pane, "remain-on-exit", "on"},
+		[]string{"set-option", "-g", "remain-on-exit", "off"})
 	s.Started = time.Now()
 	t.Cleanup(s.Close)
 }
@@ -404,10 +408,32 @@ func (s *Session) waitFor(t testing.TB, d time.Duration, what string, cond func(
 			return nil
 		}
 		if !s.Alive() { // waiting longer is pointless
-			t.Fatalf("waiting for %s (%s): Claude exited: %v", what, time.Since(start).Round(time.Millisecond), sessionState{s})
+			// What it printed last may still be on its way to the
+			// pane: give tmux a moment before the screen is read.
+			time.Sleep(300 * time.Millisecond)
+			t.Fatalf("waiting for %s (%s): Claude exited (%s): %v", what, time.Since(start).Round(time.Millisecond), s.exitState(), sessionState{s})
 		}
 		return sessionState{s}
 	})
+}
+
+// exitState says how Claude's process and pane ended, for a report.
+func (s *Session) exitState() string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.PID))
+	st := strings.TrimSpace(string(stat))
+	if err != nil {
+		st = err.Error()
+	}
+	if s.host != nil {
+		return "pid " + strconv.Itoa(s.PID) + ": " + st
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pane, perr := s.Tmux.Run(ctx, "list-panes", "-a", "-F", "#{pane_id} pid=#{pane_pid} dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command}")
+	if perr != nil {
+		pane = perr.Error()
+	}
+	return fmt.Sprintf("pid %d: %s; panes: %s", s.PID, st, pane)
 }
 
 // sessionState shows Claude's screen and the requests it made, read only
