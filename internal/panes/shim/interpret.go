@@ -77,9 +77,12 @@ func (s *Shim) interpret(ctx context.Context, c Call) int {
 	case "kill-pane":
 		return s.kill(ctx, c)
 	case "select-layout":
-		// paneteam's layout arranges the window (the layout named is
-		// Claude's own choice); the same arrangement it made at the split.
-		return s.relayoutCall(ctx, c.Flag('t'))
+		// paneteam's layout arranged the window when the pane was made
+		// (and arranges it again when one is killed); Claude's own
+		// layout, asked right after the split, would change nothing of
+		// it, and answering it costs a spawn a pane lock and a window
+		// listing (bench/RESULTS.md).
+		return s.finish("", "", 0)
 	case "resize-pane":
 		// The lead's width is part of paneteam's layout, set at the split.
 		return s.finish("", "", 0)
@@ -307,17 +310,6 @@ func (s *Shim) kill(ctx context.Context, c Call) int {
 	return s.finish(out, errOut, rc)
 }
 
-// relayoutCall answers select-layout: the window is arranged by
-// paneteam's policy.
-func (s *Shim) relayoutCall(ctx context.Context, target string) int {
-	unlock, err := s.server().Lock(ctx)
-	if err != nil {
-		return s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
-	}
-	defer unlock()
-	_, errOut, rc := s.relayoutWindow(ctx, target)
-	return s.finish("", errOut, rc)
-}
 
 func (s *Shim) relayoutWindow(ctx context.Context, target string) (string, string, int) {
 	win, _, errOut, rc := s.window(ctx, target)
