@@ -310,7 +310,6 @@ func (s *Shim) kill(ctx context.Context, c Call) int {
 	return s.finish(out, errOut, rc)
 }
 
-
 func (s *Shim) relayoutWindow(ctx context.Context, target string) (string, string, int) {
 	win, _, errOut, rc := s.window(ctx, target)
 	if rc != 0 {
