@@ -277,3 +277,26 @@ func (pl Plan) String() string {
 	}
 	return b.String()
 }
+
+// Carve is the size of the pane split sp makes in w, and what is left of
+// the pane it splits, for a terminal that cannot report its panes' sizes
+// and keeps notional ones instead (each pane's share of the terminal, as
+// the splits that made it cut it). A target not in w has no size.
+func Carve(w Window, sp Split) (newWidth, newHeight, leftWidth, leftHeight int) {
+	var tw, th int
+	for _, p := range w.Panes {
+		if p.ID == sp.Target {
+			tw, th = p.Width, p.Height
+		}
+	}
+	pct := sp.Percent
+	if pct == 0 {
+		pct = 50
+	}
+	if sp.Horizontal {
+		nw := tw * pct / 100
+		return nw, th, tw - nw, th
+	}
+	nh := th * pct / 100
+	return tw, nh, tw, th - nh
+}

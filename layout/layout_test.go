@@ -133,3 +133,21 @@ func TestParseKind(t *testing.T) {
 		t.Error("ParseKind(tiles) succeeded")
 	}
 }
+
+func TestCarve(t *testing.T) {
+	w := Window{Panes: []Pane{{ID: "%0", Role: Lead, Width: 200, Height: 50}, {ID: "%1", Role: Teammate, Width: 140, Height: 50}}}
+	for _, c := range []struct {
+		sp             Split
+		nw, nh, lw, lh int
+	}{
+		{Split{Target: "%0", Horizontal: true, Percent: 70}, 140, 50, 60, 50},
+		{Split{Target: "%1"}, 140, 25, 140, 25},
+		{Split{Target: "%1", Percent: 30}, 140, 15, 140, 35},
+		{Split{Target: "%9", Horizontal: true}, 0, 0, 0, 0},
+	} {
+		nw, nh, lw, lh := Carve(w, c.sp)
+		if nw != c.nw || nh != c.nh || lw != c.lw || lh != c.lh {
+			t.Errorf("Carve(%+v) = %d %d %d %d, want %d %d %d %d", c.sp, nw, nh, lw, lh, c.nw, c.nh, c.lw, c.lh)
+		}
+	}
+}

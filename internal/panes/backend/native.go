@@ -217,7 +217,7 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 		sp := plan.Split
 		place.Beside, place.Horizontal, place.Percent = native.Handle(sp.Target), sp.Horizontal, sp.Percent
 		tp.Beside, tp.Horizontal = sp.Target, sp.Horizontal
-		tp.Width, tp.Height = nativeSplitSize(win, sp)
+		tp.Width, tp.Height, _, _ = layout.Carve(win, sp)
 	}
 	record, err := b.recordDir(addr)
 	if err != nil {
@@ -239,24 +239,6 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 		}
 	}
 	return Pane{ID: string(h), Backend: b.name, Meta: &team.MemberMeta{Terminal: tp}}, nil
-}
-
-// nativeSplitSize is the notional size of the pane a split makes.
-func nativeSplitSize(w layout.Window, sp layout.Split) (int, int) {
-	var tw, th int
-	for _, p := range w.Panes {
-		if p.ID == sp.Target {
-			tw, th = p.Width, p.Height
-		}
-	}
-	pct := sp.Percent
-	if pct == 0 {
-		pct = 50
-	}
-	if sp.Horizontal {
-		return tw * pct / 100, th
-	}
-	return tw, th * pct / 100
 }
 
 // pane returns the member's recorded pane after checking paneteam may

@@ -397,7 +397,12 @@ func (v *virtual) split(ctx context.Context, c Call) int {
 		if target := v.pane(plan.Split.Target); target != nil {
 			place.Beside = target.Handle
 		}
-		np.Width, np.Height = splitSize(win, plan.Split, v.pane(plan.Split.Target))
+		var lw, lh int
+		np.Width, np.Height, lw, lh = layout.Carve(win, plan.Split)
+		if target := v.pane(plan.Split.Target); target != nil {
+			// The lead's size is derived from its teammates'.
+			target.Width, target.Height = lw, lh
+		}
 	}
 	if err := lockfile.WriteAtomic(gate+".new", nil); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
@@ -417,33 +422,6 @@ func (v *virtual) split(ctx context.Context, c Call) int {
 		v.arrangeWith(ctx, plan.Relayout)
 	}
 	return v.s.finish(v.printed(c, id), "", 0)
-}
-
-// splitSize is the new pane's notional size, and shrinks the pane it
-// splits (the lead's size is derived from its teammates').
-func splitSize(w layout.Window, sp layout.Split, target *VirtualPane) (int, int) {
-	var tw, th int
-	for _, p := range w.Panes {
-		if p.ID == sp.Target {
-			tw, th = p.Width, p.Height
-		}
-	}
-	pct := sp.Percent
-	if pct == 0 {
-		pct = 50
-	}
-	if sp.Horizontal {
-		nw := tw * pct / 100
-		if target != nil {
-			target.Width = tw - nw
-		}
-		return nw, th
-	}
-	nh := th * pct / 100
-	if target != nil {
-		target.Height = th - nh
-	}
-	return tw, nh
 }
 
 // printed is what split-window prints: nothing without -P, else -F's
