@@ -26,6 +26,7 @@ import (
 	"github.com/paneteam/paneteam/docs"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/tmux"
 )
 
@@ -343,14 +344,7 @@ func (c *check) endClaudes() {
 	}
 }
 
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] == "Z"
-}
+func zombie(pid int) bool { return proc.Zombie(pid) }
 
 func (c *check) screen() string {
 	out, err := c.srv.Run(context.Background(), "capture-pane", "-p", "-t", c.pane)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // StartTime returns an opaque token for when pid started; the same process
@@ -100,5 +101,36 @@ func Alive(pid int, start string) bool {
 		// without a start time can pass.
 		return start == ""
 	}
+	for i := 0; st.state == 'Z' && i < zombieLooks; i++ {
+		// A process whose other thread is in execve shows its main
+		// thread as a zombie until the exec completes (Go's
+		// syscall.Exec runs on any thread: 'paneteam claude' becoming
+		// Claude, a gate becoming its teammate). A real zombie stays
+		// one: look again before calling it dead.
+		time.Sleep(zombiePause)
+		if st, err = readStat(pid); err != nil {
+			return false
+		}
+	}
 	return st.state != 'Z' && (start == "" || st.start == start)
+}
+
+// How long Alive watches a zombie before believing it: an exec's
+// zombie main thread lasts well under a millisecond.
+const (
+	zombieLooks = 5
+	zombiePause = 10 * time.Millisecond
+)
+
+// Zombie reports whether pid is a zombie that stays one (not a process
+// caught in an exec, see Alive). A pid that is gone is not a zombie.
+func Zombie(pid int) bool {
+	if runtime.GOOS != "linux" {
+		return false
+	}
+	st, err := readStat(pid)
+	if err != nil || st.state != 'Z' {
+		return false
+	}
+	return !Alive(pid, "") && Exists(pid)
 }

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,5 +66,76 @@ func TestZombieIsNotAlive(t *testing.T) {
 	})
 	if !proc.Exists(pid) {
 		t.Fatal("the unreaped child should still exist, or this test proves nothing")
+	}
+}
+
+// execLoops is how many times the helper below replaces itself.
+const execLoops = 300
+
+// TestMain lets this test binary be the helper that execs itself from a
+// thread other than its main one, as Go's syscall.Exec may.
+func TestMain(m *testing.M) {
+	if n := os.Getenv("PROC_TEST_EXEC_LOOP"); n != "" {
+		left, _ := strconv.Atoi(n)
+		if left <= 0 {
+			time.Sleep(200 * time.Millisecond)
+			os.Exit(0)
+		}
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread() // not the main thread: that one runs TestMain
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "PROC_TEST_EXEC_LOOP=") {
+					env = append(env, kv)
+				}
+			}
+			env = append(env, "PROC_TEST_EXEC_LOOP="+strconv.Itoa(left-1))
+			syscall.Exec("/proc/self/exe", os.Args, env)
+			close(done)
+		}()
+		<-done
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// A process whose other thread is in execve shows its main thread as a
+// zombie for an instant; Alive must not call it dead then ('paneteam
+// claude' becoming Claude was taken for a Claude that exited).
+func TestAliveThroughExecFromAnotherThread(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PROC_TEST_EXEC_LOOP="+strconv.Itoa(execLoops))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	pid := cmd.Process.Pid
+	looks, dead := 0, 0
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the helper failed: %v", err)
+			}
+			if dead > 0 {
+				t.Fatalf("Alive called the process dead %d times of %d while it was replacing itself", dead, looks)
+			}
+			if looks < 100 {
+				t.Fatalf("only %d looks at the process: the test proves little", looks)
+			}
+			return
+		default:
+		}
+		looks++
+		if !proc.Alive(pid, "") {
+			select {
+			case err := <-done: // it really ended
+				done <- err
+			default:
+				dead++
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -388,14 +389,11 @@ func (s *Session) WaitScreen(t testing.TB, d time.Duration, substr string) {
 }
 
 // Alive reports whether the claude process still runs (and is no zombie).
-func (s *Session) Alive() bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.PID))
-	if err != nil {
-		return syscall.Kill(s.PID, 0) == nil
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
-}
+//
+// 'paneteam claude' becomes Claude with an exec from whatever thread Go
+// runs it on, and for that instant the process's main thread reads as a
+// zombie: proc.Alive looks again before calling it dead.
+func (s *Session) Alive() bool { return proc.Alive(s.PID, "") }
 
 // waitFor waits for cond (testutil.Eventually); on timeout, or at once if
 // Claude exits, it fails with the screen and the requests the fake model

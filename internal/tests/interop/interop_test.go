@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
@@ -122,14 +123,9 @@ func panePID(t *testing.T, s *claudetest.Session, pane string) int {
 	return pid
 }
 
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] == "Z"
-}
+// isZombie: pid is gone or a zombie that stays one (proc.Alive: a
+// process in the middle of an exec looks like a zombie for an instant).
+func isZombie(pid int) bool { return !proc.Alive(pid, "") }
 
 func contains(list []string, s string) bool {
 	for _, e := range list {
