@@ -115,10 +115,12 @@ func Alive(pid int, start string) bool {
 	return st.state != 'Z' && (start == "" || st.start == start)
 }
 
-// How long Alive watches a zombie before believing it: an exec's
-// zombie main thread lasts well under a millisecond.
+// How long Alive watches a zombie before believing it (300 ms): an
+// exec's zombie main thread lasts while the old image is torn down,
+// milliseconds, and tens of them for a process with large mappings (one
+// built with the race detector was seen over 50 ms).
 const (
-	zombieLooks = 5
+	zombieLooks = 30
 	zombiePause = 10 * time.Millisecond
 )
 
