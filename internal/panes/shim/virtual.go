@@ -185,7 +185,7 @@ func (s *Shim) serveVirtual(ctx context.Context, c Call) int {
 	case "select-pane":
 		if p := v.pane(c.Flag('t')); p != nil && c.Has('T') {
 			p.Title = c.Flag('T')
-			return v.save(0)
+			return v.save("")
 		}
 		return v.paneOr(c.Flag('t'))
 	case "set-option", "resize-pane":
@@ -207,13 +207,22 @@ func (v *virtual) lock(ctx context.Context) (func(), error) {
 	return func() { fl.Unlock() }, nil
 }
 
-// save writes the state back and ends the call with rc.
-func (v *virtual) save(rc int) int {
+// write puts the state back.
+func (v *virtual) write() error {
 	b, _ := json.MarshalIndent(v.st, "", "  ")
 	if err := lockfile.WriteAtomic(filepath.Join(v.dir, virtualStateFile), b); err != nil {
-		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): write the state of paneteam's tmux: %v\n", err), 1)
+		return fmt.Errorf("write the state of paneteam's tmux: %w", err)
 	}
-	return v.s.finish("", "", rc)
+	return nil
+}
+
+// save writes the state back and ends the call: with what out says, or
+// with the write's failure.
+func (v *virtual) save(out string) int {
+	if err := v.write(); err != nil {
+		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
+	}
+	return v.s.finish(out, "", 0)
 }
 
 // pane is the live pane named id, or nil.
@@ -323,7 +332,7 @@ func (v *virtual) listPanes(c Call) int {
 		return v.s.finish("", fmt.Sprintf("can't find window: %s\n", t), 1)
 	}
 	if v.prune() {
-		v.save(0)
+		v.write() // the listing is right either way; the next call prunes again
 	}
 	f := c.Flag('F')
 	if f == "" {
@@ -415,8 +424,9 @@ func (v *virtual) split(ctx context.Context, c Call) int {
 	np.Handle = h
 	v.st.Next++
 	v.st.Panes = append(v.st.Panes, np)
-	if rc := v.save(0); rc != 0 {
-		return rc
+	if err := v.write(); err != nil {
+		v.closePane(ctx, np)
+		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
 	if plan.Relayout.Layout != "" {
 		v.arrangeWith(ctx, plan.Relayout)
@@ -479,7 +489,7 @@ func (v *virtual) respawn(c Call) int {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): hand the command to pane %s: %v\n", p.ID, err), 1)
 	}
 	p.Agent = teammateOf(shellWords(line))
-	return v.save(0)
+	return v.save("")
 }
 
 // kill ends a pane's program (its whole process group, as tmux's hang-up
@@ -497,9 +507,8 @@ func (v *virtual) kill(ctx context.Context, c Call) int {
 		}
 	}
 	v.st.Panes = kept
-	rc := v.save(0)
 	v.arrangeWith(ctx, layout.After(v.s.policy, v.window()))
-	return rc
+	return v.save("")
 }
 
 // closePane ends a pane's program and closes the pane. A terminal that

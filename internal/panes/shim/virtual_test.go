@@ -65,10 +65,11 @@ func (tt *testTerm) Close(ctx context.Context, h native.Handle) error {
 func (tt *testTerm) List(ctx context.Context) ([]native.Handle, error) { return nil, nil }
 
 type vrig struct {
-	t    *testing.T
-	dir  string
-	term *testTerm
-	env  map[string]string
+	t     *testing.T
+	dir   string
+	term  *testTerm
+	env   map[string]string
+	calls int // calls made, each one line of the trace log
 }
 
 func newVrig(t *testing.T, lay string) *vrig {
@@ -85,6 +86,7 @@ func newVrig(t *testing.T, lay string) *vrig {
 	r := &vrig{t: t, dir: state, term: tt, env: map[string]string{
 		EnvDir: dir, EnvTerminal: "testterm", EnvState: state, EnvLayout: lay,
 		"TMUX": tmuxVar, "TMUX_PANE": "%0", "PATH": os.Getenv("PATH"),
+		EnvTrace: "1", EnvLog: filepath.Join(dir, "shim.log"),
 	}}
 	t.Cleanup(func() {
 		st, _ := ReadVirtual(state)
@@ -99,6 +101,7 @@ func (r *vrig) sock() string { return filepath.Join(r.dir, "tmux") }
 
 // call runs one tmux call as Claude's lead makes it.
 func (r *vrig) call(args ...string) (string, string, int) {
+	r.calls++
 	var out, errb bytes.Buffer
 	s := &Shim{Getenv: func(k string) string { return r.env[k] }, Stdout: &out, Stderr: &errb, PPID: os.Getpid()}
 	for k, v := range r.env {
@@ -164,6 +167,10 @@ func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
 	p1 := r.spawn("dora", "cd "+work+" && env AGENT=dora sh -c 'echo \"$AGENT|${TMUX-none}|${TMUX_PANE-none}\" > out1; exec sleep 300' --agent-id dora@t")
 	if p1 != "%1" {
 		t.Fatalf("first pane id = %q, want %%1", p1)
+	}
+	// The trace log holds each call once, with what it printed.
+	if b, _ := os.ReadFile(r.env[EnvLog]); strings.Count(string(b), "\n") != r.calls || !strings.Contains(string(b), `"out":"%1\n"`) {
+		t.Fatalf("%d calls, trace log:\n%s", r.calls, b)
 	}
 	if got := strings.TrimSpace(waitFile(t, filepath.Join(work, "out1"))); got != "dora|none|none" {
 		t.Fatalf("the teammate saw %q, want dora|none|none", got)
