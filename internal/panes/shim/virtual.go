@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -376,7 +377,7 @@ func (v *virtual) driver() (native.Terminal, error) {
 		}
 		return v.s.Getenv(k)
 	}
-	t, err := native.New(v.st.Terminal, native.Env{Getenv: getenv, LookPath: lookPath(v.s.Getenv), Exe: v.st.Exe, Dir: v.dir})
+	t, err := native.New(v.st.Terminal, native.Env{Getenv: getenv, LookPath: exec.LookPath, Exe: v.st.Exe, Dir: v.dir})
 	if err != nil {
 		return nil, err
 	}
@@ -527,22 +528,6 @@ func (v *virtual) closePane(ctx context.Context, p VirtualPane) error {
 	}
 	removeGate(p.Gate)
 	return err
-}
-
-// lookPath finds a program on the caller's PATH.
-func lookPath(getenv func(string) string) func(string) (string, error) {
-	return func(name string) (string, error) {
-		for _, dir := range filepath.SplitList(getenv("PATH")) {
-			if dir == "" {
-				dir = "."
-			}
-			p := filepath.Join(dir, name)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-		return "", fmt.Errorf("%s: %w", name, fs.ErrNotExist)
-	}
 }
 
 // gateStartLimit is how long a pane's gate may take to start before the
