@@ -141,6 +141,13 @@ stream_max_retries = 0
 	if tail := got.TailText(); !strings.Contains(tail, `<teammate-message teammate_id="coder"`) || strings.Contains(tail, `verified="false"`) {
 		t.Errorf("Claude's lead gave its model coder's report as:\n%s\nwant a <teammate-message teammate_id=\"coder\"> not marked verified=\"false\"", tail)
 	}
+	// The lead can read the inbox before Codex hands the tool's result
+	// back to its model: wait for that result.
+	testutil.Eventually(t, wait, "send_message's result to reach Codex's model", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return sendResult != ""
+	})
 	mu.Lock()
 	res := sendResult
 	mu.Unlock()
