@@ -131,7 +131,7 @@ func TestShutdownTeammatesInTmuxPanes(t *testing.T) {
 	bob := w.spawn(t, tn, "bob", "reject")
 	carol := w.spawn(t, tn, "carol", "silent")
 
-	_, errs, code := w.run(t, nil, "shutdown", "--team", tn, "--all", "--timeout", "3s")
+	_, errs, code := w.run(t, nil, "shutdown", "--team", tn, "--all", "--timeout", "8s")
 	if code != ExitFailure || !strings.Contains(errs, "not shut down: bob, carol") {
 		t.Fatalf("shutdown --all: exit %d, stderr %q", code, errs)
 	}
@@ -175,7 +175,7 @@ func TestShutdownTeammatesInTmuxPanes(t *testing.T) {
 		t.Fatalf("lead got %d shutdown answers, want 3 (alice, erin, bob)", answers)
 	}
 
-	out, _, code := w.run(t, nil, "shutdown", "--team", tn, "--name", "bob", "carol", "--timeout", "1s", "--force", "--json")
+	out, _, code := w.run(t, nil, "shutdown", "--team", tn, "--name", "bob", "carol", "--timeout", "4s", "--force", "--json")
 	if code != 0 {
 		t.Fatalf("shutdown --force: exit %d: %s", code, out)
 	}

@@ -86,8 +86,10 @@ func TestSlowPasteDetectingReplGetsEnterAfterTheText(t *testing.T) {
 
 func TestIdleNotificationAfterQuiet(t *testing.T) {
 	tm := newTeam(t)
-	r := runProgram(t, tm, 300*time.Millisecond, quietCat...)
+	// Sent before the program starts, so the first quiet stretch cannot
+	// begin before the message is there, however slow the write.
 	send(t, tm, "team-lead", "worker", "do the thing")
+	r := runProgram(t, tm, 300*time.Millisecond, quietCat...)
 	testutil.Eventually(t, long, "no idle_notification reached the lead", func() bool {
 		return len(protocolIn(t, tm, "team-lead", mailbox.TypeIdle)) > 0
 	})

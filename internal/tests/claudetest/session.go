@@ -301,11 +301,22 @@ func (s *Session) Config() (TeamConfig, error) {
 	if name == "" {
 		return c, fmt.Errorf("no team yet under %s", s.ConfigDir)
 	}
-	b, err := os.ReadFile(filepath.Join(s.ConfigDir, "teams", name, "config.json"))
-	if err != nil {
-		return c, err
+	path := filepath.Join(s.ConfigDir, "teams", name, "config.json")
+	// Claude Code rewrites config.json in place (write, then truncate):
+	// a read between the two sees the old tail. Read again for up to 2 s
+	// before calling the file broken.
+	var b []byte
+	var err error
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c = TeamConfig{}
+		if b, err = os.ReadFile(path); err != nil {
+			return c, err
+		}
+		if err = json.Unmarshal(b, &c); err == nil || time.Now().After(deadline) {
+			break
+		}
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err != nil {
 		return c, fmt.Errorf("parse %s's config.json: %w", name, err)
 	}
 	c.Raw = b
@@ -350,9 +361,9 @@ func (s *Session) Type(t testing.TB, text string) {
 	}
 }
 
-// Submit types text, presses Enter, and waits until a main-loop request
-// carrying it reaches the fake model (typing before the prompt is ready
-// is retried): it returns that request.
+// Submit waits for Claude's prompt, types text, presses Enter, and waits
+// until a main-loop request carrying it reaches the fake model: it
+// returns that request. It types once: a retry could submit twice.
 func (s *Session) Submit(t testing.TB, d time.Duration, text string) *Request {
 	t.Helper()
 	after := s.API.LastSeq()

@@ -1,6 +1,7 @@
 package sshhost
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,13 +44,23 @@ func TestStrangerAndNoKeyAreRefused(t *testing.T) {
 // Drop ends a session at once; a freeze holds it until thawed.
 func TestProxyDropAndFreeze(t *testing.T) {
 	h := Start(t, Options{})
-	cmd := exec.Command("ssh", "-F", h.Config, "-o", "BatchMode=yes", Alias, "sleep 60")
+	cmd := exec.Command("ssh", "-F", h.Config, "-o", "BatchMode=yes", Alias, "echo up; exec sleep 60")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Drop only once the session is up: Drop ends the connections the
+	// proxy carries at that moment.
+	up := make([]byte, 3)
+	if _, err := io.ReadFull(stdout, up); err != nil || string(up) != "up\n" {
+		cmd.Process.Kill()
+		t.Fatalf("ssh session did not start: %q %v", up, err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	time.Sleep(500 * time.Millisecond)
 	h.Proxy.Drop()
 	select {
 	case err := <-done:
