@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,5 +244,44 @@ func TestLoadWaitsOutAnInPlaceWrite(t *testing.T) {
 	}
 	if m := cfg.Member("a"); m == nil || m.IsActive == nil || !*m.IsActive {
 		t.Fatalf("Load returned %+v, not the text the writer left", cfg.Members)
+	}
+}
+
+// A config.json is the team of the folder it is in: one whose name was
+// rewritten to another team's is refused by every reader and writer, so
+// that nothing derived from the name (inboxes, agent ids, panes) can
+// point at the other team. Claude Code's own spelling of the folder's
+// name ("My Team" in teams/my-team) is the team's.
+func TestConfigNamingAnotherTeamIsRefused(t *testing.T) {
+	root := testutil.Root(t)
+	mine := Team{Root: root, Name: "my-team"}
+	os.MkdirAll(mine.Dir(), 0o700)
+	ok := `{"name":"My Team","createdAt":1,"leadAgentId":"team-lead@My Team","members":[]}`
+	if err := os.WriteFile(mine.ConfigPath(), []byte(ok), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, cfg, err := Open(root, "my-team"); err != nil || cfg.Name != "My Team" {
+		t.Fatalf("Open of a team Claude Code named %q: %v", "My Team", err)
+	}
+
+	forged := `{"name":"other","createdAt":1,"leadAgentId":"team-lead@other","members":[]}`
+	if err := os.WriteFile(mine.ConfigPath(), []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(mine.ConfigPath()); !errors.Is(err, ErrMisplaced) || !strings.Contains(err.Error(), `set "name" back`) {
+		t.Errorf("Load of a config naming another team: %v, want ErrMisplaced naming the fix", err)
+	}
+	if _, _, err := Open(root, "my-team"); !errors.Is(err, ErrMisplaced) {
+		t.Errorf("Open of a config naming another team: %v, want ErrMisplaced", err)
+	}
+	_, err := mine.Update(context.Background(), lockfile.Options{}, func(c *Config) error {
+		c.Description = "changed"
+		return nil
+	})
+	if !errors.Is(err, ErrMisplaced) {
+		t.Errorf("Update of a config naming another team: %v, want ErrMisplaced", err)
+	}
+	if b, _ := os.ReadFile(mine.ConfigPath()); string(b) != forged {
+		t.Errorf("the misnamed config.json was rewritten:\n%s", b)
 	}
 }

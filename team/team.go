@@ -123,18 +123,38 @@ func Load(path string) (*Config, error) {
 		}
 		cfg, err := parseConfig(b)
 		if err == nil {
-			return cfg, nil
+			return cfg, checkHome(path, cfg)
 		}
 		lastErr = err
 		time.Sleep(readPause)
 	}
 	if cfg, ok, err := loadLocked(path); ok {
 		if err == nil {
-			return cfg, nil
+			return cfg, checkHome(path, cfg)
 		}
 		lastErr = err
 	}
 	return nil, fmt.Errorf("team config %s does not parse: %w (fix or restore the file; paneteam will not overwrite it)", path, lastErr)
+}
+
+// ErrMisplaced: a config.json names a team whose folder is another.
+var ErrMisplaced = errors.New("config.json names a team that does not live in its folder")
+
+// checkHome refuses a config.json under teams/ whose name does not
+// sanitise to its own folder's name. Every path and id paneteam derives
+// (inboxes, tasks, agent ids, the panes it may close) comes from that
+// name, and any member, a host's teammate included, can rewrite the
+// file: a name pointing at another team must not steer paneteam there.
+func checkHome(path string, cfg *Config) error {
+	dir := filepath.Dir(path)
+	if cfg.Name == "" || filepath.Base(filepath.Dir(dir)) != "teams" {
+		return nil
+	}
+	if folder := filepath.Base(dir); SanitizeTeam(cfg.Name) != folder {
+		return fmt.Errorf("team config %s: %w: its name %q belongs in teams/%s (something other than Claude Code or paneteam changed it; set \"name\" back to this team's, %q, and paneteam will use it again)",
+			path, ErrMisplaced, cfg.Name, SanitizeTeam(cfg.Name), folder)
+	}
+	return nil
 }
 
 // loadLocked reads and parses path holding its lock; ok is false when the
@@ -171,6 +191,9 @@ func (t Team) Update(ctx context.Context, opts lockfile.Options, fn func(*Config
 		cfg, err := parseConfig(old)
 		if err != nil {
 			return nil, fmt.Errorf("team config %s does not parse: %w (fix or restore the file; paneteam will not overwrite it)", t.ConfigPath(), err)
+		}
+		if err := checkHome(t.ConfigPath(), cfg); err != nil {
+			return nil, err
 		}
 		if err := fn(cfg); err != nil {
 			if errors.Is(err, ErrNoChange) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,6 +75,48 @@ func TestForgedPaneIDDoesNotCloseThePersonsPane(t *testing.T) {
 	}
 	if got, _ := s.srv.Run(context.Background(), "list-panes", "-a", "-F", "#{pane_id}"); !strings.Contains(got, own+"\n") {
 		t.Fatalf("the person's pane %s was closed through a forged config.json; panes: %q", own, got)
+	}
+}
+
+// The team's name rewritten to another team's, with a member row copied
+// from that team (its agentId and pane): kill-pane on this team closes
+// nothing of the other team, and every command says the name is wrong.
+func TestForgedTeamNameDoesNotReachAnotherTeam(t *testing.T) {
+	s := spInside(t)
+	s.mustRun("team-create", "other", "--leader-pid", strconv.Itoa(os.Getpid()))
+	out := s.mustRun("spawn-pane", "--team", "other", "--name", "bob", "--json", "--", "sleep", "600")
+	var theirs struct {
+		PaneID  string `json:"pane_id"`
+		AgentID string `json:"agent_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &theirs); err != nil || theirs.PaneID == "" {
+		t.Fatalf("spawn-pane --json: %v %q", err, out)
+	}
+	s.mustRun("spawn-pane", "--team", s.name, "--name", "bob", "--", "sleep", "600")
+	s.forge(t, "bob", func(row map[string]any) { row["tmuxPaneId"], row["agentId"] = theirs.PaneID, "bob@other" })
+	path := filepath.Join(s.root, "teams", s.name, "config.json")
+	b, _ := os.ReadFile(path)
+	var cfg map[string]any
+	json.Unmarshal(b, &cfg)
+	cfg["name"] = "other"
+	b, _ = json.Marshal(cfg)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	_, errOut, code := s.run("kill-pane", "--team", s.name, "--name", "bob")
+	if code == 0 {
+		t.Errorf("kill-pane acted on a config.json that names another team")
+	}
+	if !strings.Contains(errOut, `name "other" belongs in teams/other`) {
+		t.Errorf("kill-pane did not say the team's name was changed: %q", errOut)
+	}
+	if got, _ := s.srv.Run(context.Background(), "list-panes", "-a", "-F", "#{pane_id}"); !slices.Contains(strings.Fields(got), theirs.PaneID) {
+		t.Fatalf("team other's pane %s was closed through team %s's config.json; panes: %q", theirs.PaneID, s.name, got)
+	}
+	after, _ := os.ReadFile(path)
+	if string(after) != string(b) {
+		t.Errorf("paneteam rewrote the misnamed config.json:\n%s", after)
 	}
 }
 
