@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -14,12 +13,6 @@ import (
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 )
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	it2test.Cleanup()
-	os.Exit(code)
-}
 
 var flavors = []it2test.Flavor{it2test.Python, it2test.Swift}
 

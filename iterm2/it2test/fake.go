@@ -8,47 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-	buildOut  []byte
-)
-
 // Build compiles the fake it2 once per test process and returns its path.
-// Call Cleanup from TestMain to remove it.
 func Build(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "fakeit2-")
-		if buildErr != nil {
-			return
-		}
-		_, file, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(file), "..", "testdata", "fakeit2")
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "fakeit2"), ".")
-		cmd.Dir = src
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("build fake it2: %v\n%s", buildErr, buildOut)
-	}
-	return filepath.Join(buildDir, "fakeit2")
-}
-
-// Cleanup removes the binary Build made.
-func Cleanup() {
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	return testutil.Tool(t, "fakeit2", "./iterm2/testdata/fakeit2")
 }
 
 // Fake is one fake iTerm2 for one test: a window with one tab holding the

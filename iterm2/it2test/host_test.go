@@ -12,12 +12,6 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	Cleanup()
-	os.Exit(code)
-}
-
 // it2 runs the fake's it2 and returns its output.
 func (f *Fake) it2(t *testing.T, args ...string) string {
 	t.Helper()

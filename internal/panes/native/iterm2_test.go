@@ -68,10 +68,8 @@ func iterm2Typed(t *testing.T, f *it2test.Fake, id Handle) []string {
 	return s.Typed
 }
 
-// TestITerm2 holds every test of the driver against the fake it2, so the
-// fake's binary is removed once they are all done.
+// TestITerm2 holds every test of the driver against the fake it2.
 func TestITerm2(t *testing.T) {
-	t.Cleanup(it2test.Cleanup)
 	t.Run("OpenTypesOnlyTheGateLineAndItRunsInEveryShell", iterm2TestGateLine)
 	t.Run("Placement", iterm2TestPlacement)
 	t.Run("OwnTab", iterm2TestOwnTab)

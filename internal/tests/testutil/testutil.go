@@ -78,6 +78,54 @@ func MCPBinary(t testing.TB) string {
 	return mcpPath
 }
 
+type toolBuild struct {
+	once sync.Once
+	path string
+	out  []byte
+	err  error
+}
+
+var tools sync.Map // pkg -> *toolBuild
+
+// Tool builds the module's program pkg (a path from the module root,
+// testdata folders included) once per test process, without -race, as
+// name in a folder of its own beside Binary's (so that folder can go
+// first on a PATH with nothing else in it), and returns its path. Like
+// Binary, every test process of one checkout builds to the same place
+// and replaces the file by rename: runs leave one copy behind, not one
+// per run.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	v, _ := tools.LoadOrStore(pkg, &toolBuild{})
+	b := v.(*toolBuild)
+	b.once.Do(func() { b.path, b.out, b.err = buildTool(name, pkg) })
+	if b.err != nil {
+		t.Fatalf("build %s from %s: %v\n%s", name, pkg, b.err, b.out)
+	}
+	return b.path
+}
+
+func buildTool(name, pkg string) (string, []byte, error) {
+	sum := sha256.Sum256([]byte(ModuleRoot()))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-test-bin-%x", sum[:6]), "tool-"+filepath.Base(pkg))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return "", nil, err
+	}
+	tmp.Close()
+	cmd := exec.Command("go", "build", "-o", tmp.Name(), pkg)
+	cmd.Dir = ModuleRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp.Name())
+		return "", out, err
+	}
+	path := filepath.Join(dir, name)
+	return path, nil, os.Rename(tmp.Name(), path)
+}
+
 // build builds the command pkg of the module as name (with -race when the
 // tests run with it) into the checkout's test binary folder.
 func build(name, pkg string) (path string, out []byte, err error) {

@@ -3,16 +3,13 @@ package nativetest
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // The fakes, by the name of the terminal they stand for.
@@ -28,43 +26,13 @@ const (
 	Zellij  = "zellij"
 )
 
-var builds sync.Map // kind -> *buildResult
-
-type buildResult struct {
-	once sync.Once
-	path string
-	err  error
-}
-
 // FakeBin builds the fake for kind (WezTerm or Zellij) once per test
 // binary and returns its path; the file is named like the real program
-// ("wezterm", "zellij"), so its folder can go first on a PATH.
+// ("wezterm", "zellij"), alone in its folder, so the folder can go first
+// on a PATH.
 func FakeBin(t testing.TB, kind string) string {
 	t.Helper()
-	v, _ := builds.LoadOrStore(kind, &buildResult{})
-	b := v.(*buildResult)
-	b.once.Do(func() { b.path, b.err = build(kind) })
-	if b.err != nil {
-		t.Fatalf("build the fake %s: %v", kind, b.err)
-	}
-	return b.path
-}
-
-func build(kind string) (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	native := filepath.Dir(filepath.Dir(file))
-	sum := sha256.Sum256([]byte(native))
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-fake-%s-%x-%d", kind, sum[:6], os.Getpid()))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, kind)
-	cmd := exec.Command("go", "build", "-o", out, "./testdata/fake"+kind)
-	cmd.Dir = native
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%v\n%s", err, b)
-	}
-	return out, nil
+	return testutil.Tool(t, kind, "./internal/panes/native/testdata/fake"+kind)
 }
 
 // Terminal is one running fake terminal.
