@@ -174,7 +174,7 @@ func TestInboxPopup(t *testing.T) {
 func TestStatusLineShowsNamesAsText(t *testing.T) {
 	h := start(t)
 	evil := "ev#(touch x1)#{pane_id}#[fg=red]il"
-	dir := filepath.Join(h.root, "teams", "evil")
+	dir := filepath.Join(h.root, "teams", team.SanitizeTeam(evil))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -348,9 +348,15 @@ func (h *harness) answer(label, text string) {
 	h.keys("Enter")
 }
 
+// waitGone waits for label to go and the popup that showed it, if any,
+// to close. A program in a popup clears its screen as it ends, a moment
+// before tmux closes the popup: keys pressed in that moment still go to
+// the popup, and a prefix key meant to open the next one is lost.
 func (h *harness) waitGone(label string) {
 	h.t.Helper()
-	h.waitScreen(label+" to go away", func(s string) bool { return !strings.Contains(s, label) })
+	h.waitScreen(label+" and its popup to go away", func(s string) bool {
+		return !strings.Contains(s, label) && !strings.Contains(s, "┌")
+	})
 }
 
 func (h *harness) config() *team.Config {
