@@ -221,9 +221,9 @@ func PruneNativeRecords(ctx context.Context, env Env, dryRun bool) ([]string, er
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	// A run whose environment names no home (cron under env -i) keeps no
-	// records that could be found: neither could the spawns it would
-	// have made. Its process's own home is not assumed.
+	// An environment that names no home (cron under env -i) does not
+	// say where paneteam's state folder is: its records are left alone
+	// rather than looked for in the process's own home.
 	if env.Getenv("PANETEAM_STATE_DIR") == "" && env.Getenv("XDG_STATE_HOME") == "" && env.Getenv("HOME") == "" {
 		return nil, nil
 	}
