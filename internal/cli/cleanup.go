@@ -209,12 +209,15 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 	for _, l := range res.StaleLocks {
 		fmt.Fprintf(w, "%s pane lock %s (its tmux server is gone)\n", would(dry, "removed", "would remove"), l)
 	}
+	for _, r := range res.Records {
+		fmt.Fprintf(w, "%s record %s (its pane is gone)\n", would(dry, "removed", "would remove"), r)
+	}
 	if dry {
 		for _, s := range res.Skipped {
 			fmt.Fprintf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
 		}
 	}
-	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && len(res.StaleLocks) == 0 && (tty || dry) {
+	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && len(res.StaleLocks) == 0 && len(res.Records) == 0 && (tty || dry) {
 		fmt.Fprintln(w, "nothing to clean up")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/paneteam/paneteam/lockfile"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -227,4 +229,97 @@ func TestSpawnPaneNativeTerminals(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A teammate whose command exits by itself closes its pane; 'cleanup
+// --orphans' then prunes paneteam's record of that pane (and 'status'
+// reports the member gone, not an error), and leaves, unreported, the
+// records of a terminal that does not answer.
+func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
+	term := startFake(t, team.BackendWezTerm)
+	path := term.binDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	t.Setenv("PATH", path)
+	root, vars := ptRootVars(t)
+	state := t.TempDir()
+	vars["PATH"], vars["PANETEAM_STATE_DIR"] = path, state
+	for k, v := range term.vars {
+		vars[k] = v
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, errs, code := iterm2Run(t, vars, args...)
+		if code != 0 {
+			t.Fatalf("paneteam %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+		}
+		return out
+	}
+	want := func(when string, agents ...string) {
+		t.Helper()
+		files, _ := filepath.Glob(filepath.Join(state, "panes", "*", "pane-*"))
+		var got []string
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			agent, _, _ := strings.Cut(string(b), "\n")
+			got = append(got, agent)
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, agents) {
+			t.Fatalf("%s: records of %v; want %v", when, got, agents)
+		}
+	}
+	run("team-create", "alpha")
+	for _, m := range [][]string{{"alice", "sleep", "600"}, {"bob", "sleep", "3"}} {
+		run(append([]string{"spawn-pane", "--team", "alpha", "--name", m[0], "--backend", "wezterm", "--"}, m[1:]...)...)
+	}
+	want("after the spawns", "alice@alpha", "bob@alpha")
+	_, cfg, err := team.Open(root, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := cfg.Member("bob").TmuxPaneID
+	testutil.Eventually(t, 10*time.Second, "bob's command ends and his pane closes", func() bool {
+		_, ok := term.panes(t)[bob]
+		return !ok
+	})
+
+	// A terminal that does not answer: WezTerm's mux socket is gone.
+	quiet := filepath.Join(state, "panes", "wezterm-0123456789abcdef")
+	if err := os.MkdirAll(quiet, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := json.Marshal(map[string]any{"terminal": "wezterm", "env": map[string]string{"WEZTERM_UNIX_SOCKET": filepath.Join(t.TempDir(), "gone", "sock"), "WEZTERM_PANE": "0"}})
+	old := time.Now().Add(-time.Hour)
+	for name, b := range map[string][]byte{"address.json": addr, "pane-37": []byte("dan@alpha\n/x\n")} {
+		if err := os.WriteFile(filepath.Join(quiet, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(filepath.Join(quiet, name), old, old)
+	}
+
+	out := run("cleanup", "--orphans")
+	want("cleanup --orphans after bob's command ended", "alice@alpha", "dan@alpha")
+	if !strings.Contains(out, "removed record") || strings.Contains(out, quiet) {
+		t.Fatalf("cleanup --orphans said:\n%s\nwant bob's record reported removed, nothing of the terminal that did not answer", out)
+	}
+
+	var teams []struct {
+		Members []struct {
+			Name string `json:"name"`
+			Pane string `json:"pane"`
+		} `json:"members"`
+	}
+	if err := json.Unmarshal([]byte(run("status", "--team", "alpha", "--json")), &teams); err != nil || len(teams) != 1 {
+		t.Fatalf("status --json: %v", err)
+	}
+	for _, m := range teams[0].Members {
+		if w := map[string]string{"alice": "alive", "bob": "dead"}[m.Name]; w != "" && m.Pane != w {
+			t.Errorf("status: %s's pane %q; want %q", m.Name, m.Pane, w)
+		}
+	}
+	// kill-pane of bob, whose pane and record are gone, succeeds.
+	run("kill-pane", "--team", "alpha", "--name", "bob")
+	want("after kill-pane of bob", "alice@alpha", "dan@alpha")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
@@ -50,6 +51,9 @@ type ReapResult struct {
 	StaleLocks []string `json:"staleLocks"`
 	// Panes are panes paneteam made for teams whose folder is gone.
 	Panes []*LeftPane `json:"panes"`
+	// Records are paneteam's records of panes it opened in kitty,
+	// WezTerm or Zellij that are gone (backend.PruneNativeRecords).
+	Records []string `json:"records"`
 }
 
 // Orphan is a team whose lead process is gone.
@@ -88,7 +92,7 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	if ro.SocketDir == "" {
 		ro.SocketDir = SocketDir(o.getenv)
 	}
-	res := &ReapResult{DryRun: ro.DryRun, Orphans: []Orphan{}, Servers: []*Server{}, Skipped: []Skipped{}, Panes: []*LeftPane{}}
+	res := &ReapResult{DryRun: ro.DryRun, Orphans: []Orphan{}, Servers: []*Server{}, Skipped: []Skipped{}, Panes: []*LeftPane{}, Records: []string{}}
 	unlock, err := o.lockRoot(ctx, root)
 	if err != nil {
 		return nil, err
@@ -107,6 +111,14 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	if err := o.reapVirtualLeadPanes(ctx, ro, res); err != nil {
 		errs = append(errs, err)
 	}
+	// After the teardowns above, which remove the records of the panes
+	// they close. A terminal that does not answer keeps its records
+	// unreported: its panes may well still be open (PruneNativeRecords).
+	records, err := backend.PruneNativeRecords(ctx, o.Backend, ro.DryRun)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("prune paneteam's records of terminal panes: %w", err))
+	}
+	res.Records = append(res.Records, records...)
 	servers, err := scanServers(ctx, ro.SocketDir, ro.OlderThan, ro.Now())
 	if err != nil {
 		errs = append(errs, err)

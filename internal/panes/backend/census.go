@@ -109,7 +109,8 @@ func (c *Census) Panes(ctx context.Context, srv tmux.Server) (map[string]tmux.Pa
 func (c *Census) nativeAlive(ctx context.Context, m *team.Member) (bool, error) {
 	b := &nativeBackend{env: c.env, name: m.BackendType}
 	tp, err := b.pane(m)
-	if err != nil {
+	var nr *noRecordError
+	if err != nil && !errors.As(err, &nr) {
 		return false, err
 	}
 	key := m.BackendType + "\x00" + addressKey(tp.Env) + "\x00" + tp.Dir
@@ -123,6 +124,9 @@ func (c *Census) nativeAlive(ctx context.Context, m *team.Member) (bool, error) 
 			l.panes[string(h)] = true
 		}
 		c.terminals[key] = l
+	}
+	if nr != nil {
+		return false, goneUnrecorded(err, l.panes[m.TmuxPaneID], l.err)
 	}
 	return l.panes[m.TmuxPaneID], l.err
 }

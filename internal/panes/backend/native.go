@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +16,6 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/layout"
-	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -198,6 +199,7 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	if err != nil {
 		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
 	}
+	asked := time.Now()
 	listed, err := t.List(ctx)
 	if err != nil {
 		return Pane{}, fmt.Errorf("list %s's panes: %w", b.name, err)
@@ -227,10 +229,13 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	if err != nil {
 		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
 	}
-	if err := writeRecord(record, h, s.Member.AgentID); err != nil {
+	if err := writeRecord(record, b.name, addr, h, paneRecord{Agent: s.Member.AgentID, Scope: dir}); err != nil {
 		t.Close(context.WithoutCancel(ctx), h)
 		return Pane{}, fmt.Errorf("record %s's %s pane: %w", s.Member.Name, b.name, err)
 	}
+	// The List above is this terminal's panes as they were before this
+	// one: the records of panes missing from it are of panes gone since.
+	pruneRecords(record, b.name, dir, listed, asked, false)
 	if rl := plan.Relayout; rl.Layout != "" {
 		if a, ok := t.(native.Arranger); ok {
 			if err := a.Arrange(ctx, string(rl.Layout), rl.LeadPercent); err != nil {
@@ -264,10 +269,34 @@ func (b *nativeBackend) pane(m *team.Member) (*team.TerminalPane, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, recordName(native.Handle(m.TmuxPaneID)))); err != nil || m.AgentID == "" || string(got) != m.AgentID {
-		return nil, fmt.Errorf("member %s's %s pane %s is not one paneteam recorded opening for it (in %s): leaving it alone", m.Name, b.name, m.TmuxPaneID, dir)
+	got, rerr := readRecord(dir, native.Handle(m.TmuxPaneID))
+	if rerr != nil || m.AgentID == "" || got.Agent != m.AgentID {
+		err := fmt.Errorf("member %s's %s pane %s is not one paneteam recorded opening for it (in %s): leaving it alone", m.Name, b.name, m.TmuxPaneID, dir)
+		if errors.Is(rerr, fs.ErrNotExist) && m.AgentID != "" {
+			return tp, &noRecordError{err}
+		}
+		return nil, err
 	}
 	return tp, nil
+}
+
+// noRecordError: paneteam has no record of the member's pane. It removes
+// a record only once it closed the pane or the terminal's List proved
+// the pane gone, so the pane is gone if the terminal does not list it
+// (gone), and not paneteam's to touch if it does.
+type noRecordError struct{ err error }
+
+func (e *noRecordError) Error() string { return e.err.Error() }
+func (e *noRecordError) Unwrap() error { return e.err }
+
+// goneUnrecorded is nil when the member whose record pane() found
+// missing (err) is not listed among the terminal's panes: its pane is
+// gone. Otherwise, or when the List failed (listErr), it is err.
+func goneUnrecorded(err error, listed bool, listErr error) error {
+	if listErr != nil || listed {
+		return err
+	}
+	return nil
 }
 
 // recordDir is where paneteam records, in its own state folder (never
@@ -281,21 +310,15 @@ func (b *nativeBackend) recordDir(addr map[string]string) (string, error) {
 	return filepath.Join(state, "panes", b.name+"-"+addressKey(addr)[:16]), nil
 }
 
-// recordName is a pane's record file: its handle, made a safe file name.
-func recordName(h native.Handle) string {
-	return "pane-" + hex.EncodeToString([]byte(h))
-}
-
-func writeRecord(dir string, h native.Handle, agent string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return lockfile.WriteAtomic(filepath.Join(dir, recordName(h)), []byte(agent))
-}
-
-// Kill closes the member's pane; one already gone is success.
+// Kill closes the member's pane; one already gone is success, the pane
+// of a record pruned since included.
 func (b *nativeBackend) Kill(ctx context.Context, cfg *team.Config, m *team.Member) error {
 	tp, err := b.pane(m)
+	var nr *noRecordError
+	if errors.As(err, &nr) {
+		hs, lerr := b.list(ctx, tp)
+		return goneUnrecorded(err, slices.Contains(hs, native.Handle(m.TmuxPaneID)), lerr)
+	}
 	if err != nil {
 		return err
 	}
@@ -307,7 +330,7 @@ func (b *nativeBackend) Kill(ctx context.Context, cfg *team.Config, m *team.Memb
 		return fmt.Errorf("close %s's %s pane %s: %w", m.Name, b.name, m.TmuxPaneID, err)
 	}
 	if dir, err := b.recordDir(tp.Env); err == nil {
-		os.Remove(filepath.Join(dir, recordName(native.Handle(m.TmuxPaneID))))
+		forgetRecord(dir, native.Handle(m.TmuxPaneID))
 	}
 	return nil
 }
@@ -315,25 +338,35 @@ func (b *nativeBackend) Kill(ctx context.Context, cfg *team.Config, m *team.Memb
 // Alive reports whether the member's pane is among the terminal's.
 func (b *nativeBackend) Alive(ctx context.Context, cfg *team.Config, m *team.Member) (bool, error) {
 	tp, err := b.pane(m)
-	if err != nil {
+	var nr *noRecordError
+	if err != nil && !errors.As(err, &nr) {
 		return false, err
 	}
-	hs, err := b.list(ctx, tp)
-	if err != nil {
-		return false, err
+	hs, lerr := b.list(ctx, tp)
+	if nr != nil {
+		return false, goneUnrecorded(err, slices.Contains(hs, native.Handle(m.TmuxPaneID)), lerr)
+	}
+	if lerr != nil {
+		return false, lerr
 	}
 	return slices.Contains(hs, native.Handle(m.TmuxPaneID)), nil
 }
 
-// list asks the terminal at tp for its panes.
+// list asks the terminal at tp for its panes, and prunes paneteam's
+// records of those gone by that answer (pruneRecords); a failed List
+// prunes nothing.
 func (b *nativeBackend) list(ctx context.Context, tp *team.TerminalPane) ([]native.Handle, error) {
 	t, err := b.driver(tp.Env, tp.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("reach %s: %w", b.name, err)
 	}
+	asked := time.Now()
 	hs, err := t.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list %s's panes: %w", b.name, err)
+	}
+	if dir, err := b.recordDir(tp.Env); err == nil {
+		pruneRecords(dir, b.name, tp.Dir, hs, asked, false)
 	}
 	return hs, nil
 }

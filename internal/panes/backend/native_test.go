@@ -2,13 +2,21 @@ package backend_test
 
 import (
 	"context"
+	"encoding/hex"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )
@@ -73,4 +81,191 @@ func TestCensusListsATerminalOnce(t *testing.T) {
 	if n := lists() - before; n != 1 {
 		t.Errorf("the census listed WezTerm's panes %d times for three members; want once", n)
 	}
+}
+
+// records are paneteam's records of the panes it opened, in the state
+// folder: each pane record's member (its first line), by record file.
+func records(t *testing.T, state string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(state, "panes", "*", "pane-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent, _, _ := strings.Cut(string(b), "\n")
+		out[f] = agent
+	}
+	return out
+}
+
+// members lists the members records name, sorted.
+func members(recs map[string]string) []string {
+	var out []string
+	for _, a := range recs {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A teammate whose command exits by itself, and a pane the person
+// closes, leave no record behind once paneteam next lists the terminal:
+// for status (a census) or for a further spawn. A record of a live pane
+// stays, in another team's folder too (Zellij's driver lists only its
+// team's panes), and so does a record written after the List was taken.
+func TestGonePanesLeaveNoRecords(t *testing.T) {
+	for _, kind := range []string{nativetest.WezTerm, nativetest.Zellij} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			tm := nativetest.Start(t, kind, []string{"sleep", "600"}, nativetest.Options{})
+			state := t.TempDir()
+			lead := tm.Getenv(tm.First)
+			env := backend.Env{
+				Getenv: func(k string) string {
+					if k == "PANETEAM_STATE_DIR" {
+						return state
+					}
+					return lead(k)
+				},
+				LookPath: func(name string) (string, error) {
+					if name == kind {
+						return tm.Bin, nil
+					}
+					return exec.LookPath(name)
+				},
+			}
+			root := t.TempDir()
+			type crew struct {
+				t   team.Team
+				cfg *team.Config
+			}
+			alpha := crew{team.Team{Root: root, Name: "alpha"}, &team.Config{Name: "alpha"}}
+			beta := crew{team.Team{Root: root, Name: "beta"}, &team.Config{Name: "beta"}}
+			b, err := backend.Choose(env, alpha.cfg, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spawn := func(c crew, name string, argv ...string) *team.Member {
+				t.Helper()
+				m := team.Member{Name: name, AgentID: name + "@" + c.t.Name, Cwd: os.TempDir()}
+				p, err := b.Spawn(context.Background(), backend.Spec{Team: c.t, Config: c.cfg, Member: m, Argv: argv})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.TmuxPaneID, m.BackendType, m.Paneteam = p.ID, p.Backend, p.Meta
+				c.cfg.Members = append(c.cfg.Members, m)
+				return c.cfg.Member(name)
+			}
+			status := func(c crew, name string, want bool) {
+				t.Helper()
+				alive, err := backend.NewCensus(env).Alive(context.Background(), c.cfg, c.cfg.Member(name))
+				if err != nil || alive != want {
+					t.Fatalf("%s alive: %v, %v; want %v", name, alive, err, want)
+				}
+			}
+			check := func(when string, want ...string) {
+				t.Helper()
+				if got := members(records(t, state)); !slices.Equal(got, want) {
+					t.Fatalf("%s: records of %v; want %v", when, got, want)
+				}
+			}
+			gone := func(m *team.Member) {
+				t.Helper()
+				id, _ := strconv.Atoi(m.TmuxPaneID)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := tm.WaitGone(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			spawn(beta, "eve", "sleep", "600")
+			spawn(alpha, "alice", "sleep", "600")
+			bob := spawn(alpha, "bob", "sleep", "3") // exits by itself
+			carol := spawn(alpha, "carol", "sleep", "600")
+			check("after the spawns", "alice@alpha", "bob@alpha", "carol@alpha", "eve@beta")
+			gone(bob)
+
+			status(alpha, "alice", true)
+			check("status after bob's command ended", "alice@alpha", "carol@alpha", "eve@beta")
+
+			// The person closes carol's pane; the next spawn prunes its record.
+			id, _ := strconv.Atoi(carol.TmuxPaneID)
+			p, err := tm.Pane(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tm.Close(id); err != nil {
+				t.Fatal(err)
+			}
+			testutil.Eventually(t, 5*time.Second, "carol's program ends", func() bool { return syscall.Kill(p.PID, 0) != nil })
+			spawn(alpha, "dave", "sleep", "600")
+			check("a spawn after carol's pane was closed", "alice@alpha", "dave@alpha", "eve@beta")
+
+			// A record younger than the List (its spawn was under way) is
+			// left; once older, it goes.
+			dir := filepath.Dir(firstKey(records(t, state)))
+			late := filepath.Join(dir, "pane-"+hex.EncodeToString([]byte("9999")))
+			if err := os.WriteFile(late, []byte("frank@alpha\n"+alpha.cfg.Member("alice").Paneteam.Terminal.Dir+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			status(alpha, "alice", true)
+			check("status just after a record was written", "alice@alpha", "dave@alpha", "eve@beta", "frank@alpha")
+			old := time.Now().Add(-time.Minute)
+			if err := os.Chtimes(late, old, old); err != nil {
+				t.Fatal(err)
+			}
+			status(alpha, "alice", true)
+			check("status once that record is older than the List", "alice@alpha", "dave@alpha", "eve@beta")
+
+			// Without its record, a pane the terminal still lists is not
+			// paneteam's to close (a forged row, or another state folder).
+			alice := alpha.cfg.Member("alice")
+			rec := filepath.Join(dir, "pane-"+hex.EncodeToString([]byte(alice.TmuxPaneID)))
+			saved, err := os.ReadFile(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(rec)
+			if err := b.Kill(context.Background(), alpha.cfg, alice); err == nil || !strings.Contains(err.Error(), "not one paneteam recorded") {
+				t.Fatalf("kill of alice without her record: %v; want a refusal", err)
+			}
+			if id, _ := strconv.Atoi(alice.TmuxPaneID); !paneOpen(tm, id) {
+				t.Fatal("kill of alice without her record closed her pane")
+			}
+			if err := os.WriteFile(rec, saved, 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			// Kill takes the last records (bob's and carol's panes, whose
+			// records went, are gone: success), and the folder goes.
+			for _, c := range []crew{alpha, beta} {
+				for i := range c.cfg.Members {
+					if err := b.Kill(context.Background(), c.cfg, &c.cfg.Members[i]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if left, _ := os.ReadDir(filepath.Join(state, "panes")); len(left) != 0 {
+				t.Fatalf("records folders left after every pane was closed: %v", left)
+			}
+		})
+	}
+}
+
+func firstKey(m map[string]string) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+func paneOpen(tm *nativetest.Terminal, id int) bool {
+	p, err := tm.Pane(id)
+	return err == nil && !p.Exited
 }
