@@ -8,3 +8,6 @@ func SetMountStarted(f func()) (undo func()) {
 	mountStarted = f
 	return func() { mountStarted = old }
 }
+
+// StartLockPath is the start lock of c's connection.
+func StartLockPath(c *Client) string { return c.ControlPath + startLockSuffix }

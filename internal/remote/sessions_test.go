@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -183,4 +184,54 @@ func (l *lab) recordPIDs(t *testing.T, member string) {
 		t.Fatalf("the lead's record of %s: %v %s", member, err, b)
 	}
 	l.pids = append(l.pids, st.ServerPID, st.SSHPID)
+}
+
+// A start waits while another process holds the host's start lock, says
+// so once the wait is long, and gives up when its context ends, naming
+// the lock. A holder that dies (killed, as a crashed spawn-pane) wedges
+// nothing: the next start goes ahead at once.
+func TestAStartWaitsForAnotherStartButNotForADeadOne(t *testing.T) {
+	flockTool := testutil.RequireTool(t, "flock")
+	l := newLab(t, sshhost.Options{})
+	dir := remote.StateDir(l.getenv, l.root, l.team)
+	c, err := remote.NewClient(l.getenv, sshhost.Alias, dir, l.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := remote.StartLockPath(c)
+	os.MkdirAll(dir, 0o700)
+	holder := exec.Command(flockTool, lock, "sleep", "60")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan struct{})
+	go func() { holder.Wait(); close(held) }()
+	kill := func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL); <-held }
+	t.Cleanup(kill)
+	testutil.Eventually(t, 5*time.Second, "the other process to hold the start lock", func() bool {
+		return exec.Command(flockTool, "-n", lock, "true").Run() != nil
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var say bytes.Buffer
+	_, _, err = remote.Start(ctx, remote.Spawn{Getenv: l.getenv, Host: sshhost.Alias, Root: l.root, Team: l.team, Member: "alice",
+		Exe: l.exe, Argv: []string{"sleep", "60"}, Say: &say})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), lock) {
+		t.Errorf("a start behind a held lock ended with %v, not the context's end naming %s", err, lock)
+	}
+	if !strings.Contains(say.String(), "waiting for another teammate's start on "+sshhost.Alias) {
+		t.Errorf("a start that waited 3 s did not say so: %q", say.String())
+	}
+	if c.Connected(context.Background()) {
+		t.Errorf("a start that never got its turn connected to the host")
+	}
+
+	kill()
+	begin := time.Now()
+	_, say2 := l.spawn(t, "alice", "sleep", "60")
+	if took := time.Since(begin); strings.Contains(say2.String(), "waiting") {
+		t.Errorf("the start after its holder died waited for it (%s): %q", took, say2.String())
+	}
 }
