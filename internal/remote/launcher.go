@@ -39,8 +39,8 @@ func (l *Launcher) Check(_ context.Context, _ string, _ post.Caller) error {
 // held releases the start lock a Launcher kept after its Prepare: the
 // spawn that follows Prepare starts the pane, whose session is the last
 // the start needs, and reports back to nobody, so the lock stays held
-// until the process ends (a spawn-pane), its Undo, or the next Prepare of
-// this process (spawns of one process run one after the other).
+// until the process ends (a spawn-pane), its Undo, or the next start or
+// stop of this process (spawns of one process run one after the other).
 var held struct {
 	sync.Mutex
 	release func()
@@ -59,7 +59,6 @@ func releaseHeld() {
 // and returns the pane's ssh command line; Undo takes back both. The
 // host's start lock stays held while the pane is started (see held).
 func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, error) {
-	releaseHeld()
 	in, err := l.Inner.Prepare(ctx, s)
 	if err != nil {
 		return spawn.Launch{}, err

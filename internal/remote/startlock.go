@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +45,7 @@ type startLock struct {
 // a holder checks that the path still names the file it locked, and
 // starts again when it does not.
 func lockStart(ctx context.Context, c *Client, say io.Writer) (*startLock, error) {
+	releaseHeld() // this process's last spawn is done with it
 	path := c.ControlPath + startLockSuffix
 	said := false
 	for {
@@ -104,9 +104,6 @@ func inPlace(fl *flock.Flock) bool {
 func sweepStartLocks(dir string) {
 	locks, _ := filepath.Glob(filepath.Join(dir, "*"+startLockSuffix))
 	for _, p := range locks {
-		if !strings.HasSuffix(p, startLockSuffix) {
-			continue
-		}
 		fl := flock.New(p, flock.SetPermissions(0o600), flock.SetFlag(os.O_RDWR))
 		if ok, err := fl.TryLock(); err != nil || !ok {
 			continue
