@@ -56,6 +56,10 @@ type Mount struct {
 	SSHPID    int
 }
 
+// mountStarted, when set (by tests only), is called once the mount's ssh
+// is started and before Mount waits for the team to show on the host.
+var mountStarted func()
+
 // Mount serves the team's folders to sshfs on the host, over the master,
 // and returns once the team is visible there. The processes run in their
 // own session: they outlive the command that started them, and end when
@@ -98,6 +102,9 @@ func (c *Client) Mount(ctx context.Context, s MountSpec) (Mount, error) {
 	ended := make(chan struct{})
 	go func() { mnt.Wait(); close(ended) }()
 	go server.Wait()
+	if mountStarted != nil {
+		mountStarted()
+	}
 
 	wait := fmt.Sprintf("i=0; while [ ! -d %s ]; do i=$((i+1)); [ $i -gt 200 ] && exit 3; sleep 0.05; done", Quote(s.Dir+"/teams/"+s.Team))
 	res := make(chan error, 1)

@@ -37,6 +37,12 @@ type Spawn struct {
 	SSHFS bool
 	// Say is where paneteam tells the person what it does on the host.
 	Say io.Writer
+	// Hold, when set, keeps the host's start lock (see lockStart) after
+	// Start returns, until the teammate's pane has its session: Start
+	// hands Hold the release, for the caller to call once the pane is
+	// up. The lock ends with the process too, and undo releases it.
+	// Without Hold, Start releases it as it returns.
+	Hold func(release func())
 }
 
 // State is what the lead keeps about a remote teammate, in a file of its
@@ -105,13 +111,24 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := c.Connect(ctx); err != nil {
+	lock, err := lockStart(ctx, c, s.Say)
+	if err != nil {
 		return nil, nil, err
 	}
+	defer func() {
+		if err != nil || s.Hold == nil {
+			lock.release()
+		}
+	}()
 	closeIfIdle := func() {
 		if idle(dir) {
 			c.Close(context.WithoutCancel(ctx))
+			lock.drop()
 		}
+	}
+	if err := c.Connect(ctx); err != nil {
+		closeIfIdle()
+		return nil, nil, err
 	}
 	facts, err := c.Probe(ctx)
 	if err != nil {
@@ -169,7 +186,11 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 	}
 	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, Shared: shared, ConfigDir: facts.ConfigDir, Link: s.Claude,
 		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount}
-	undo = func() { Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
+	// Stop takes the start lock itself when this teammate is the last.
+	undo = func() { lock.release(); Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
+	if s.Hold != nil {
+		s.Hold(lock.release)
+	}
 	return c.Argv("exec "+Line(bin, "remote", "run", job.Encode()), true), undo, nil
 }
 
@@ -269,13 +290,30 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	os.Remove(statePath(dir, member))
 	os.Remove(filepath.Join(dir, member+".log"))
 	if idle(dir) {
-		if err := c.Close(ctx); err != nil {
-			errs = append(errs, err)
-		}
-		os.Remove(dir)
+		errs = append(errs, closeIdle(ctx, c, dir))
 		removeHidden(root, team)
 	}
 	return errors.Join(errs...)
+}
+
+// closeIdle ends the team's connection to c's host once no teammate of
+// the team is on a host, and removes the lead's state folder. It does so
+// under the host's start lock, asking again once it holds it: a start
+// under way on the connection keeps it.
+func closeIdle(ctx context.Context, c *Client, dir string) error {
+	lock, err := lockStart(ctx, c, io.Discard)
+	if err != nil {
+		return fmt.Errorf("close the connection to %s: %w", c.Host, err)
+	}
+	if !idle(dir) {
+		lock.release()
+		return nil
+	}
+	err = c.Close(ctx)
+	lock.drop()
+	sweepStartLocks(dir)
+	os.Remove(dir)
+	return err
 }
 
 // removeHidden removes the .fuse_hidden files a host's sshfs left in the

@@ -1,0 +1,116 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/paneteam/paneteam/internal/sys/flockwait"
+)
+
+// The start lock. sshd's MaxSessions caps the sessions on the team's one
+// connection to a host: a teammate at rest holds 2 (its pane and its
+// mount), and while it starts its probes and the mount's wait come and
+// go. Starts on one connection take turns, under a flock beside the
+// connection's socket in the lead's state folder, from before the first
+// session a start opens until the teammate's own sessions are up: two
+// spawns at the same time then never take between them sessions that,
+// one after the other, would have fit, never both start the connection,
+// and never close it under each other. A flock ends with the process
+// that holds it, so a crashed spawn wedges nothing.
+
+// startLockSuffix ends the start lock's name, beside the ControlPath.
+const startLockSuffix = ".start-lock"
+
+// waitSay is how long a start waits for another one on the same host
+// before it says so.
+const waitSay = 2 * time.Second
+
+// startLock is a held start lock.
+type startLock struct {
+	fl   *flock.Flock
+	once sync.Once
+}
+
+// lockStart takes the start lock of c's connection, waiting while another
+// start on it holds it, until ctx ends; it tells say when the wait is
+// long. The lock file is removed (by drop) with the team's connection, so
+// a holder checks that the path still names the file it locked, and
+// starts again when it does not.
+func lockStart(ctx context.Context, c *Client, say io.Writer) (*startLock, error) {
+	releaseHeld() // this process's last spawn is done with it
+	path := c.ControlPath + startLockSuffix
+	said := false
+	for {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("wait for the start lock %s: %w", path, err)
+		}
+		fl := flock.New(path, flock.SetPermissions(0o600))
+		var err error
+		if said {
+			err = flockwait.Lock(ctx, fl)
+		} else if err = flockwait.LockUntil(ctx, fl, time.Now().Add(waitSay)); errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			fmt.Fprintf(say, "paneteam: waiting for another teammate's start on %s to finish (the sessions of both count toward sshd's MaxSessions there)\n", c.Host)
+			said = true
+			continue
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			continue // the folder went with the team's last teammate: make it again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("wait for the start lock %s (another teammate is starting on %s): %w", path, c.Host, err)
+		}
+		if inPlace(fl) {
+			return &startLock{fl: fl}, nil
+		}
+		fl.Unlock() // removed while we waited: lock its successor
+	}
+}
+
+// release lets the next start in; calling it again does nothing.
+func (l *startLock) release() {
+	l.once.Do(func() { l.fl.Unlock() })
+}
+
+// drop removes the lock file, then releases it: the team's connection to
+// the host is ending and its state folder may go.
+func (l *startLock) drop() {
+	l.once.Do(func() {
+		os.Remove(l.fl.Path())
+		l.fl.Unlock()
+	})
+}
+
+// inPlace reports whether the file fl holds is still the one at its path.
+func inPlace(fl *flock.Flock) bool {
+	held, err := fl.Stat()
+	if err != nil {
+		return false
+	}
+	cur, err := os.Stat(fl.Path())
+	return err == nil && os.SameFile(held, cur)
+}
+
+// sweepStartLocks removes the start locks in dir that nobody holds (a
+// team's last teammate is gone; its connections to other hosts ended
+// with the teammates there). A held one is a start under way and stays.
+func sweepStartLocks(dir string) {
+	locks, _ := filepath.Glob(filepath.Join(dir, "*"+startLockSuffix))
+	for _, p := range locks {
+		fl := flock.New(p, flock.SetPermissions(0o600), flock.SetFlag(os.O_RDWR))
+		if ok, err := fl.TryLock(); err != nil || !ok {
+			continue
+		}
+		if inPlace(fl) {
+			os.Remove(p)
+		}
+		fl.Unlock()
+	}
+}
