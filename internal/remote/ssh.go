@@ -226,7 +226,7 @@ func (c *Client) explain(err error, stderr string) error {
 	case strings.Contains(msg, "Permission denied"):
 		return fmt.Errorf("ssh %s: %w: paneteam logs in with a key or an ssh agent only, never a password: add your key to the host (ssh-copy-id %s) or load it into your agent (%s)", c.Host, ErrAuth, c.Host, lastLine(msg))
 	case sessionRefused(msg):
-		return fmt.Errorf("ssh %s: %w: sshd's MaxSessions on %s (10 by default) caps the sessions on the team's one connection there, and each teammate on it holds 2 (its pane and its mount) and needs 1 more while it starts: raise MaxSessions in the host's /etc/ssh/sshd_config (then reload sshd there), put this teammate on another host, or end a teammate on this one", c.Host, ErrSessions, c.Host)
+		return fmt.Errorf("ssh %s: %w: sshd's MaxSessions on %s (10 by default) caps the sessions on the team's one connection there, and each teammate on it holds 2 (its pane and its mount): raise MaxSessions in the host's /etc/ssh/sshd_config (then reload sshd there), put this teammate on another host, or end a teammate on this one", c.Host, ErrSessions, c.Host)
 	}
 	if msg == "" {
 		return fmt.Errorf("ssh %s: %w", c.Host, err)
