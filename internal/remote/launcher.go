@@ -46,6 +46,13 @@ var held struct {
 	release func()
 }
 
+// keepHeld keeps a start's lock held (see held).
+func keepHeld(release func()) {
+	held.Lock()
+	held.release = release
+	held.Unlock()
+}
+
 func releaseHeld() {
 	held.Lock()
 	defer held.Unlock()
@@ -66,11 +73,7 @@ func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, er
 	argv, undo, err := Start(ctx, Spawn{
 		Getenv: l.Getenv, Host: l.Host, Root: s.Team.Root, Team: filepath.Base(s.Team.Dir()), Member: s.Member.Name,
 		Exe: l.Exe, Argv: in.Argv, Env: in.Env, Cwd: l.Cwd, Claude: l.Claude, Unconfined: l.Unconfined, SSHFS: l.SSHFS, Say: l.Say,
-		Hold: func(release func()) {
-			held.Lock()
-			held.release = release
-			held.Unlock()
-		},
+		Hold: keepHeld,
 	})
 	if err != nil {
 		if in.Undo != nil {

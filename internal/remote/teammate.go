@@ -222,7 +222,10 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 	os.Remove(path)
 	t := st.Teammate
 	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
-		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say})
+		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say,
+		// The caller opens the pane next: the start lock stays held until
+		// then (see held), so no other start takes the pane's session.
+		Hold: keepHeld})
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its
