@@ -78,7 +78,10 @@ func reconnect(ctx context.Context, env Env, t team.Team, cfg *team.Config, m *t
 	if alive, err := b.Alive(ctx, cfg, m); err == nil && alive {
 		return reconnected{}, fmt.Errorf("%s's pane %s is still running: reconnect is for a teammate whose connection ended; kill-pane it to start over", visible.Line(m.Name), m.TmuxPaneID)
 	}
-	argv, undo, err := remote.Reconnect(ctx, env.Getenv, t.Root, teamDir, m.Name, env.Exe, env.Stderr)
+	// The host's start lock is held until the new pane is open, so no
+	// other start takes the session the pane needs.
+	release := func() {}
+	argv, undo, err := remote.Reconnect(ctx, env.Getenv, t.Root, teamDir, m.Name, env.Exe, env.Stderr, func(r func()) { release = r })
 	if err != nil {
 		return reconnected{}, err
 	}
@@ -91,6 +94,7 @@ func reconnect(ctx context.Context, env Env, t team.Team, cfg *team.Config, m *t
 		undo()
 		return reconnected{}, fmt.Errorf("start %s's pane: %w", m.Name, err)
 	}
+	release()
 	_, err = t.Update(ctx, lockfile.Options{}, func(cur *team.Config) error {
 		row := cur.Member(m.Name)
 		if row == nil || row.AgentID != m.AgentID {

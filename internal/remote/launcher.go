@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"path/filepath"
-	"sync"
 
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
@@ -36,44 +35,19 @@ func (l *Launcher) Check(_ context.Context, _ string, _ post.Caller) error {
 	return CheckHost(l.Host)
 }
 
-// held releases the start lock a Launcher kept after its Prepare: the
-// spawn that follows Prepare starts the pane, whose session is the last
-// the start needs, and reports back to nobody, so the lock stays held
-// until the process ends (a spawn-pane), its Undo, or the next start or
-// stop of this process (spawns of one process run one after the other).
-var held struct {
-	sync.Mutex
-	release func()
-}
-
-// keepHeld keeps a start's lock held (see held).
-func keepHeld(release func()) {
-	held.Lock()
-	held.release = release
-	held.Unlock()
-}
-
-func releaseHeld() {
-	held.Lock()
-	defer held.Unlock()
-	if held.release != nil {
-		held.release()
-		held.release = nil
-	}
-}
-
 // Prepare builds the teammate's command with Inner, then connects, mounts
 // and returns the pane's ssh command line; Undo takes back both. The
-// host's start lock stays held while the pane is started (see held).
+// host's start lock stays held until the pane is started (Started).
 func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, error) {
 	in, err := l.Inner.Prepare(ctx, s)
 	if err != nil {
 		return spawn.Launch{}, err
 	}
+	var release func()
 	argv, undo, err := Start(ctx, Spawn{
 		Getenv: l.Getenv, Host: l.Host, Root: s.Team.Root, Team: filepath.Base(s.Team.Dir()), Member: s.Member.Name,
 		Exe: l.Exe, Argv: in.Argv, Env: in.Env, Cwd: l.Cwd, Claude: l.Claude, Unconfined: l.Unconfined, SSHFS: l.SSHFS, Say: l.Say,
-		Hold: keepHeld,
+		Hold: func(r func()) { release = r },
 	})
 	if err != nil {
 		if in.Undo != nil {
@@ -86,5 +60,5 @@ func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, er
 		if in.Undo != nil {
 			in.Undo()
 		}
-	}}, nil
+	}, Started: release}, nil
 }

@@ -45,7 +45,6 @@ type startLock struct {
 // a holder checks that the path still names the file it locked, and
 // starts again when it does not.
 func lockStart(ctx context.Context, c *Client, say io.Writer) (*startLock, error) {
-	releaseHeld() // this process's last spawn is done with it
 	path := c.ControlPath + startLockSuffix
 	said := false
 	for {

@@ -200,7 +200,9 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 // of its new pane and the undo, as Start. The team's files were never on
 // the host, so the teammate finds its inbox as the lead kept it. It
 // refuses while the teammate's old connection still serves its mount.
-func Reconnect(ctx context.Context, getenv func(string) string, root, team, member, exe string, say io.Writer) (argv []string, undo func(), err error) {
+// hold is Spawn.Hold: the caller opens the pane next, and releases the
+// host's start lock once it has.
+func Reconnect(ctx context.Context, getenv func(string) string, root, team, member, exe string, say io.Writer, hold func(release func())) (argv []string, undo func(), err error) {
 	if err := checkMember(member); err != nil {
 		return nil, nil, err
 	}
@@ -222,10 +224,7 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 	os.Remove(path)
 	t := st.Teammate
 	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
-		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say,
-		// The caller opens the pane next: the start lock stays held until
-		// then (see held), so no other start takes the pane's session.
-		Hold: keepHeld})
+		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say, Hold: hold})
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its

@@ -52,6 +52,9 @@ type Launch struct {
 	Keyed  bool
 	// Undo takes back what Prepare made; nil when nothing.
 	Undo func()
+	// Started, when set, is called once the backend has started the
+	// member's pane (a failed spawn calls Undo instead).
+	Started func()
 }
 
 // Command is a launcher for any program: Argv is run as is, with the

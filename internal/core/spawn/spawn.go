@@ -165,6 +165,9 @@ func start(ctx context.Context, r Request, b backend.Backend) (Result, error) {
 	if err != nil {
 		return Result{}, undo.run(ctx, fmt.Errorf("start %s: %w", m.Name, err))
 	}
+	if launch.Started != nil {
+		launch.Started()
+	}
 	if err := recordPane(ctx, r, b, m, pane, launch.Keyed); err != nil {
 		// Not recorded, so nothing could ever reach it: take it back.
 		if derr := backend.Discard(ctx, b, before, m, pane); derr != nil {
