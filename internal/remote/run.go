@@ -41,6 +41,9 @@ type Job struct {
 	// Grace is how long an access to the mount may hang before the
 	// connection counts as lost (the lead's keepalive time).
 	Grace time.Duration `json:"grace"`
+	// Up names the mark Run leaves in the team's folder as it starts:
+	// the lead holds the host's start lock until it sees it.
+	Up string `json:"up,omitempty"`
 }
 
 // Encode makes the job one word of base64url text.
@@ -62,6 +65,9 @@ func DecodeJob(s string) (Job, error) {
 	if len(j.Argv) == 0 || j.Mount == "" || j.Team == "" {
 		return j, errors.New("read the teammate's job: no command, team or mount")
 	}
+	if j.Up != "" && !validUpMark(j.Up) {
+		return j, fmt.Errorf("read the teammate's job: %q is not a mark's name", j.Up)
+	}
 	return j, nil
 }
 
@@ -78,6 +84,12 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 	team := filepath.Join(j.Mount, "teams", j.Team)
 	if err := waitFor(team, 15*time.Second); err != nil {
 		return fmt.Errorf("the team's folder did not appear at %s: %w", team, err)
+	}
+	if j.Up != "" {
+		// This session is open: the lead may let the next start in.
+		if f, err := os.OpenFile(filepath.Join(team, j.Up), os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
+		}
 	}
 	dev, err := devOf(j.Mount)
 	if err != nil {

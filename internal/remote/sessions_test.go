@@ -141,6 +141,50 @@ func TestStartsAtOnceFitWhatFitsOneAfterTheOther(t *testing.T) {
 }
 
 // startResult is one of the starts at once and its pane.
+// A start that keeps the host's start lock for its pane lets it go only
+// once the pane's session is open on the host (the pane leaves its mark
+// in the team's folder), not when the pane's ssh merely started: a start
+// waiting for the lock would otherwise take the session the pane is
+// opening, at sshd's MaxSessions. The mark goes once seen.
+func TestStartLockIsKeptUntilThePaneIsUp(t *testing.T) {
+	l := newLab(t, sshhost.Options{})
+	defer remote.SetUpWait(time.Minute)() // a mark never seen hangs the test
+	r := &startResult{member: "m0"}
+	var release func()
+	r.pane, r.undo, r.err = remote.Start(context.Background(), remote.Spawn{
+		Getenv: l.getenv, Host: sshhost.Alias, Root: l.root, Team: l.team, Member: r.member,
+		Exe: l.exe, Argv: []string{"sh", "-c", "echo up; exec sleep 60"}, Say: &r.say,
+		Hold: func(f func()) { release = f },
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	l.recordPIDs(t, r.member)
+	defer func() { r.stopPane(); r.undo() }()
+	released := make(chan struct{})
+	go func() { release(); close(released) }()
+	select {
+	case <-released:
+		t.Fatal("the start lock was let go before the pane's session was open")
+	case <-time.After(time.Second):
+	}
+	r.startPane()
+	select {
+	case <-released:
+	case err := <-r.done:
+		t.Fatalf("the pane ended (%v):\n%s", err, r.out.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the start lock was not let go once the pane was up:\n%s", r.out.String())
+	}
+	if marks, _ := filepath.Glob(filepath.Join(l.root, "teams", l.team, ".paneteam-up-*")); len(marks) > 0 {
+		t.Errorf("the pane's mark stayed in the team's folder: %v", marks)
+	}
+	r.stopPane()
+	r.undo()
+	testutil.Eventually(t, 15*time.Second, "nothing left on the host", func() bool { return l.leftOnHost(t) == "" })
+	testutil.Eventually(t, 10*time.Second, "nothing left on the lead", func() bool { return l.leftOnLead(t) == "" })
+}
+
 type startResult struct {
 	member string
 	pane   []string

@@ -2,11 +2,14 @@ package remote
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,5 +114,41 @@ func sweepStartLocks(dir string) {
 			os.Remove(p)
 		}
 		fl.Unlock()
+	}
+}
+
+// upWait bounds how long a start keeps the lock for its pane's session:
+// a pane whose session is refused, or that fails before it runs, leaves
+// no mark.
+var upWait = 10 * time.Second
+
+// upPrefix starts the name of the mark a pane leaves in the team's folder
+// (teams/<team>) once its session is open on the host.
+const upPrefix = ".paneteam-up-"
+
+// newUpMark is a fresh mark's file name.
+func newUpMark() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return upPrefix + hex.EncodeToString(b)
+}
+
+// validUpMark: name is a mark's file name, and nothing else (the job and
+// the state file carry it; it never names a path).
+func validUpMark(name string) bool {
+	h, ok := strings.CutPrefix(name, upPrefix)
+	if !ok || len(h) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// waitUp waits until the file at path exists, for at most d.
+func waitUp(path string, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
 	}
 }

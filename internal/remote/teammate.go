@@ -60,6 +60,9 @@ type State struct {
 	// Teammate is what the host runs, kept so that Reconnect can start
 	// it again after the connection ended.
 	Teammate *Teammate `json:"teammate,omitempty"`
+	// Up is the mark the teammate's pane leaves in the team's folder once
+	// its session is open (Job.Up); Stop removes one left behind.
+	Up string `json:"up,omitempty"`
 }
 
 // Teammate is a remote teammate's command as Start was given it.
@@ -175,8 +178,9 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 			return nil, nil, err
 		}
 	}
+	up := newUpMark()
 	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared,
-		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined, SSHFS: s.SSHFS}}
+		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined, SSHFS: s.SSHFS}, Up: up}
 	if err := writeState(statePath(dir, s.Member), st); err != nil {
 		if !shared {
 			c.Unmount(ctx, m.Dir)
@@ -185,11 +189,20 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		return nil, nil, err
 	}
 	job := Job{Team: s.Team, Member: s.Member, Mount: m.Dir, Shared: shared, ConfigDir: facts.ConfigDir, Link: s.Claude,
-		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount}
+		Argv: s.Argv, Env: hostEnv(s.Env, m.Dir), Cwd: s.Cwd, Bin: filepath.Dir(bin), Grace: Keepalive * KeepaliveCount, Up: up}
 	// Stop takes the start lock itself when this teammate is the last.
 	undo = func() { lock.release(); Stop(context.WithoutCancel(ctx), s.Getenv, s.Root, s.Team, s.Member) }
 	if s.Hold != nil {
-		s.Hold(lock.release)
+		// The pane's session opens a moment after its ssh starts: the
+		// lock is let go once the pane says it is up on the host (or
+		// after upWait, when it never will), so a start waiting for the
+		// lock never takes the session the pane is opening.
+		mark := filepath.Join(s.Root, "teams", s.Team, up)
+		s.Hold(func() {
+			waitUp(mark, upWait)
+			os.Remove(mark)
+			lock.release()
+		})
 	}
 	return c.Argv("exec "+Line(bin, "remote", "run", job.Encode()), true), undo, nil
 }
@@ -288,6 +301,9 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 			syscallKill(pid)
 			waitGone(pid, 2*time.Second)
 		}
+	}
+	if validUpMark(st.Up) {
+		os.Remove(filepath.Join(root, "teams", team, st.Up))
 	}
 	os.Remove(statePath(dir, member))
 	os.Remove(filepath.Join(dir, member+".log"))
