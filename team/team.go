@@ -123,18 +123,26 @@ func Load(path string) (*Config, error) {
 		}
 		cfg, err := parseConfig(b)
 		if err == nil {
-			return cfg, checkHome(path, cfg)
+			return homed(path, cfg)
 		}
 		lastErr = err
 		time.Sleep(readPause)
 	}
 	if cfg, ok, err := loadLocked(path); ok {
 		if err == nil {
-			return cfg, checkHome(path, cfg)
+			return homed(path, cfg)
 		}
 		lastErr = err
 	}
 	return nil, fmt.Errorf("team config %s does not parse: %w (fix or restore the file; paneteam will not overwrite it)", path, lastErr)
+}
+
+// homed returns cfg, or nil and checkHome's error.
+func homed(path string, cfg *Config) (*Config, error) {
+	if err := checkHome(path, cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // ErrMisplaced: a config.json names a team whose folder is another.

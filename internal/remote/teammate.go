@@ -314,12 +314,21 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	return errors.Join(errs...)
 }
 
+// closeLockWait bounds how long closeIdle waits for a start under way.
+const closeLockWait = 30 * time.Second
+
 // closeIdle ends the team's connection to c's host once no teammate of
 // the team is on a host, and removes the lead's state folder. It does so
 // under the host's start lock, asking again once it holds it: a start
 // under way on the connection keeps it.
 func closeIdle(ctx context.Context, c *Client, dir string) error {
-	lock, err := lockStart(ctx, c, io.Discard)
+	// The teammate's state is gone already: this is the last chance to
+	// end the connection, so it waits for a start under way even past
+	// the caller's deadline, for a while. A start still holding the lock
+	// then keeps the connection, and ends it itself if it fails.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeLockWait)
+	defer cancel()
+	lock, err := lockStart(lctx, c, io.Discard)
 	if err != nil {
 		return fmt.Errorf("close the connection to %s: %w", c.Host, err)
 	}
