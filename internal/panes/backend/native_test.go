@@ -186,11 +186,22 @@ func TestGonePanesLeaveNoRecords(t *testing.T) {
 
 			spawn(beta, "eve", "sleep", "600")
 			spawn(alpha, "alice", "sleep", "600")
-			bob := spawn(alpha, "bob", "sleep", "3") // exits by itself
+			// bob's command exits by itself once the test writes to its fifo.
+			fifo := filepath.Join(t.TempDir(), "bob")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			bob := spawn(alpha, "bob", "cat", fifo)
 			carol := spawn(alpha, "carol", "sleep", "600")
 			check("after the spawns", "alice@alpha", "bob@alpha", "carol@alpha", "eve@beta")
+			if err := os.WriteFile(fifo, []byte("done\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			gone(bob)
 
+			// Records are pruned only once older than the List; make them
+			// so rather than wait.
+			backdate(t, state)
 			status(alpha, "alice", true)
 			check("status after bob's command ended", "alice@alpha", "carol@alpha", "eve@beta")
 
@@ -204,6 +215,7 @@ func TestGonePanesLeaveNoRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			testutil.Eventually(t, 5*time.Second, "carol's program ends", func() bool { return syscall.Kill(p.PID, 0) != nil })
+			backdate(t, state)
 			spawn(alpha, "dave", "sleep", "600")
 			check("a spawn after carol's pane was closed", "alice@alpha", "dave@alpha", "eve@beta")
 
@@ -255,6 +267,18 @@ func TestGonePanesLeaveNoRecords(t *testing.T) {
 				t.Fatalf("records folders left after every pane was closed: %v", left)
 			}
 		})
+	}
+}
+
+// backdate makes every record in the state folder a minute old, older
+// than any List the test asks for next.
+func backdate(t *testing.T, state string) {
+	t.Helper()
+	old := time.Now().Add(-time.Minute)
+	for f := range records(t, state) {
+		if err := os.Chtimes(f, old, old); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
