@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"github.com/paneteam/paneteam/lockfile"
 	"os"
@@ -271,10 +273,18 @@ func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 		}
 	}
 	run("team-create", "alpha")
-	for _, m := range [][]string{{"alice", "sleep", "600"}, {"bob", "sleep", "3"}} {
+	// bob's command ends by itself once the test writes to its fifo.
+	fifo := filepath.Join(t.TempDir(), "bob")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range [][]string{{"alice", "sleep", "600"}, {"bob", "cat", fifo}} {
 		run(append([]string{"spawn-pane", "--team", "alpha", "--name", m[0], "--backend", "wezterm", "--"}, m[1:]...)...)
 	}
 	want("after the spawns", "alice@alpha", "bob@alpha")
+	if err := os.WriteFile(fifo, []byte("done\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_, cfg, err := team.Open(root, "alpha")
 	if err != nil {
 		t.Fatal(err)
@@ -285,12 +295,16 @@ func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 		return !ok
 	})
 
-	// A terminal that does not answer: WezTerm's mux socket is gone.
-	quiet := filepath.Join(state, "panes", "wezterm-0123456789abcdef")
+	// A terminal that does not answer: WezTerm's mux socket is gone (and
+	// the CLI must not start a mux server there).
+	runtime := filepath.Join(t.TempDir(), "wezterm")
+	t.Setenv("WEZTERM_FAKE_RUNTIME_DIR", runtime)
+	gone := map[string]string{"WEZTERM_UNIX_SOCKET": filepath.Join(t.TempDir(), "gone", "sock"), "WEZTERM_PANE": "0"}
+	quiet := filepath.Join(state, "panes", "wezterm-"+recordsKey(gone))
 	if err := os.MkdirAll(quiet, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := json.Marshal(map[string]any{"terminal": "wezterm", "env": map[string]string{"WEZTERM_UNIX_SOCKET": filepath.Join(t.TempDir(), "gone", "sock"), "WEZTERM_PANE": "0"}})
+	addr, _ := json.Marshal(map[string]any{"terminal": "wezterm", "env": gone})
 	old := time.Now().Add(-time.Hour)
 	for name, b := range map[string][]byte{"address.json": addr, "pane-37": []byte("dan@alpha\n/x\n")} {
 		if err := os.WriteFile(filepath.Join(quiet, name), b, 0o600); err != nil {
@@ -299,10 +313,21 @@ func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 		os.Chtimes(filepath.Join(quiet, name), old, old)
 	}
 
-	out := run("cleanup", "--orphans")
+	// Records are pruned only once older than the List; make them so
+	// rather than wait.
+	recs, _ := filepath.Glob(filepath.Join(state, "panes", "*", "pane-*"))
+	for _, f := range recs {
+		os.Chtimes(f, old, old)
+	}
+	out := run("cleanup", "--orphans", "--dry-run")
+	want("cleanup --orphans --dry-run", "alice@alpha", "bob@alpha", "dan@alpha")
+	out = run("cleanup", "--orphans")
 	want("cleanup --orphans after bob's command ended", "alice@alpha", "dan@alpha")
 	if !strings.Contains(out, "removed record") || strings.Contains(out, quiet) {
 		t.Fatalf("cleanup --orphans said:\n%s\nwant bob's record reported removed, nothing of the terminal that did not answer", out)
+	}
+	if _, err := os.Stat(runtime); err == nil {
+		t.Fatalf("cleanup --orphans started a WezTerm mux server for a socket that did not answer (%s)", runtime)
 	}
 
 	var teams []struct {
@@ -322,4 +347,20 @@ func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 	// kill-pane of bob, whose pane and record are gone, succeeds.
 	run("kill-pane", "--team", "alpha", "--name", "bob")
 	want("after kill-pane of bob", "alice@alpha", "dan@alpha")
+}
+
+// recordsKey is the part of a records folder's name that paneteam
+// derives from the terminal's address: the first 16 hex digits of the
+// SHA-256 of its sorted KEY=VALUE\x00 entries.
+func recordsKey(addr map[string]string) string {
+	keys := make([]string, 0, len(addr))
+	for k := range addr {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		h.Write([]byte(k + "=" + addr[k] + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }

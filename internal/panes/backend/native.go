@@ -40,6 +40,28 @@ var nativeAddress = map[string][]string{
 	team.BackendZellij:  {"ZELLIJ_SESSION_NAME", "ZELLIJ_SOCKET_DIR"},
 }
 
+// listNames says whether a List of the terminal through addr can only
+// be of the instance addr names, so that it may prune the records kept
+// for addr. A terminal whose command line finds an instance of its own
+// when a variable is missing (WezTerm without WEZTERM_UNIX_SOCKET looks
+// for its GUI, or the caller's variable would be used) may answer, in
+// full and with success, for another instance, whose panes are not
+// these: every variable of its address must be set. Zellij's List asks
+// no Zellij (it checks the programs its driver started, by the files in
+// the driver's folder), so the session's socket folder, which Zellij
+// leaves unset by default, does not matter to it.
+func listNames(name string, addr map[string]string) bool {
+	if name == team.BackendZellij {
+		return addr["ZELLIJ_SESSION_NAME"] != ""
+	}
+	for _, k := range nativeAddress[name] {
+		if addr[k] == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // nativeLead is the variable naming the lead's own pane, which paneteam
 // splits and never closes (Zellij has none a driver uses: it splits the
 // focused pane).
@@ -102,17 +124,19 @@ func addressKey(addr map[string]string) string {
 // driver returns the terminal's driver addressed by addr (the caller's
 // own variables fill in the rest: PATH, HOME), keeping records in dir.
 func (b *nativeBackend) driver(addr map[string]string, dir string) (native.Terminal, error) {
-	return newDriver(b.env, b.name, addr, dir)
+	return newDriver(b.env, b.name, addr, dir, false)
 }
 
-func newDriver(env Env, name string, addr map[string]string, dir string) (native.Terminal, error) {
+// newDriver returns the named terminal's driver addressed by addr; a
+// readOnly one changes no file.
+func newDriver(env Env, name string, addr map[string]string, dir string, readOnly bool) (native.Terminal, error) {
 	getenv := func(k string) string {
 		if slices.Contains(nativeAddress[name], k) {
 			return addr[k]
 		}
 		return env.Getenv(k)
 	}
-	return native.New(name, native.Env{Getenv: getenv, LookPath: env.lookPath, Exe: env.Exe, Dir: dir})
+	return native.New(name, native.Env{Getenv: getenv, LookPath: env.lookPath, Exe: env.Exe, Dir: dir, ReadOnly: readOnly})
 }
 
 // ProbeNative checks that the named terminal can be driven from the
@@ -124,7 +148,7 @@ func ProbeNative(env Env, name string) error {
 	}
 	// The probe keeps no records: any folder will do for a driver that
 	// needs one.
-	t, err := newDriver(env, name, addr, os.TempDir())
+	t, err := newDriver(env, name, addr, os.TempDir(), false)
 	if err != nil {
 		return err
 	}
@@ -235,7 +259,9 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	}
 	// The List above is this terminal's panes as they were before this
 	// one: the records of panes missing from it are of panes gone since.
-	pruneRecords(record, b.name, dir, listed, asked, false)
+	if listNames(b.name, addr) {
+		pruneRecords(record, b.name, dir, listed, asked, false)
+	}
 	if rl := plan.Relayout; rl.Layout != "" {
 		if a, ok := t.(native.Arranger); ok {
 			if err := a.Arrange(ctx, string(rl.Layout), rl.LeadPercent); err != nil {
@@ -307,7 +333,12 @@ func (b *nativeBackend) recordDir(addr map[string]string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(state, "panes", b.name+"-"+addressKey(addr)[:16]), nil
+	return filepath.Join(state, "panes", recordsFolder(b.name, addr)), nil
+}
+
+// recordsFolder names the records folder of the terminal name at addr.
+func recordsFolder(name string, addr map[string]string) string {
+	return name + "-" + addressKey(addr)[:16]
 }
 
 // Kill closes the member's pane; one already gone is success, the pane
@@ -365,7 +396,7 @@ func (b *nativeBackend) list(ctx context.Context, tp *team.TerminalPane) ([]nati
 	if err != nil {
 		return nil, fmt.Errorf("list %s's panes: %w", b.name, err)
 	}
-	if dir, err := b.recordDir(tp.Env); err == nil {
+	if dir, err := b.recordDir(tp.Env); err == nil && listNames(b.name, tp.Env) {
 		pruneRecords(dir, b.name, tp.Dir, hs, asked, false)
 	}
 	return hs, nil

@@ -3,6 +3,9 @@ package backend_test
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,11 +189,22 @@ func TestGonePanesLeaveNoRecords(t *testing.T) {
 
 			spawn(beta, "eve", "sleep", "600")
 			spawn(alpha, "alice", "sleep", "600")
-			bob := spawn(alpha, "bob", "sleep", "3") // exits by itself
+			// bob's command exits by itself once the test writes to its fifo.
+			fifo := filepath.Join(t.TempDir(), "bob")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			bob := spawn(alpha, "bob", "cat", fifo)
 			carol := spawn(alpha, "carol", "sleep", "600")
 			check("after the spawns", "alice@alpha", "bob@alpha", "carol@alpha", "eve@beta")
+			if err := os.WriteFile(fifo, []byte("done\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			gone(bob)
 
+			// Records are pruned only once older than the List; make them
+			// so rather than wait.
+			backdate(t, state)
 			status(alpha, "alice", true)
 			check("status after bob's command ended", "alice@alpha", "carol@alpha", "eve@beta")
 
@@ -204,6 +218,7 @@ func TestGonePanesLeaveNoRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			testutil.Eventually(t, 5*time.Second, "carol's program ends", func() bool { return syscall.Kill(p.PID, 0) != nil })
+			backdate(t, state)
 			spawn(alpha, "dave", "sleep", "600")
 			check("a spawn after carol's pane was closed", "alice@alpha", "dave@alpha", "eve@beta")
 
@@ -258,6 +273,18 @@ func TestGonePanesLeaveNoRecords(t *testing.T) {
 	}
 }
 
+// backdate makes every record in the state folder a minute old, older
+// than any List the test asks for next.
+func backdate(t *testing.T, state string) {
+	t.Helper()
+	old := time.Now().Add(-time.Minute)
+	for f := range records(t, state) {
+		if err := os.Chtimes(f, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func firstKey(m map[string]string) string {
 	for k := range m {
 		return k
@@ -268,4 +295,194 @@ func firstKey(m map[string]string) string {
 func paneOpen(tm *nativetest.Terminal, id int) bool {
 	p, err := tm.Pane(id)
 	return err == nil && !p.Exited
+}
+
+// wezEnv is a backend environment for a lead in pane lead of tm,
+// keeping paneteam's state in state; drop lists variables the lead's
+// shell did not have.
+func wezEnv(tm *nativetest.Terminal, lead int, state string, drop ...string) backend.Env {
+	get := tm.Getenv(lead)
+	return backend.Env{
+		Getenv: func(k string) string {
+			switch {
+			case k == "PANETEAM_STATE_DIR":
+				return state
+			case slices.Contains(drop, k):
+				return ""
+			}
+			return get(k)
+		},
+		LookPath: func(name string) (string, error) {
+			if name == tm.Kind {
+				return tm.Bin, nil
+			}
+			return exec.LookPath(name)
+		},
+	}
+}
+
+// A lead whose shell had no WEZTERM_UNIX_SOCKET reached its WezTerm as
+// the CLI finds a GUI. Later, status and 'cleanup --orphans' run where
+// another WezTerm is the one the CLI finds (by its GUI, or the caller's
+// own variable): its List is complete and successful, and of the wrong
+// terminal. The records must stay, and the teammate's pane can still be
+// closed.
+func TestRecordsOfAPartialAddressStay(t *testing.T) {
+	ours := nativetest.Start(t, nativetest.WezTerm, []string{"sleep", "600"}, nativetest.Options{})
+	other := nativetest.Start(t, nativetest.WezTerm, []string{"sleep", "600"}, nativetest.Options{})
+	runtime := t.TempDir()
+	t.Setenv("WEZTERM_FAKE_RUNTIME_DIR", runtime)
+	t.Setenv("WAYLAND_DISPLAY", "")
+	t.Setenv("DISPLAY", ":0")
+	t.Setenv("WEZTERM_UNIX_SOCKET", "")
+	gui := filepath.Join(runtime, "x11-:0-org.wezfurlong.wezterm")
+	publish := func(tm *nativetest.Terminal) {
+		t.Helper()
+		os.Remove(gui)
+		if err := os.Symlink(filepath.Join(tm.Dir, "sock"), gui); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(ours)
+	state := t.TempDir()
+	env := wezEnv(ours, ours.First, state, "WEZTERM_UNIX_SOCKET")
+	tt := team.Team{Root: t.TempDir(), Name: "alpha"}
+	cfg := &team.Config{Name: "alpha"}
+	b, err := backend.Choose(env, cfg, team.BackendWezTerm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := team.Member{Name: "alice", AgentID: "alice@alpha", Cwd: os.TempDir()}
+	p, err := b.Spawn(context.Background(), backend.Spec{Team: tt, Config: cfg, Member: m, Argv: []string{"sleep", "600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.TmuxPaneID, m.BackendType, m.Paneteam = p.ID, p.Backend, p.Meta
+	cfg.Members = append(cfg.Members, m)
+	alice := cfg.Member("alice")
+	backdate(t, state)
+
+	publish(other)
+	for _, caller := range []string{"", filepath.Join(other.Dir, "sock")} {
+		t.Setenv("WEZTERM_UNIX_SOCKET", caller)
+		backend.NewCensus(env).Alive(context.Background(), cfg, alice)
+		if removed, err := backend.PruneNativeRecords(context.Background(), env, false); err != nil || len(removed) != 0 {
+			t.Errorf("cleanup with WEZTERM_UNIX_SOCKET=%q removed %v (%v); want nothing", caller, removed, err)
+		}
+		if got := members(records(t, state)); !slices.Equal(got, []string{"alice@alpha"}) {
+			t.Fatalf("with WEZTERM_UNIX_SOCKET=%q: records of %v; want alice's kept", caller, got)
+		}
+	}
+	publish(ours)
+	t.Setenv("WEZTERM_UNIX_SOCKET", "")
+	if err := b.Kill(context.Background(), cfg, alice); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := strconv.Atoi(alice.TmuxPaneID); paneOpen(ours, id) {
+		t.Fatal("alice's pane is still open after kill")
+	}
+}
+
+// A records folder whose address.json names another terminal than its
+// own name says (written or copied there) is not judged by that
+// terminal's List.
+func TestRecordsFolderMustMatchItsAddress(t *testing.T) {
+	tm := nativetest.Start(t, nativetest.WezTerm, []string{"sleep", "600"}, nativetest.Options{})
+	state := t.TempDir()
+	env := wezEnv(tm, tm.First, state)
+	addr, _ := json.Marshal(map[string]any{"terminal": "wezterm", "env": map[string]string{
+		"WEZTERM_UNIX_SOCKET": env.Getenv("WEZTERM_UNIX_SOCKET"), "WEZTERM_PANE": env.Getenv("WEZTERM_PANE")}})
+	dir := filepath.Join(state, "panes", "wezterm-0123456789abcdef")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "pane-"+hex.EncodeToString([]byte("77")))
+	for path, b := range map[string][]byte{filepath.Join(dir, "address.json"): addr, rec: []byte("dan@alpha\n/x\n")} {
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backdate(t, state)
+	if removed, err := backend.PruneNativeRecords(context.Background(), env, false); err != nil || len(removed) != 0 {
+		t.Errorf("pruned %v (%v) from a folder not named for its address; want nothing", removed, err)
+	}
+	if _, err := os.Stat(rec); err != nil {
+		t.Errorf("the record in a folder not named for its address went: %v", err)
+	}
+}
+
+// 'cleanup --orphans --dry-run' reports the records of panes gone and
+// changes no file: not the records, not their folders, not the files a
+// driver keeps of its panes.
+func TestDryRunPruneChangesNothing(t *testing.T) {
+	for _, kind := range []string{nativetest.WezTerm, nativetest.Zellij} {
+		t.Run(kind, func(t *testing.T) {
+			tm := nativetest.Start(t, kind, []string{"sleep", "600"}, nativetest.Options{})
+			state, root := t.TempDir(), t.TempDir()
+			env := wezEnv(tm, tm.First, state)
+			tt := team.Team{Root: root, Name: "alpha"}
+			cfg := &team.Config{Name: "alpha"}
+			b, err := backend.Choose(env, cfg, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := b.Spawn(context.Background(), backend.Spec{Team: tt, Config: cfg,
+				Member: team.Member{Name: "bob", AgentID: "bob@alpha", Cwd: os.TempDir()}, Argv: []string{"sleep", "600"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := strconv.Atoi(p.ID)
+			pane, err := tm.Pane(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tm.Close(id); err != nil { // the person closes bob's pane
+				t.Fatal(err)
+			}
+			testutil.Eventually(t, 5*time.Second, "bob's program ends", func() bool { return syscall.Kill(pane.PID, 0) != nil })
+			backdate(t, state)
+			before := tree(t, state, root)
+			removed, err := backend.PruneNativeRecords(context.Background(), env, true)
+			if err != nil || len(removed) != 1 {
+				t.Errorf("dry run reported %v (%v); want bob's record", removed, err)
+			}
+			if after := tree(t, state, root); !maps.Equal(before, after) {
+				t.Errorf("a dry run changed files:\nbefore %v\nafter  %v", before, after)
+			}
+			if removed, _ := backend.PruneNativeRecords(context.Background(), env, false); len(removed) != 1 {
+				t.Errorf("the real prune removed %v; want bob's record", removed)
+			}
+		})
+	}
+}
+
+// tree is every file and folder under roots, with its content and time.
+func tree(t *testing.T, roots ...string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range roots {
+		err := filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			v := fi.Mode().String() + " " + fi.ModTime().String()
+			if d.Type().IsRegular() {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				v += " " + string(b)
+			}
+			out[path] = v
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }

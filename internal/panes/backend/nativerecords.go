@@ -159,7 +159,7 @@ func pruneRecords(dir, name, scope string, live []native.Handle, asked time.Time
 			left++
 		}
 	}
-	if left == 0 {
+	if left == 0 && !dryRun {
 		removeRecordsDir(dir)
 	}
 	return removed
@@ -243,8 +243,11 @@ func PruneNativeRecords(ctx context.Context, env Env, dryRun bool) ([]string, er
 		dir := filepath.Join(state, "panes", f.Name())
 		b, err := os.ReadFile(filepath.Join(dir, addressName))
 		var a recordAddress
+		// The folder's name is the address's: an address.json written
+		// (or copied) into another terminal's folder would have that
+		// folder's records judged by the wrong terminal.
 		if !f.IsDir() || err != nil || json.Unmarshal(b, &a) != nil || !IsNative(a.Terminal) ||
-			!strings.HasPrefix(f.Name(), a.Terminal+"-") {
+			f.Name() != recordsFolder(a.Terminal, a.Env) {
 			continue
 		}
 		for _, scope := range recordScopes(dir, a.Terminal) {
@@ -281,8 +284,12 @@ func recordScopes(dir, name string) []string {
 }
 
 // pruneFolder lists the terminal at a from scope and prunes dir by it.
+// A dry run lists through a driver that changes no file either.
 func pruneFolder(ctx context.Context, env Env, dir string, a recordAddress, scope string, dryRun bool) []string {
-	t, err := newDriver(env, a.Terminal, a.Env, scope)
+	if !listNames(a.Terminal, a.Env) {
+		return nil
+	}
+	t, err := newDriver(env, a.Terminal, a.Env, scope, dryRun)
 	if err != nil {
 		return nil
 	}

@@ -73,6 +73,11 @@ func (k *kitty) exec(ctx context.Context, args ...string) (string, error) {
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, k.bin, args...)
+	// --to names the kitty; KITTY_WINDOW_ID, which kitty @ sends as the
+	// calling window, is the lead's, as when the lead itself calls.
+	cmd.Env = cliEnviron(func(v string) string {
+		return map[string]string{"KITTY_LISTEN_ON": k.addr, "KITTY_WINDOW_ID": string(k.lead)}[v]
+	}, "KITTY_LISTEN_ON", "KITTY_WINDOW_ID")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

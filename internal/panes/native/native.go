@@ -16,7 +16,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Terminal is one terminal emulator's panes, seen from a program running
@@ -101,6 +104,31 @@ type Env struct {
 	// Dir is a private 0700 folder the driver may keep files in (iTerm2's
 	// 0600 launch files).
 	Dir string
+	// ReadOnly asks for a driver that changes no file: List leaves the
+	// files of panes it finds gone (Zellij's) in place. For a look that
+	// must change nothing ('cleanup --orphans --dry-run').
+	ReadOnly bool
+}
+
+// cliEnviron is this process's environment for a terminal's command
+// line, with the terminal's address variables keys as getenv gives them:
+// one getenv leaves empty is removed rather than inherited, so a call
+// made from another instance of the terminal, or from cron, reaches the
+// instance getenv names or none, never the caller's own.
+func cliEnviron(getenv func(string) string, keys ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(keys, k) {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range keys {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // constructors maps a terminal's name to its driver; each driver's file

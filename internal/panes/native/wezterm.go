@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -16,8 +15,11 @@ import (
 // WezTerm is driven through its mux CLI, `wezterm cli`
 // (https://wezterm.org/cli/cli/index.html), from a program running in one
 // of its panes: WEZTERM_UNIX_SOCKET names the mux and WEZTERM_PANE the
-// lead's pane. Commands used, all present since 20220624-141144-bd1b7c5d
-// unless noted:
+// lead's pane. Every call is `wezterm cli --no-auto-start ...`, with
+// WEZTERM_UNIX_SOCKET and WEZTERM_PANE as the lead had them (unset when
+// the lead had none: without the socket the CLI looks for a WezTerm GUI
+// of its own, see https://wezterm.org/cli/cli/index.html). Commands used,
+// all present since 20220624-141144-bd1b7c5d unless noted:
 //
 //   - split-pane --pane-id N --right|--bottom [--percent P] [--cwd D] -- argv
 //     (prints the new pane's id);
@@ -60,17 +62,9 @@ func newWezTerm(e Env) (Terminal, error) {
 
 func (w *wezterm) Name() string { return "wezterm" }
 
-// cliEnv is the caller's environment with the lead's mux address, so
-// every call reaches the WezTerm the lead runs in.
-func (w *wezterm) cliEnv() []string {
-	env := os.Environ()
-	for _, k := range []string{"WEZTERM_UNIX_SOCKET", "WEZTERM_PANE"} {
-		if v := w.env.Getenv(k); v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
-}
+// weztermAddress is the variables naming the WezTerm instance (its mux
+// socket) and the lead's pane in it.
+var weztermAddress = []string{"WEZTERM_UNIX_SOCKET", "WEZTERM_PANE"}
 
 func (w *wezterm) run(ctx context.Context, args ...string) (string, error) {
 	if _, ok := ctx.Deadline(); !ok {
@@ -78,8 +72,14 @@ func (w *wezterm) run(ctx context.Context, args ...string) (string, error) {
 		ctx, cancel = context.WithTimeout(ctx, weztermCallTimeout)
 		defer cancel()
 	}
+	// --no-auto-start: a mux socket that does not answer is an error,
+	// not a reason to start a wezterm-mux-server (from cron, say) whose
+	// empty answer would say every pane is gone.
+	if len(args) > 0 && args[0] == "cli" {
+		args = append([]string{"cli", "--no-auto-start"}, args[1:]...)
+	}
 	cmd := exec.CommandContext(ctx, w.bin, args...)
-	cmd.Env = w.cliEnv()
+	cmd.Env = cliEnviron(w.env.Getenv, weztermAddress...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -292,3 +292,29 @@ func TestWezTermFakeRejectsUnknownFlags(t *testing.T) {
 		t.Errorf("a refused call changed the panes: %+v", ps)
 	}
 }
+
+// The driver reaches the WezTerm its address names or none: not the one
+// the calling process's own WEZTERM_UNIX_SOCKET names, and, for a mux
+// socket that does not answer, not a mux server the CLI would start
+// (wezterm cli --no-auto-start).
+func TestWezTermReachesOnlyItsAddress(t *testing.T) {
+	other := nativetest.Start(t, nativetest.WezTerm, []string{"sleep", "600"}, nativetest.Options{})
+	runtime := filepath.Join(t.TempDir(), "wezterm")
+	t.Setenv("WEZTERM_FAKE_RUNTIME_DIR", runtime)
+	t.Setenv("WEZTERM_UNIX_SOCKET", filepath.Join(other.Dir, "sock"))
+	for name, sock := range map[string]string{"no socket": "", "a dead socket": filepath.Join(t.TempDir(), "gone")} {
+		getenv := func(k string) string {
+			return map[string]string{"WEZTERM_PANE": "0", "WEZTERM_UNIX_SOCKET": sock}[k]
+		}
+		d, err := New("wezterm", Env{Getenv: getenv, LookPath: weztermLookPath(other)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hs, err := d.List(weztermCtx(t)); err == nil {
+			t.Errorf("with %s in the address, List answered %v; want an error, not the caller's WezTerm or a new mux", name, hs)
+		}
+		if _, err := os.Stat(runtime); err == nil {
+			t.Errorf("with %s in the address, the CLI started a mux server in %s", name, runtime)
+		}
+	}
+}

@@ -96,11 +96,10 @@ func (z *zellij) run(ctx context.Context, args ...string) (string, error) {
 	}
 	args = append([]string{"--session", z.session}, args...)
 	cmd := exec.CommandContext(ctx, z.bin, args...)
-	env := os.Environ()
-	if d := z.env.Getenv("ZELLIJ_SOCKET_DIR"); d != "" {
-		env = append(env, "ZELLIJ_SOCKET_DIR="+d)
-	}
-	cmd.Env = env
+	// The session is named on the command line; its folder is the
+	// lead's, or Zellij's default when the lead had none, never the
+	// caller's.
+	cmd.Env = cliEnviron(z.env.Getenv, "ZELLIJ_SOCKET_DIR")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -321,7 +320,7 @@ func (z *zellij) List(ctx context.Context) ([]Handle, error) {
 		h := Handle(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "zellij-pane-"), ".json"))
 		if r, ok := z.readRecord(h); ok && proc.Alive(r.PID, r.Start) {
 			hs = append(hs, h)
-		} else {
+		} else if !z.env.ReadOnly {
 			os.Remove(f)
 		}
 	}

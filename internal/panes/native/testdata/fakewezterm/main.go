@@ -5,8 +5,18 @@
 // kill-pane.html, set-tab-title.html). Flags the real CLI does not have
 // are refused as clap refuses them (exit 2), so a driver bug shows.
 //
-// The mux is addressed by WEZTERM_UNIX_SOCKET, as the real one is; the
-// fake keeps its windows, tabs and panes in state.json next to that
+// The mux is found as the real CLI finds it (wezterm-client's
+// compute_unix_domain): $WEZTERM_UNIX_SOCKET; else, unless --prefer-mux,
+// the GUI instance the runtime folder's symlink x11-$DISPLAY-<class>
+// (wayland-$WAYLAND_DISPLAY-<class>) points at; else the default unix
+// domain's socket, <runtime>/sock. A socket that does not answer, found
+// any way but through the GUI symlink, makes the real CLI start a
+// wezterm-mux-server unless --no-auto-start is given; the fake then
+// starts an empty mux (no panes) at <runtime>/sock, where that server
+// listens. The fake's runtime folder is $WEZTERM_FAKE_RUNTIME_DIR,
+// standing for $XDG_RUNTIME_DIR/wezterm, which a test must never touch:
+// unset, there is no GUI to find, no default domain and no auto-start.
+// The fake keeps its windows, tabs and panes in state.json next to the
 // socket path, and logs every call in state.json.calls. Each pane's
 // program runs under a pseudo-terminal in a detached host
 // (internal/panes/native/nativetest).
@@ -121,10 +131,67 @@ func add(s *nativetest.State, p nativetest.Pane, argv []string) int {
 	return p.ID
 }
 
+// serveAutomatically: connect starts a mux server when the socket does
+// not answer (muxSocket, --no-auto-start).
+var serveAutomatically bool
+
+// muxSocket is the socket the CLI connects to ("": none it can find) and
+// whether it may start a mux server there; env is $WEZTERM_UNIX_SOCKET.
+func muxSocket(env string, g map[string]string) (string, bool) {
+	if env != "" {
+		return env, true
+	}
+	runtime := os.Getenv("WEZTERM_FAKE_RUNTIME_DIR")
+	if runtime == "" {
+		return "", false
+	}
+	if _, prefer := g["--prefer-mux"]; !prefer {
+		class := g["--class"]
+		if class == "" {
+			class = "org.wezfurlong.wezterm"
+		}
+		name := "x11-" + os.Getenv("DISPLAY") + "-" + class
+		if os.Getenv("DISPLAY") == "" {
+			name = "x11-:0-" + class
+		}
+		if wl := os.Getenv("WAYLAND_DISPLAY"); wl != "" {
+			name = "wayland-" + wl + "-" + class
+		}
+		if gui, err := os.Readlink(filepath.Join(runtime, name)); err == nil {
+			return gui, false
+		}
+	}
+	return filepath.Join(runtime, "sock"), true
+}
+
+// autoStart is the wezterm-mux-server the real CLI starts for a socket
+// that does not answer: a mux with no panes, listening at the default
+// domain's socket in the runtime folder.
+func autoStart() {
+	runtime := os.Getenv("WEZTERM_FAKE_RUNTIME_DIR")
+	if runtime == "" {
+		return
+	}
+	sock := filepath.Join(runtime, "sock")
+	if _, err := os.Stat(sock); err == nil {
+		return
+	}
+	if os.MkdirAll(runtime, 0o700) != nil || os.WriteFile(sock, nil, 0o600) != nil {
+		return
+	}
+	nativetest.Update(statePath(sock), func(s *nativetest.State) error {
+		s.Kind, s.Socket = "wezterm", sock
+		return nil
+	})
+}
+
 // connect is the mux connection every cli subcommand makes first.
 func connect(sock string) (string, error) {
 	if sock == "" {
 		return "", errors.New("Error: failed to connect to the mux: no running wezterm instance found (WEZTERM_UNIX_SOCKET is not set)")
+	}
+	if _, err := os.Stat(sock); err != nil && serveAutomatically {
+		autoStart()
 	}
 	if _, err := os.Stat(sock); err != nil {
 		return "", fmt.Errorf("Error: failed to connect to Socket(%q): %v", sock, err)
@@ -143,7 +210,13 @@ func cli(sock string, args []string) error {
 	if err != nil {
 		return err
 	}
-	_ = g
+	sock, serveAutomatically = muxSocket(sock, g)
+	if _, no := g["--no-auto-start"]; no {
+		serveAutomatically = false
+	}
+	if sock != "" && os.Getenv("WEZTERM_UNIX_SOCKET") == "" {
+		nativetest.LogCall(statePath(sock), args)
+	}
 	if len(rest) == 0 {
 		return &nativetest.UsageError{Msg: "a subcommand is required", Usage: "wezterm cli [OPTIONS] <COMMAND>"}
 	}
