@@ -292,6 +292,22 @@ func firstKey(m map[string]string) string {
 	return ""
 }
 
+// openPanes counts tm's panes whose program runs.
+func openPanes(t *testing.T, tm *nativetest.Terminal) int {
+	t.Helper()
+	ps, err := tm.Panes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range ps {
+		if !p.Exited {
+			n++
+		}
+	}
+	return n
+}
+
 func paneOpen(tm *nativetest.Terminal, id int) bool {
 	p, err := tm.Pane(id)
 	return err == nil && !p.Exited
@@ -321,12 +337,13 @@ func wezEnv(tm *nativetest.Terminal, lead int, state string, drop ...string) bac
 	}
 }
 
-// A lead whose shell had no WEZTERM_UNIX_SOCKET reached its WezTerm as
-// the CLI finds a GUI. Later, status and 'cleanup --orphans' run where
-// another WezTerm is the one the CLI finds (by its GUI, or the caller's
-// own variable): its List is complete and successful, and of the wrong
-// terminal. The records must stay, and the teammate's pane can still be
-// closed.
+// A WezTerm address without its socket could reach another WezTerm (the
+// one the CLI finds by its GUI, or the caller's own variable), whose
+// List is complete, successful and of the wrong terminal, and whose pane
+// ids mean other panes. A lead without WEZTERM_UNIX_SOCKET is refused,
+// recording nothing; and a member whose recorded address lost it (an
+// older record, or a rewritten config.json) is neither judged gone, nor
+// pruned, nor closed through another WezTerm.
 func TestRecordsOfAPartialAddressStay(t *testing.T) {
 	ours := nativetest.Start(t, nativetest.WezTerm, []string{"sleep", "600"}, nativetest.Options{})
 	other := nativetest.Start(t, nativetest.WezTerm, []string{"sleep", "600"}, nativetest.Options{})
@@ -334,20 +351,31 @@ func TestRecordsOfAPartialAddressStay(t *testing.T) {
 	t.Setenv("WEZTERM_FAKE_RUNTIME_DIR", runtime)
 	t.Setenv("WAYLAND_DISPLAY", "")
 	t.Setenv("DISPLAY", ":0")
-	t.Setenv("WEZTERM_UNIX_SOCKET", "")
 	gui := filepath.Join(runtime, "x11-:0-org.wezfurlong.wezterm")
-	publish := func(tm *nativetest.Terminal) {
-		t.Helper()
-		os.Remove(gui)
-		if err := os.Symlink(filepath.Join(tm.Dir, "sock"), gui); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.Symlink(filepath.Join(other.Dir, "sock"), gui); err != nil {
+		t.Fatal(err)
 	}
-	publish(ours)
 	state := t.TempDir()
-	env := wezEnv(ours, ours.First, state, "WEZTERM_UNIX_SOCKET")
 	tt := team.Team{Root: t.TempDir(), Name: "alpha"}
 	cfg := &team.Config{Name: "alpha"}
+
+	partial := wezEnv(ours, ours.First, state, "WEZTERM_UNIX_SOCKET")
+	if b, err := backend.Choose(partial, cfg, team.BackendWezTerm); err == nil {
+		_, err = b.Spawn(context.Background(), backend.Spec{Team: tt, Config: cfg, Member: team.Member{Name: "bob", AgentID: "bob@alpha", Cwd: os.TempDir()}, Argv: []string{"sleep", "600"}})
+		if err == nil || !strings.Contains(err.Error(), "WEZTERM_UNIX_SOCKET") {
+			t.Fatalf("a spawn from a WezTerm pane without WEZTERM_UNIX_SOCKET: %v; want a refusal naming it", err)
+		}
+	} else if !strings.Contains(err.Error(), "WEZTERM_UNIX_SOCKET") {
+		t.Fatalf("choosing WezTerm without WEZTERM_UNIX_SOCKET: %v; want a refusal naming it", err)
+	}
+	if got := records(t, state); len(got) != 0 {
+		t.Fatalf("a refused spawn left records: %v", got)
+	}
+	if n := openPanes(t, ours); n != 1 {
+		t.Fatalf("a refused spawn opened panes in the lead's WezTerm: %d open", n)
+	}
+
+	env := wezEnv(ours, ours.First, state)
 	b, err := backend.Choose(env, cfg, team.BackendWezTerm)
 	if err != nil {
 		t.Fatal(err)
@@ -358,11 +386,12 @@ func TestRecordsOfAPartialAddressStay(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.TmuxPaneID, m.BackendType, m.Paneteam = p.ID, p.Backend, p.Meta
+	delete(m.Paneteam.Terminal.Env, "WEZTERM_UNIX_SOCKET") // the record lost it
 	cfg.Members = append(cfg.Members, m)
 	alice := cfg.Member("alice")
 	backdate(t, state)
+	id, _ := strconv.Atoi(alice.TmuxPaneID)
 
-	publish(other)
 	for _, caller := range []string{"", filepath.Join(other.Dir, "sock")} {
 		t.Setenv("WEZTERM_UNIX_SOCKET", caller)
 		backend.NewCensus(env).Alive(context.Background(), cfg, alice)
@@ -372,14 +401,12 @@ func TestRecordsOfAPartialAddressStay(t *testing.T) {
 		if got := members(records(t, state)); !slices.Equal(got, []string{"alice@alpha"}) {
 			t.Fatalf("with WEZTERM_UNIX_SOCKET=%q: records of %v; want alice's kept", caller, got)
 		}
-	}
-	publish(ours)
-	t.Setenv("WEZTERM_UNIX_SOCKET", "")
-	if err := b.Kill(context.Background(), cfg, alice); err != nil {
-		t.Fatal(err)
-	}
-	if id, _ := strconv.Atoi(alice.TmuxPaneID); paneOpen(ours, id) {
-		t.Fatal("alice's pane is still open after kill")
+		if err := b.Kill(context.Background(), cfg, alice); err == nil {
+			t.Errorf("kill through an address without its socket succeeded; want a refusal")
+		}
+		if !paneOpen(ours, id) || openPanes(t, other) != 1 {
+			t.Fatalf("a kill through an address without its socket closed a pane (alice's open: %v; the other WezTerm's open panes: %d)", paneOpen(ours, id), openPanes(t, other))
+		}
 	}
 }
 

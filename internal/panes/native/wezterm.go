@@ -53,6 +53,12 @@ func newWezTerm(e Env) (Terminal, error) {
 	if e.Getenv("WEZTERM_PANE") == "" {
 		return nil, fmt.Errorf("%w: not inside WezTerm (WEZTERM_PANE is not set): start paneteam from a WezTerm pane", ErrUnavailable)
 	}
+	// Without its socket, the CLI reaches whichever WezTerm it finds
+	// (a GUI, another instance): panes would open, be listed and be
+	// closed there, by ids that mean other panes.
+	if e.Getenv("WEZTERM_UNIX_SOCKET") == "" {
+		return nil, fmt.Errorf("%w: WEZTERM_UNIX_SOCKET is not set, so this WezTerm cannot be told from another one: WezTerm sets it in the panes it starts (since 20230408); run paneteam in a pane of a current WezTerm, or set it to this WezTerm's socket", ErrUnavailable)
+	}
 	w := &wezterm{env: e, bin: bin}
 	if p, err := e.LookPath("env"); err == nil {
 		w.envBin = p

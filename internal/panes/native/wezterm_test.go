@@ -307,6 +307,12 @@ func TestWezTermReachesOnlyItsAddress(t *testing.T) {
 			return map[string]string{"WEZTERM_PANE": "0", "WEZTERM_UNIX_SOCKET": sock}[k]
 		}
 		d, err := New("wezterm", Env{Getenv: getenv, LookPath: weztermLookPath(other)})
+		if sock == "" {
+			if err == nil || !strings.Contains(err.Error(), "WEZTERM_UNIX_SOCKET") {
+				t.Errorf("with no socket in the address: %v; want a refusal naming WEZTERM_UNIX_SOCKET", err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
