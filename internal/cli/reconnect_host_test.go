@@ -17,11 +17,7 @@ import (
 // reconnect: same member, a new pane, and the message the lead sent while
 // it was away is waiting in its inbox and gets its answer.
 func TestReconnectBringsBackATeammateWhoseConnectionDropped(t *testing.T) {
-	testutil.RequireTool(t, "sshfs")
-	s := spInside(t)
-	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}})
-	runtime := testutil.ShortTempDir(t)
-	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	s, host, runtime := spWithHost(t, nil)
 	if _, errOut, code := s.run("spawn-pane", "--team", s.name, "--name", "echo", "--host", sshhost.Alias, "--", "paneteam", "teammate"); code != 0 {
 		t.Fatalf("spawn-pane --host: exit %d\n%s", code, errOut)
 	}

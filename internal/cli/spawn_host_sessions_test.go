@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/tests/sshhost"
-	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // sshd's MaxSessions caps the sessions on the team's one connection to a
@@ -17,11 +16,7 @@ import (
 // leaves nothing of itself on either machine, while the first teammate
 // goes on working.
 func TestSpawnPaneAtTheHostsMaxSessions(t *testing.T) {
-	testutil.RequireTool(t, "sshfs")
-	s := spInside(t)
-	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}, MaxSessions: 3})
-	runtime := testutil.ShortTempDir(t)
-	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	s, host, runtime := spWithHost(t, func(_ string, o *sshhost.Options) { o.MaxSessions = 3 })
 
 	s.mustRun("spawn-pane", "--team", s.name, "--name", "ann", "--host", sshhost.Alias, "--", "paneteam", "teammate")
 	pids := remotePIDs(t, runtime)

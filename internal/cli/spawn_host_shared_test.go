@@ -39,11 +39,7 @@ func (s *spTeam) answered(t *testing.T, from, text, pane string) {
 // nothing on either machine, nor the test file that proved the folder is
 // the same.
 func TestSpawnPaneOnAHostSharingTheTeamFolder(t *testing.T) {
-	testutil.RequireTool(t, "sshfs")
-	s := spInside(t)
-	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}, Same: []string{s.root}})
-	runtime := testutil.ShortTempDir(t)
-	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	s, host, runtime := spWithHost(t, func(root string, o *sshhost.Options) { o.Same = []string{root} })
 
 	out, errOut, code := s.run("spawn-pane", "--team", s.name, "--name", "echo", "--host", sshhost.Alias, "--json", "--", "paneteam", "teammate")
 	if code != 0 {
@@ -80,12 +76,8 @@ func TestSpawnPaneOnAHostSharingTheTeamFolder(t *testing.T) {
 // shared one: the team is mounted with sshfs as for any host, and
 // spawn-pane says why in one line.
 func TestSpawnPaneOnAHostWithAnotherFolderAtTheSamePath(t *testing.T) {
-	testutil.RequireTool(t, "sshfs")
-	s := spInside(t)
-	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}})
+	s, host, runtime := spWithHost(t, nil)
 	host.MustRun(t, "mkdir -p "+s.root+"/teams/"+s.name+" "+s.root+"/tasks/"+s.name)
-	runtime := testutil.ShortTempDir(t)
-	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
 
 	out, errOut, code := s.run("spawn-pane", "--team", s.name, "--name", "echo", "--host", sshhost.Alias, "--json", "--", "paneteam", "teammate")
 	if code != 0 {

@@ -16,16 +16,30 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
+// spWithHost is spInside with a second host (sshhost) the lead reaches
+// through PANETEAM_SSH, the lead's team root hidden from it, and the
+// lead's records of remote teammates under runtime, the test's own.
+// opts, when set, adds to the host's options.
+func spWithHost(t *testing.T, opts func(root string, o *sshhost.Options)) (s *spTeam, host *sshhost.Host, runtime string) {
+	t.Helper()
+	testutil.RequireTool(t, "sshfs")
+	s = spInside(t)
+	o := sshhost.Options{Hide: []string{s.root}}
+	if opts != nil {
+		opts(s.root, &o)
+	}
+	host = sshhost.Start(t, o)
+	runtime = testutil.ShortTempDir(t)
+	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	return s, host, runtime
+}
+
 // A reference teammate on a second host, started with spawn-pane --host
 // in a pane of the lead's tmux: the lead's message reaches it and its
 // answer reaches the lead; kill-pane then leaves nothing on either
 // machine (no mount, no process, no connection).
 func TestSpawnPaneOnAnotherHost(t *testing.T) {
-	testutil.RequireTool(t, "sshfs")
-	s := spInside(t)
-	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}})
-	runtime := testutil.ShortTempDir(t)
-	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	s, host, runtime := spWithHost(t, nil)
 
 	out, errOut, code := s.run("spawn-pane", "--team", s.name, "--name", "echo", "--host", sshhost.Alias, "--json", "--", "paneteam", "teammate")
 	if code != 0 {
@@ -123,11 +137,7 @@ func leftOnLead(runtime string, pids []int) string {
 // shutdown asks a remote teammate to leave and it does; cleanup --force
 // ends the last one with the team. Both leave nothing on either machine.
 func TestShutdownAndCleanupOnAnotherHost(t *testing.T) {
-	testutil.RequireTool(t, "sshfs")
-	s := spInside(t)
-	host := sshhost.Start(t, sshhost.Options{Hide: []string{s.root}})
-	runtime := testutil.ShortTempDir(t)
-	s.vars = append(s.vars, "PANETEAM_SSH="+host.SSH(), "XDG_RUNTIME_DIR="+runtime)
+	s, host, runtime := spWithHost(t, nil)
 	for _, name := range []string{"ann", "ben"} {
 		s.mustRun("spawn-pane", "--team", s.name, "--name", name, "--host", sshhost.Alias, "--", "paneteam", "teammate")
 	}
