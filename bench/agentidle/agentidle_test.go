@@ -48,17 +48,16 @@ func TestAgentIdleDelay(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		cli   agenttest.CLI
-		tool  func(string) (string, string) // namespace and name of a team tool as the CLI lists it
-		setup func(t *testing.T, home string, model *agenttest.Model) []string
+		cli  agenttest.CLI
+		tool func(string) (string, string) // namespace and name of a team tool as the CLI lists it
 	}{
-		{agenttest.Codex, func(s string) (string, string) { return "mcp__team", s }, codexSetup},
-		{agenttest.Gemini, func(s string) (string, string) { return "", "mcp_team_" + s }, geminiSetup},
-		{agenttest.OpenCode, func(s string) (string, string) { return "", "team_" + s }, openCodeSetup},
+		{agenttest.Codex, func(s string) (string, string) { return "mcp__team", s }},
+		{agenttest.Gemini, func(s string) (string, string) { return "", "mcp_team_" + s }},
+		{agenttest.OpenCode, func(s string) (string, string) { return "", "team_" + s }},
 	} {
 		t.Run(c.cli.Name, func(t *testing.T) {
 			bin := agenttest.Install(t, c.cli)
-			total, cliPart, ours := measure(t, c.cli.Name, bin, n, c.tool, c.setup)
+			total, cliPart, ours := measure(t, c.cli, bin, n, c.tool)
 			p50, p95 := pct(total)
 			c50, c95 := pct(cliPart)
 			o50, o95 := pct(ours)
@@ -74,8 +73,8 @@ func TestAgentIdleDelay(t *testing.T) {
 // measure runs one teammate of the CLI and times n turns: each starts with
 // a message from the lead, which the teammate's model reads with read_inbox
 // and answers in one reply, the turn's last.
-func measure(t *testing.T, agent, cliBin string, n int, tool func(string) (string, string),
-	setup func(*testing.T, string, *agenttest.Model) []string) (total, cliPart, ours []time.Duration) {
+func measure(t *testing.T, cli agenttest.CLI, cliBin string, n int, tool func(string) (string, string)) (total, cliPart, ours []time.Duration) {
+	agent := cli.Name
 	var mu sync.Mutex
 	replied := map[int]time.Time{} // turn -> when the model's final reply went out
 	turn := 0
@@ -115,7 +114,7 @@ func measure(t *testing.T, agent, cliBin string, n int, tool func(string) (strin
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "TERM=xterm-256color", "COLORTERM=truecolor",
 	}, model.ProxyEnv()...)
-	vars = append(vars, setup(t, home, model)...)
+	vars = append(vars, agenttest.PersonConfig(t, cli, home, model)...)
 	for _, kv := range vars {
 		k, v, _ := strings.Cut(kv, "=")
 		if _, err := srv.Run(context.Background(), "set-environment", "-g", k, v); err != nil {
@@ -213,56 +212,3 @@ func pct(ds []time.Duration) (p50, p95 time.Duration) {
 }
 
 func ms(d time.Duration) string { return d.Round(time.Millisecond).String() }
-
-func codexSetup(t *testing.T, home string, model *agenttest.Model) []string {
-	dir := filepath.Join(home, ".codex")
-	write(t, filepath.Join(dir, "config.toml"), fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "%s/v1"
-env_key = "FAKE_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-`, model.URL()))
-	return []string{"FAKE_API_KEY=test-key"}
-}
-
-func geminiSetup(t *testing.T, home string, model *agenttest.Model) []string {
-	write(t, filepath.Join(home, ".gemini", "settings.json"), `{
-  "security": {"auth": {"selectedType": "gemini-api-key"}},
-  "model": {"name": "fake-model"},
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-  "privacy": {"usageStatisticsEnabled": false},
-  "telemetry": {"enabled": false},
-  "ide": {"enabled": false}
-}`)
-	return []string{"GEMINI_API_KEY=test-key", "GOOGLE_GEMINI_BASE_URL=" + model.URL()}
-}
-
-func openCodeSetup(t *testing.T, home string, model *agenttest.Model) []string {
-	write(t, filepath.Join(home, ".config", "opencode", "opencode.json"), fmt.Sprintf(`{
-  "$schema": "https://opencode.ai/config.json",
-  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-    "options": {"baseURL": "%s/v1", "apiKey": "test-key"},
-    "models": {"fake-model": {"name": "fake-model", "tool_call": true}}}},
-  "model": "fake/fake-model",
-  "small_model": "fake/fake-model",
-  "permission": {"*": "allow"},
-  "autoupdate": false,
-  "share": "disabled"
-}`, model.URL()))
-	return []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"}
-}
-
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -1,7 +1,6 @@
 package agenttest_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,25 +50,10 @@ func TestOpenCodePlanModeDoesNotEdit(t *testing.T) {
 		}
 		return agenttest.Text("ok")
 	})
-	// The person's own config allows every tool: plan mode must hold anyway.
-	w := newWorld(t, bin, model, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1")
+	// The person's own config allows every tool (PersonConfig): plan
+	// mode must hold anyway.
+	w := newWorld(t, agenttest.OpenCode, bin, model)
 	target = filepath.Join(w.work, "PLANNED.txt")
-	dir := filepath.Join(w.home, ".config", "opencode")
-	os.MkdirAll(dir, 0o700)
-	config := fmt.Sprintf(`{
-  "$schema": "https://opencode.ai/config.json",
-  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-    "options": {"baseURL": "%s/v1", "apiKey": "test-key"},
-    "models": {"fake-model": {"name": "fake-model", "tool_call": true}}}},
-  "model": "fake/fake-model",
-  "small_model": "fake/fake-model",
-  "permission": {"*": "allow"},
-  "autoupdate": false,
-  "share": "disabled"
-}`, model.URL())
-	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	w.paneteam("spawn-pane", "--team", "review", "--name", "coder", "--cwd", w.work,
 		"--agent", "opencode", "--permission-mode", "plan", "--prompt", "Write PLANNED.txt.")
 	testutil.Eventually(t, 120*time.Second, "coder's turn to end (its idle notice)", func() bool { return len(w.idles("coder")) > 0 })

@@ -36,9 +36,11 @@ type world struct {
 	model   *agenttest.Model
 }
 
-func newWorld(t *testing.T, cliBin string, model *agenttest.Model, extraEnv ...string) *world {
+func newWorld(t *testing.T, cli agenttest.CLI, cliBin string, model *agenttest.Model) *world {
 	t.Helper()
 	w := &world{t: t, pt: testutil.Binary(t), root: testutil.Root(t), home: t.TempDir(), work: t.TempDir(), model: model}
+	// The person's own config: the scripted model as the CLI's provider.
+	extraEnv := agenttest.PersonConfig(t, cli, w.home, model)
 	testutil.MCPBinary(t)
 	w.srv = testutil.TmuxServer(t)
 	ctx := context.Background()
@@ -205,24 +207,7 @@ func TestCodexTeammate(t *testing.T) {
 	sc := newScript(func(tool string, args any) []agenttest.Output { return agenttest.CallTool("mcp__team", tool, args) })
 	model := agenttest.NewModel(t, sc.answer)
 	t.Cleanup(sc.release) // before the model's server closes: a held reply would keep it open
-	w := newWorld(t, bin, model, "FAKE_API_KEY=test-key")
-	// The person's own Codex config: the scripted model as a provider.
-	codexHome := filepath.Join(w.home, ".codex")
-	os.MkdirAll(codexHome, 0o700)
-	config := fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "%s/v1"
-env_key = "FAKE_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-`, model.URL())
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t, agenttest.Codex, bin, model)
 	teammateScenario(t, w, sc, "codex")
 }
 
@@ -234,21 +219,7 @@ func TestGeminiTeammate(t *testing.T) {
 	sc := newScript(func(tool string, args any) []agenttest.Output { return agenttest.CallTool("", "mcp_team_"+tool, args) })
 	model := agenttest.NewModel(t, sc.answer)
 	t.Cleanup(sc.release)
-	w := newWorld(t, bin, model, "GEMINI_API_KEY=test-key", "GOOGLE_GEMINI_BASE_URL="+model.URL())
-	// The person's own settings: an API key login, nothing phoning home.
-	dir := filepath.Join(w.home, ".gemini")
-	os.MkdirAll(dir, 0o700)
-	settings := `{
-  "security": {"auth": {"selectedType": "gemini-api-key"}},
-  "model": {"name": "fake-model"},
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-  "privacy": {"usageStatisticsEnabled": false},
-  "telemetry": {"enabled": false},
-  "ide": {"enabled": false}
-}`
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t, agenttest.Gemini, bin, model)
 	teammateScenario(t, w, sc, "gemini")
 }
 
@@ -260,24 +231,7 @@ func TestOpenCodeTeammate(t *testing.T) {
 	sc := newScript(func(tool string, args any) []agenttest.Output { return agenttest.CallTool("", "team_"+tool, args) })
 	model := agenttest.NewModel(t, sc.answer)
 	t.Cleanup(sc.release)
-	w := newWorld(t, bin, model, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1")
-	// The person's own config: the scripted model as a provider.
-	dir := filepath.Join(w.home, ".config", "opencode")
-	os.MkdirAll(dir, 0o700)
-	config := fmt.Sprintf(`{
-  "$schema": "https://opencode.ai/config.json",
-  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-    "options": {"baseURL": "%s/v1", "apiKey": "test-key"},
-    "models": {"fake-model": {"name": "fake-model", "tool_call": true}}}},
-  "model": "fake/fake-model",
-  "small_model": "fake/fake-model",
-  "permission": {"*": "allow"},
-  "autoupdate": false,
-  "share": "disabled"
-}`, model.URL())
-	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t, agenttest.OpenCode, bin, model)
 	teammateScenario(t, w, sc, "opencode")
 }
 

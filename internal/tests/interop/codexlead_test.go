@@ -78,25 +78,9 @@ func TestCodexTeammateOfClaudeLead(t *testing.T) {
 	if !strings.HasPrefix(team, "session-") {
 		t.Fatalf("Claude's team is %q, want its session-* team", team)
 	}
-	// The person's own Codex config: the scripted model as its provider.
-	codexHome := filepath.Join(s.Home, ".codex")
-	if err := os.MkdirAll(codexHome, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	config := fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "%s/v1"
-env_key = "FAKE_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-`, model.URL())
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// The person's own Codex config: the scripted model as its provider
+	// (its key, FAKE_API_KEY, is in the person's environment above).
+	agenttest.PersonConfig(t, agenttest.Codex, s.Home, model)
 
 	// Claude's lead polls its inbox only once it has a teammate of its own.
 	const bobPrompt = "You are bob; wait for messages."
