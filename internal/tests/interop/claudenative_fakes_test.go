@@ -79,10 +79,10 @@ func (ft *fakeTerm) Panes(t *testing.T) ([]termPane, bool) {
 		return nil, false
 	}
 	var out []termPane
+	// A pane whose program ended but which the terminal keeps open
+	// (Zellij's held command pane) is still a pane on the person's
+	// screen: it is listed.
 	for _, p := range ps {
-		if p.Exited {
-			continue
-		}
 		out = append(out, termPane{handle: strconv.Itoa(p.ID), pid: p.PID, tab: strconv.Itoa(p.TabID), cols: p.Cols, lines: p.Rows})
 	}
 	return out, true
@@ -138,14 +138,14 @@ func TestPaneteamClaudeInZellijThenKilledLead(t *testing.T) {
 	if d.SplitFrom != term.tm.First || d.Direction != "right" || !d.CloseOnExit {
 		t.Errorf("dora's pane was made %+v: want a command pane right of the lead's pane %d that closes when its program ends", d, term.tm.First)
 	}
-	if e.SplitFrom != d.ID || e.Direction != "down" {
-		t.Errorf("eve's pane was made %+v: want it below dora's %d", e, d.ID)
+	if e.SplitFrom != d.ID || e.Direction != "down" || !e.CloseOnExit {
+		t.Errorf("eve's pane was made %+v: want a command pane below dora's %d that closes when its program ends", e, d.ID)
 	}
 	writeCapture(t, "zellij", 50, capturePane{"claude (lead): pane " + strconv.Itoa(term.tm.First), []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
 		ft(term, "dora", d), ft(term, "eve", e))
 	// Run from a shell of the person's, where zellij is installed.
 	killLeadThenCleanup(t, l, "zellij", filepath.Dir(nativetest.FakeBin(t, nativetest.Zellij)), "dora", "eve")
-	noTeammatePanes(t, term)
+	noTeammatePanes(t, l, term)
 	calls, _ := term.tm.Calls()
 	for _, c := range calls {
 		if strings.Contains(strings.Join(c, " "), "close-pane") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,6 +133,7 @@ func nativeTeammates(t *testing.T, l *shimLead, term nativeTerm, names ...string
 			p, ok := teammateIn(ps, n+"@"+team)
 			out[n] = p
 			if ok {
+				l.teammates = append(l.teammates, p.handle)
 				return nil
 			}
 			log, _ := os.ReadFile(l.log)
@@ -158,18 +160,26 @@ func exitNativeLead(t *testing.T, l *shimLead, term nativeTerm, agents ...string
 		}
 		return true
 	})
-	testutil.Eventually(t, 20*time.Second, "the teammates' panes to close", func() bool {
-		ps, ok := term.Panes(t)
-		if !ok {
-			return true // the terminal ended with its last pane
-		}
-		for _, p := range ps {
-			if p.pid != l.PID && gateOrClaude(p.pid) {
-				return false
-			}
-		}
-		return true
+	testutil.Eventually(t, 20*time.Second, "the teammates' panes to close", func() error {
+		return teammatePanesLeft(t, l, term)
 	})
+}
+
+// teammatePanesLeft says which of term's panes is still a teammate's: one
+// nativeTeammates found, even if its program ended (a pane held open
+// after its program is a pane left behind), or one running paneteam's
+// gate or a Claude other than the lead.
+func teammatePanesLeft(t *testing.T, l *shimLead, term nativeTerm) error {
+	ps, ok := term.Panes(t)
+	if !ok {
+		return nil // the terminal ended with its last pane
+	}
+	for _, p := range ps {
+		if slices.Contains(l.teammates, p.handle) || (p.pid != l.PID && gateOrClaude(p.pid)) {
+			return fmt.Errorf("pane %s (pid %d) is still open; panes: %+v", p.handle, p.pid, ps)
+		}
+	}
+	return nil
 }
 
 // gateOrClaude reports whether pid runs paneteam's pane gate or a Claude.
@@ -258,7 +268,7 @@ func TestPaneteamClaudeInKittyTabsThenKilledLead(t *testing.T) {
 	}
 
 	killLeadThenCleanup(t, l, "kitty", "", "dora", "eve")
-	noTeammatePanes(t, term)
+	noTeammatePanes(t, l, term)
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
@@ -341,18 +351,9 @@ func killLeadThenCleanup(t *testing.T, l *shimLead, terminal, path string, names
 
 // noTeammatePanes waits until term shows no pane running paneteam's gate
 // or a Claude (or has ended).
-func noTeammatePanes(t *testing.T, term nativeTerm) {
+func noTeammatePanes(t *testing.T, l *shimLead, term nativeTerm) {
 	t.Helper()
-	testutil.Eventually(t, 15*time.Second, "the teammates' panes to close", func() bool {
-		ps, ok := term.Panes(t)
-		if !ok {
-			return true
-		}
-		for _, p := range ps {
-			if gateOrClaude(p.pid) {
-				return false
-			}
-		}
-		return true
+	testutil.Eventually(t, 15*time.Second, "the teammates' panes to close", func() error {
+		return teammatePanesLeft(t, l, term)
 	})
 }

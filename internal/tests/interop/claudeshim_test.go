@@ -27,6 +27,9 @@ type shimLead struct {
 	tmpDir string // TMUX_TMPDIR: where a private claude-swarm server's socket goes
 	log    string // the shim's log (every call, PANETEAM_SHIM_TRACE=1)
 	state  string
+	// teammates are the terminal's handles of the teammates' panes
+	// (nativeTeammates), which must be gone once they end.
+	teammates []string
 }
 
 // startShimLead starts `paneteam claude [--layout layout] --
