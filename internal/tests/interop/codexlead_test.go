@@ -175,6 +175,9 @@ func TestCodexTeammateOfClaudeLead(t *testing.T) {
 	}
 
 	// Shutdown through paneteam ends Codex and nothing of it stays.
+	if len(codexProcs(s.ConfigDir)) == 0 {
+		t.Fatal("no process of coder's found before shutdown: the check after it would prove nothing")
+	}
 	out, errOut, code = pt(t, s, "shutdown", "--team", team, "--name", "coder", "--timeout", "60s")
 	if code != 0 {
 		t.Fatalf("paneteam shutdown --name coder: exit %d\n%s%s", code, out, errOut)
@@ -201,6 +204,7 @@ func codexProcs(configDir string) []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "environ"))
+		b = append([]byte{0}, b...) // the first variable has no NUL before it
 		if err != nil || !strings.Contains(string(b), "\x00PANETEAM_ROOT="+configDir+"\x00") ||
 			!strings.Contains(string(b), "\x00PANETEAM_AGENT=coder\x00") {
 			continue
