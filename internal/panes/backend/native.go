@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
@@ -101,10 +102,31 @@ func (b *nativeBackend) address() map[string]string {
 	return out
 }
 
-// nativeDir is the private folder of a team's records in one terminal:
-// one per terminal instance (Zellij's pane ids are per session).
-func nativeDir(t team.Team, name string, addr map[string]string) string {
-	return filepath.Join(t.Dir(), "panes", name+"-"+addressKey(addr)[:12])
+// driversFolder, in paneteam's state folder, holds the folders the
+// terminals' drivers keep their files in (Zellij's: the process of each
+// pane, which closing it signals). Never in the team's folder: every
+// member writes there, a teammate on another host included, and a file
+// planted there would name the process a close ends.
+const driversFolder = "drivers"
+
+// driverDir is the private folder a team's driver keeps its files in
+// for one terminal instance (Zellij's pane ids are per session; its List
+// sees the panes of one folder, one team's).
+func driverDir(state string, t team.Team, name string, addr map[string]string) string {
+	h := sha256.Sum256([]byte(t.Dir()))
+	return filepath.Join(state, driversFolder, name+"-"+addressKey(addr)[:12]+"-"+hex.EncodeToString(h[:6]))
+}
+
+// ownDriverDir says whether dir is a driver folder paneteam keeps in its
+// state folder (driverDir), for the terminals whose drivers act on the
+// files there: the folder of a record written by an older paneteam, in
+// the team's folder, is not one.
+func ownDriverDir(state, name, dir string) bool {
+	if nativeListsAll[name] {
+		return true
+	}
+	parent := filepath.Join(state, driversFolder)
+	return filepath.Dir(filepath.Clean(dir)) == parent && strings.HasPrefix(filepath.Base(dir), name+"-")
 }
 
 // addressKey is a stable digest of an address.
@@ -215,7 +237,11 @@ func (b *nativeBackend) members(cfg *team.Config, addr map[string]string) []*tea
 // Spec.StartupCheck does not apply.
 func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	addr := b.address()
-	dir := nativeDir(s.Team, b.name, addr)
+	state, err := provenance.StateDir(b.env.Getenv)
+	if err != nil {
+		return Pane{}, err
+	}
+	dir := driverDir(state, s.Team, b.name, addr)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Pane{}, fmt.Errorf("make paneteam's folder for %s panes: %w", b.name, err)
 	}
@@ -299,11 +325,40 @@ func (b *nativeBackend) pane(m *team.Member) (*team.TerminalPane, error) {
 	if rerr != nil || m.AgentID == "" || got.Agent != m.AgentID {
 		err := fmt.Errorf("member %s's %s pane %s is not one paneteam recorded opening for it (in %s): leaving it alone", m.Name, b.name, m.TmuxPaneID, dir)
 		if errors.Is(rerr, fs.ErrNotExist) && m.AgentID != "" {
+			// The terminal's List through the folder config.json
+			// names must still be one of paneteam's own.
+			if err := b.checkDriverDir(m, tp.Dir); err != nil {
+				return nil, err
+			}
 			return tp, &noRecordError{err}
 		}
 		return nil, err
 	}
+	// The driver's folder, where Zellij's names the process that closing
+	// the pane signals, is the one paneteam recorded, not the one
+	// config.json says.
+	if tp.Dir != got.Scope {
+		return nil, fmt.Errorf("member %s's %s pane %s: config.json names the folder %q for it, but paneteam opened it with %q: leaving it alone (fix the member's paneteam.terminal.dir in config.json, or close the pane by hand)",
+			m.Name, b.name, m.TmuxPaneID, tp.Dir, got.Scope)
+	}
+	if err := b.checkDriverDir(m, got.Scope); err != nil {
+		return nil, err
+	}
 	return tp, nil
+}
+
+// checkDriverDir refuses a driver folder that is not one paneteam keeps
+// in its state folder, for a terminal whose driver acts on its files.
+func (b *nativeBackend) checkDriverDir(m *team.Member, dir string) error {
+	state, err := provenance.StateDir(b.env.Getenv)
+	if err != nil {
+		return err
+	}
+	if !ownDriverDir(state, b.name, dir) {
+		return fmt.Errorf("member %s's %s pane %s keeps its files in %q, not in paneteam's state folder (%s): paneteam cannot trust them to name the pane's program, leaving it alone; close the pane by hand",
+			m.Name, b.name, m.TmuxPaneID, dir, filepath.Join(state, driversFolder))
+	}
+	return nil
 }
 
 // noRecordError: paneteam has no record of the member's pane. It removes

@@ -250,7 +250,7 @@ func PruneNativeRecords(ctx context.Context, env Env, dryRun bool) ([]string, er
 			f.Name() != recordsFolder(a.Terminal, a.Env) {
 			continue
 		}
-		for _, scope := range recordScopes(dir, a.Terminal) {
+		for _, scope := range recordScopes(state, dir, a.Terminal) {
 			removed = append(removed, pruneFolder(ctx, env, dir, a, scope, dryRun)...)
 		}
 	}
@@ -259,9 +259,10 @@ func PruneNativeRecords(ctx context.Context, env Env, dryRun bool) ([]string, er
 
 // recordScopes are the driver folders to list the terminal's panes from
 // to judge every record in dir: any one for a terminal whose List sees
-// every pane, else each record's own that still exists (a record without
-// one, or whose folder is gone with its team, cannot be judged).
-func recordScopes(dir, name string) []string {
+// every pane, else each record's own that still exists and is one of
+// paneteam's own driver folders (a record without one, or with an older
+// paneteam's folder in the team's, cannot be judged).
+func recordScopes(state, dir, name string) []string {
 	if nativeListsAll[name] {
 		return []string{os.TempDir()}
 	}
@@ -276,7 +277,7 @@ func recordScopes(dir, name string) []string {
 		if err != nil || r.Scope == "" || slices.Contains(scopes, r.Scope) {
 			continue
 		}
-		if fi, err := os.Stat(r.Scope); err == nil && fi.IsDir() {
+		if fi, err := os.Stat(r.Scope); err == nil && fi.IsDir() && ownDriverDir(state, name, r.Scope) {
 			scopes = append(scopes, r.Scope)
 		}
 	}
