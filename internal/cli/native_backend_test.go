@@ -241,7 +241,8 @@ func TestSpawnPaneNativeTerminals(t *testing.T) {
 // A teammate whose command exits by itself closes its pane; 'cleanup
 // --orphans' then prunes paneteam's record of that pane (and 'status'
 // reports the member gone, not an error), and leaves, unreported, the
-// records of a terminal that does not answer.
+// records of a terminal that does not answer. All of it under cron's
+// PATH, which has no WezTerm.
 func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 	term := startFake(t, team.BackendWezTerm)
 	path := term.binDir + string(os.PathListSeparator) + os.Getenv("PATH")
@@ -324,6 +325,10 @@ func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 	for _, f := range recs {
 		os.Chtimes(f, old, old)
 	}
+	// Cron runs cleanup with PATH=/usr/bin:/bin, which has no WezTerm:
+	// paneteam reaches it by the program its spawn recorded.
+	t.Setenv("PATH", "/usr/bin:/bin")
+	vars["PATH"] = "/usr/bin:/bin"
 	out := run("cleanup", "--orphans", "--dry-run")
 	want("cleanup --orphans --dry-run", "alice@alpha", "bob@alpha", "dan@alpha")
 	out = run("cleanup", "--orphans")

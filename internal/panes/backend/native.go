@@ -143,22 +143,66 @@ func addressKey(addr map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// nativeProgram is each terminal's command line program, which its
+// driver looks for on PATH.
+var nativeProgram = map[string]string{
+	team.BackendKitty:   "kitty",
+	team.BackendWezTerm: "wezterm",
+	team.BackendZellij:  "zellij",
+}
+
 // driver returns the terminal's driver addressed by addr (the caller's
 // own variables fill in the rest: PATH, HOME), keeping records in dir.
+// Where the caller's PATH has no such terminal (cron's), the program
+// the spawn recorded is used.
 func (b *nativeBackend) driver(addr map[string]string, dir string) (native.Terminal, error) {
-	return newDriver(b.env, b.name, addr, dir, false)
+	bin := ""
+	if rd, err := b.recordDir(addr); err == nil {
+		bin = recordedBin(rd)
+	}
+	return newDriver(b.env, b.name, addr, dir, false, bin)
 }
 
 // newDriver returns the named terminal's driver addressed by addr; a
-// readOnly one changes no file.
-func newDriver(env Env, name string, addr map[string]string, dir string, readOnly bool) (native.Terminal, error) {
+// readOnly one changes no file. bin is the terminal's program recorded
+// at spawn, for a PATH without it ("" for none).
+func newDriver(env Env, name string, addr map[string]string, dir string, readOnly bool, bin string) (native.Terminal, error) {
 	getenv := func(k string) string {
 		if slices.Contains(nativeAddress[name], k) {
 			return addr[k]
 		}
 		return env.Getenv(k)
 	}
-	return native.New(name, native.Env{Getenv: getenv, LookPath: env.lookPath, Exe: env.Exe, Dir: dir, ReadOnly: readOnly})
+	lookPath := func(prog string) (string, error) {
+		p, err := env.lookPath(prog)
+		if err != nil && prog == nativeProgram[name] && executable(bin) {
+			return bin, nil
+		}
+		return p, err
+	}
+	return native.New(name, native.Env{Getenv: getenv, LookPath: lookPath, Exe: env.Exe, Dir: dir, ReadOnly: readOnly})
+}
+
+// executable says whether path names an executable file by its full path.
+func executable(path string) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// programPath is the terminal's program as this process finds it on
+// PATH, by its full path, to record for later callers ("" when none).
+func (b *nativeBackend) programPath() string {
+	p, err := b.env.lookPath(nativeProgram[b.name])
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil && executable(abs) {
+		return abs
+	}
+	return ""
 }
 
 // ProbeNative checks that the named terminal can be driven from the
@@ -170,7 +214,7 @@ func ProbeNative(env Env, name string) error {
 	}
 	// The probe keeps no records: any folder will do for a driver that
 	// needs one.
-	t, err := newDriver(env, name, addr, os.TempDir(), false)
+	t, err := newDriver(env, name, addr, os.TempDir(), false, "")
 	if err != nil {
 		return err
 	}
@@ -279,7 +323,7 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	if err != nil {
 		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
 	}
-	if err := writeRecord(record, b.name, addr, h, paneRecord{Agent: s.Member.AgentID, Scope: dir}); err != nil {
+	if err := writeRecord(record, b.name, addr, b.programPath(), h, paneRecord{Agent: s.Member.AgentID, Scope: dir}); err != nil {
 		t.Close(context.WithoutCancel(ctx), h)
 		return Pane{}, fmt.Errorf("record %s's %s pane: %w", s.Member.Name, b.name, err)
 	}

@@ -56,6 +56,9 @@ var nativeListsAll = map[string]bool{
 type recordAddress struct {
 	Terminal string            `json:"terminal"`
 	Env      map[string]string `json:"env"`
+	// Bin is the terminal's command line program as the spawn found it
+	// on its PATH, for a caller whose PATH has none (cron's).
+	Bin string `json:"bin,omitempty"`
 }
 
 // paneRecord is one pane's record.
@@ -101,11 +104,11 @@ func readRecord(dir string, h native.Handle) (paneRecord, error) {
 }
 
 // writeRecord records that pane h of the terminal named name, at addr,
-// is agent's, then the terminal's address beside it. A pruner that
+// is agent's, then the terminal's address (and program, bin) beside it. A pruner that
 // removed the folder as the record was written (it had just become
 // empty) makes the write fail with "not exist": the folder is made again.
-func writeRecord(dir, name string, addr map[string]string, h native.Handle, r paneRecord) error {
-	a, err := json.Marshal(recordAddress{Terminal: name, Env: addr})
+func writeRecord(dir, name string, addr map[string]string, bin string, h native.Handle, r paneRecord) error {
+	a, err := json.Marshal(recordAddress{Terminal: name, Env: addr, Bin: bin})
 	if err != nil {
 		return err
 	}
@@ -290,7 +293,7 @@ func pruneFolder(ctx context.Context, env Env, dir string, a recordAddress, scop
 	if !listNames(a.Terminal, a.Env) {
 		return nil
 	}
-	t, err := newDriver(env, a.Terminal, a.Env, scope, dryRun)
+	t, err := newDriver(env, a.Terminal, a.Env, scope, dryRun, a.Bin)
 	if err != nil {
 		return nil
 	}
@@ -302,4 +305,15 @@ func pruneFolder(ctx context.Context, env Env, dir string, a recordAddress, scop
 		return nil
 	}
 	return pruneRecords(dir, a.Terminal, scope, live, asked, dryRun)
+}
+
+// recordedBin is the terminal's program recorded in the records folder
+// dir ("" when none is).
+func recordedBin(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, addressName))
+	var a recordAddress
+	if err != nil || json.Unmarshal(b, &a) != nil {
+		return ""
+	}
+	return a.Bin
 }
