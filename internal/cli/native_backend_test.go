@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"github.com/paneteam/paneteam/lockfile"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/kittytest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
@@ -208,6 +210,9 @@ func TestSpawnPaneNativeTerminals(t *testing.T) {
 				t.Fatal("a forged row made kill-pane close alice's pane")
 			}
 			forge(bob)
+			if name == team.BackendZellij {
+				forgedZellijDir(t, vars, tm, "bob")
+			}
 
 			run("kill-pane", "--team", "alpha", "--name", "alice")
 			testutil.Eventually(t, 5*time.Second, "alice's process ends", func() bool { return syscall.Kill(alicePID, 0) != nil })
@@ -236,7 +241,8 @@ func TestSpawnPaneNativeTerminals(t *testing.T) {
 // A teammate whose command exits by itself closes its pane; 'cleanup
 // --orphans' then prunes paneteam's record of that pane (and 'status'
 // reports the member gone, not an error), and leaves, unreported, the
-// records of a terminal that does not answer.
+// records of a terminal that does not answer. All of it under cron's
+// PATH, which has no WezTerm.
 func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 	term := startFake(t, team.BackendWezTerm)
 	path := term.binDir + string(os.PathListSeparator) + os.Getenv("PATH")
@@ -319,6 +325,10 @@ func TestNativeRecordsGoWithTheirPanes(t *testing.T) {
 	for _, f := range recs {
 		os.Chtimes(f, old, old)
 	}
+	// Cron runs cleanup with PATH=/usr/bin:/bin, which has no WezTerm:
+	// paneteam reaches it by the program its spawn recorded.
+	t.Setenv("PATH", "/usr/bin:/bin")
+	vars["PATH"] = "/usr/bin:/bin"
 	out := run("cleanup", "--orphans", "--dry-run")
 	want("cleanup --orphans --dry-run", "alice@alpha", "bob@alpha", "dan@alpha")
 	out = run("cleanup", "--orphans")
@@ -363,4 +373,55 @@ func recordsKey(addr map[string]string) string {
 		h.Write([]byte(k + "=" + addr[k] + "\x00"))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// forgedZellijDir points member who's Zellij driver folder in config.json
+// at a folder planted in the team's own, whose record names a process of
+// the test's by pid and start time: kill-pane refuses, saying why, and
+// the process is never signalled. The row is put back after.
+func forgedZellijDir(t *testing.T, vars map[string]string, tm team.Team, who string) {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	start, err := proc.StartTime(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cfg, err := team.Open(tm.Root, tm.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.Member(who)
+	planted := filepath.Join(tm.Dir(), "planted")
+	rec, _ := json.Marshal(map[string]any{"pid": cmd.Process.Pid, "start": start})
+	if err := os.MkdirAll(planted, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(planted, "zellij-pane-"+m.TmuxPaneID+".json"), rec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setDir := func(dir string) {
+		t.Helper()
+		if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+			c.Member(who).Paneteam.Terminal.Dir = dir
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own := m.Paneteam.Terminal.Dir
+	setDir(planted)
+	out, errs, code := iterm2Run(t, vars, "kill-pane", "--team", tm.Name, "--name", who)
+	if code == 0 || !strings.Contains(errs, planted) || !strings.Contains(errs, "leaving it alone") {
+		t.Fatalf("kill-pane of %s with its Zellij folder forged in config.json: exit %d\n%s%s; want a refusal naming the folder", who, code, out, errs)
+	}
+	var ws syscall.WaitStatus
+	if pid, _ := syscall.Wait4(cmd.Process.Pid, &ws, syscall.WNOHANG, nil); pid != 0 {
+		t.Fatalf("kill-pane with a forged Zellij folder signalled a process of the test's (%v)", ws)
+	}
+	setDir(own)
 }

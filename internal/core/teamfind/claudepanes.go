@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -37,9 +39,12 @@ type candidate struct {
 // else "-L claude-swarm-<pid>"): the lead's own $TMUX when its environment
 // is readable, its private server if there is one, then the caller's
 // $TMUX.
-func claudeServers(pid int64, getenv func(string) string) []candidate {
+func claudeServers(pid int64, start string, getenv func(string) string) []candidate {
 	var out []candidate
 	if pid > 1 {
+		if dir, ok := leadVirtual(pid, start, getenv); ok {
+			return append(out, candidate{sure: true, virtual: dir})
+		}
 		env, err := proc.Environ(int(pid))
 		if dir := env[shim.EnvState]; err == nil && dir != "" && env[shim.EnvTerminal] != "" {
 			// 'paneteam claude' in a native terminal: the panes are
@@ -62,6 +67,29 @@ func claudeServers(pid int64, getenv func(string) string) []candidate {
 		}
 	}
 	return out
+}
+
+// leadVirtual finds the folder of paneteam's tmux for a lead started by
+// 'paneteam claude' in a native terminal, by its pid, in paneteam's state
+// folder: the lead's environment is not readable on macOS, nor once the
+// lead is gone. The folder counts only if the lead it records is this
+// one: the same pid, and the same start time when the team's
+// leadProcess has one (pids are reused).
+func leadVirtual(pid int64, start string, getenv func(string) string) (string, bool) {
+	state, err := provenance.StateDir(getenv)
+	if err != nil {
+		return "", false
+	}
+	dir := filepath.Join(claudestart.VirtualDir(state), strconv.FormatInt(pid, 10))
+	st, err := shim.ReadVirtual(dir)
+	if err != nil {
+		return "", false
+	}
+	p, s, _ := strings.Cut(st.Lead, ":")
+	if p != strconv.FormatInt(pid, 10) || (start != "" && s != start) {
+		return "", false
+	}
+	return dir, true
 }
 
 func swarmDir(getenv func(string) string) string {
@@ -94,9 +122,14 @@ func ClaudePaneState(ctx context.Context, lead team.Lead, m *team.Member, getenv
 // server once (backend.Census.Panes).
 func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, getenv func(string) string,
 	panes func(context.Context, tmux.Server) (map[string]tmux.Pane, error)) (string, string) {
-	cands := claudeServers(lead.PID, getenv)
+	start := ""
+	if lead.Process != nil && lead.Process.HasProcStart {
+		start = lead.Process.ProcStart
+	}
+	cands := claudeServers(lead.PID, start, getenv)
 	if len(cands) == 0 {
-		return PaneUnknown, "Claude Code's tmux server is not known: run this inside Claude Code's tmux"
+		return PaneUnknown, "where Claude Code keeps its panes is not known: run this inside Claude Code's tmux, " +
+			"or, for a lead started with 'paneteam claude' in kitty, WezTerm, Zellij or iTerm2, with the PANETEAM_STATE_DIR (or HOME) it had"
 	}
 	sureGone := false
 	for _, c := range cands {
@@ -130,7 +163,7 @@ func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, ge
 // server (outside tmux; private is true), else the server of its own
 // $TMUX. ok is false when neither is known.
 func ClaudeServer(pid int64, getenv func(string) string) (srv tmux.Server, private, ok bool) {
-	for _, c := range claudeServers(pid, getenv) {
+	for _, c := range claudeServers(pid, "", getenv) {
 		if !c.sure || c.virtual != "" {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
@@ -101,10 +102,31 @@ func (b *nativeBackend) address() map[string]string {
 	return out
 }
 
-// nativeDir is the private folder of a team's records in one terminal:
-// one per terminal instance (Zellij's pane ids are per session).
-func nativeDir(t team.Team, name string, addr map[string]string) string {
-	return filepath.Join(t.Dir(), "panes", name+"-"+addressKey(addr)[:12])
+// driversFolder, in paneteam's state folder, holds the folders the
+// terminals' drivers keep their files in (Zellij's: the process of each
+// pane, which closing it signals). Never in the team's folder: every
+// member writes there, a teammate on another host included, and a file
+// planted there would name the process a close ends.
+const driversFolder = "drivers"
+
+// driverDir is the private folder a team's driver keeps its files in
+// for one terminal instance (Zellij's pane ids are per session; its List
+// sees the panes of one folder, one team's).
+func driverDir(state string, t team.Team, name string, addr map[string]string) string {
+	h := sha256.Sum256([]byte(t.Dir()))
+	return filepath.Join(state, driversFolder, name+"-"+addressKey(addr)[:12]+"-"+hex.EncodeToString(h[:6]))
+}
+
+// ownDriverDir says whether dir is a driver folder paneteam keeps in its
+// state folder (driverDir), for the terminals whose drivers act on the
+// files there: the folder of a record written by an older paneteam, in
+// the team's folder, is not one.
+func ownDriverDir(state, name, dir string) bool {
+	if nativeListsAll[name] {
+		return true
+	}
+	parent := filepath.Join(state, driversFolder)
+	return filepath.Dir(filepath.Clean(dir)) == parent && strings.HasPrefix(filepath.Base(dir), name+"-")
 }
 
 // addressKey is a stable digest of an address.
@@ -121,22 +143,66 @@ func addressKey(addr map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// nativeProgram is each terminal's command line program, which its
+// driver looks for on PATH.
+var nativeProgram = map[string]string{
+	team.BackendKitty:   "kitty",
+	team.BackendWezTerm: "wezterm",
+	team.BackendZellij:  "zellij",
+}
+
 // driver returns the terminal's driver addressed by addr (the caller's
 // own variables fill in the rest: PATH, HOME), keeping records in dir.
+// Where the caller's PATH has no such terminal (cron's), the program
+// the spawn recorded is used.
 func (b *nativeBackend) driver(addr map[string]string, dir string) (native.Terminal, error) {
-	return newDriver(b.env, b.name, addr, dir, false)
+	bin := ""
+	if rd, err := b.recordDir(addr); err == nil {
+		bin = recordedBin(rd)
+	}
+	return newDriver(b.env, b.name, addr, dir, false, bin)
 }
 
 // newDriver returns the named terminal's driver addressed by addr; a
-// readOnly one changes no file.
-func newDriver(env Env, name string, addr map[string]string, dir string, readOnly bool) (native.Terminal, error) {
+// readOnly one changes no file. bin is the terminal's program recorded
+// at spawn, for a PATH without it ("" for none).
+func newDriver(env Env, name string, addr map[string]string, dir string, readOnly bool, bin string) (native.Terminal, error) {
 	getenv := func(k string) string {
 		if slices.Contains(nativeAddress[name], k) {
 			return addr[k]
 		}
 		return env.Getenv(k)
 	}
-	return native.New(name, native.Env{Getenv: getenv, LookPath: env.lookPath, Exe: env.Exe, Dir: dir, ReadOnly: readOnly})
+	lookPath := func(prog string) (string, error) {
+		p, err := env.lookPath(prog)
+		if err != nil && prog == nativeProgram[name] && executable(bin) {
+			return bin, nil
+		}
+		return p, err
+	}
+	return native.New(name, native.Env{Getenv: getenv, LookPath: lookPath, Exe: env.Exe, Dir: dir, ReadOnly: readOnly})
+}
+
+// executable says whether path names an executable file by its full path.
+func executable(path string) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// programPath is the terminal's program as this process finds it on
+// PATH, by its full path, to record for later callers ("" when none).
+func (b *nativeBackend) programPath() string {
+	p, err := b.env.lookPath(nativeProgram[b.name])
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil && executable(abs) {
+		return abs
+	}
+	return ""
 }
 
 // ProbeNative checks that the named terminal can be driven from the
@@ -148,7 +214,7 @@ func ProbeNative(env Env, name string) error {
 	}
 	// The probe keeps no records: any folder will do for a driver that
 	// needs one.
-	t, err := newDriver(env, name, addr, os.TempDir(), false)
+	t, err := newDriver(env, name, addr, os.TempDir(), false, "")
 	if err != nil {
 		return err
 	}
@@ -215,7 +281,11 @@ func (b *nativeBackend) members(cfg *team.Config, addr map[string]string) []*tea
 // Spec.StartupCheck does not apply.
 func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	addr := b.address()
-	dir := nativeDir(s.Team, b.name, addr)
+	state, err := provenance.StateDir(b.env.Getenv)
+	if err != nil {
+		return Pane{}, err
+	}
+	dir := driverDir(state, s.Team, b.name, addr)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Pane{}, fmt.Errorf("make paneteam's folder for %s panes: %w", b.name, err)
 	}
@@ -253,7 +323,7 @@ func (b *nativeBackend) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	if err != nil {
 		return Pane{}, fmt.Errorf("open a %s pane for %s: %w", b.name, s.Member.Name, err)
 	}
-	if err := writeRecord(record, b.name, addr, h, paneRecord{Agent: s.Member.AgentID, Scope: dir}); err != nil {
+	if err := writeRecord(record, b.name, addr, b.programPath(), h, paneRecord{Agent: s.Member.AgentID, Scope: dir}); err != nil {
 		t.Close(context.WithoutCancel(ctx), h)
 		return Pane{}, fmt.Errorf("record %s's %s pane: %w", s.Member.Name, b.name, err)
 	}
@@ -299,11 +369,40 @@ func (b *nativeBackend) pane(m *team.Member) (*team.TerminalPane, error) {
 	if rerr != nil || m.AgentID == "" || got.Agent != m.AgentID {
 		err := fmt.Errorf("member %s's %s pane %s is not one paneteam recorded opening for it (in %s): leaving it alone", m.Name, b.name, m.TmuxPaneID, dir)
 		if errors.Is(rerr, fs.ErrNotExist) && m.AgentID != "" {
+			// The terminal's List through the folder config.json
+			// names must still be one of paneteam's own.
+			if err := b.checkDriverDir(m, tp.Dir); err != nil {
+				return nil, err
+			}
 			return tp, &noRecordError{err}
 		}
 		return nil, err
 	}
+	// The driver's folder, where Zellij's names the process that closing
+	// the pane signals, is the one paneteam recorded, not the one
+	// config.json says.
+	if tp.Dir != got.Scope {
+		return nil, fmt.Errorf("member %s's %s pane %s: config.json names the folder %q for it, but paneteam opened it with %q: leaving it alone (fix the member's paneteam.terminal.dir in config.json, or close the pane by hand)",
+			m.Name, b.name, m.TmuxPaneID, tp.Dir, got.Scope)
+	}
+	if err := b.checkDriverDir(m, got.Scope); err != nil {
+		return nil, err
+	}
 	return tp, nil
+}
+
+// checkDriverDir refuses a driver folder that is not one paneteam keeps
+// in its state folder, for a terminal whose driver acts on its files.
+func (b *nativeBackend) checkDriverDir(m *team.Member, dir string) error {
+	state, err := provenance.StateDir(b.env.Getenv)
+	if err != nil {
+		return err
+	}
+	if !ownDriverDir(state, b.name, dir) {
+		return fmt.Errorf("member %s's %s pane %s keeps its files in %q, not in paneteam's state folder (%s): paneteam cannot trust them to name the pane's program, leaving it alone; close the pane by hand",
+			m.Name, b.name, m.TmuxPaneID, dir, filepath.Join(state, driversFolder))
+	}
+	return nil
 }
 
 // noRecordError: paneteam has no record of the member's pane. It removes

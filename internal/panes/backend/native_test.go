@@ -19,6 +19,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
@@ -512,4 +513,110 @@ func tree(t *testing.T, roots ...string) map[string]string {
 		}
 	}
 	return out
+}
+
+// victim starts a process of the test's own, leading its own process
+// group as a Zellij pane's program does, for forged records to name.
+func victim(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "600")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// Zellij's driver closes a pane by signalling the process its record
+// names. Neither a record planted in the folder config.json names (which
+// every member writes) nor one naming a pid without its start time makes
+// kill-pane signal a process that is not the pane's: it refuses, saying
+// why, and the process lives on.
+func TestZellijForgedRecordsSignalNothing(t *testing.T) {
+	tm := nativetest.Start(t, nativetest.Zellij, []string{"sleep", "600"}, nativetest.Options{})
+	state := t.TempDir()
+	env := wezEnv(tm, tm.First, state)
+	tt := team.Team{Root: t.TempDir(), Name: "alpha"}
+	cfg := &team.Config{Name: "alpha"}
+	b, err := backend.Choose(env, cfg, team.BackendZellij)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := team.Member{Name: "alice", AgentID: "alice@alpha", Cwd: os.TempDir()}
+	p, err := b.Spawn(context.Background(), backend.Spec{Team: tt, Config: cfg, Member: m, Argv: []string{"sleep", "600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.TmuxPaneID, m.BackendType, m.Paneteam = p.ID, p.Backend, p.Meta
+	cfg.Members = append(cfg.Members, m)
+	alice := cfg.Member("alice")
+	own := alice.Paneteam.Terminal.Dir
+	if rel, err := filepath.Rel(tt.Dir(), own); err == nil && !strings.HasPrefix(rel, "..") {
+		t.Fatalf("Zellij's driver keeps its files in %s, inside the team's folder %s", own, tt.Dir())
+	}
+	recName := "zellij-pane-" + alice.TmuxPaneID + ".json"
+	forge := func(dir string, pid int, start string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"pid": pid, "start": start})
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, recName), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := victim(t)
+	vStart, err := proc.StartTime(v.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untouched := func(when string) {
+		t.Helper()
+		time.Sleep(100 * time.Millisecond)
+		var ws syscall.WaitStatus
+		if pid, _ := syscall.Wait4(v.Process.Pid, &ws, syscall.WNOHANG, nil); pid != 0 {
+			t.Fatalf("%s: the test's own process was signalled (%v)", when, ws)
+		}
+	}
+
+	// config.json names a folder of the member's, with a record naming
+	// the test's process by pid and start time.
+	planted := filepath.Join(tt.Dir(), "panes", "zellij-forged")
+	forge(planted, v.Process.Pid, vStart)
+	alice.Paneteam.Terminal.Dir = planted
+	err = b.Kill(context.Background(), cfg, alice)
+	if err == nil || !strings.Contains(err.Error(), planted) {
+		t.Fatalf("kill with config.json naming a planted folder: %v; want a refusal naming it", err)
+	}
+	untouched("a planted folder")
+	alice.Paneteam.Terminal.Dir = own
+
+	// A record in paneteam's own folder naming a pid without its start
+	// time (any process may have that pid).
+	forge(own, v.Process.Pid, "")
+	err = b.Kill(context.Background(), cfg, alice)
+	if err == nil || !strings.Contains(err.Error(), "start time") {
+		t.Fatalf("kill with a record naming a pid without its start: %v; want a refusal saying why", err)
+	}
+	untouched("a record without a start time")
+	// One whose start time is not the process's: that process is not
+	// the pane's program, which is gone.
+	forge(own, v.Process.Pid, vStart+"0")
+	if err := b.Kill(context.Background(), cfg, alice); err != nil {
+		t.Fatalf("kill with a record naming another start time: %v; want the pane judged gone", err)
+	}
+	untouched("a record naming another start time")
+
+	// A pane's real record still closes it.
+	p2, err := b.Spawn(context.Background(), backend.Spec{Team: tt, Config: cfg, Member: team.Member{Name: "bob", AgentID: "bob@alpha", Cwd: os.TempDir()}, Argv: []string{"sleep", "600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := team.Member{Name: "bob", AgentID: "bob@alpha", TmuxPaneID: p2.ID, BackendType: p2.Backend, Paneteam: p2.Meta}
+	id, _ := strconv.Atoi(bob.TmuxPaneID)
+	if err := b.Kill(context.Background(), cfg, &bob); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 5*time.Second, "bob's pane closes", func() bool { return !paneOpen(tm, id) })
 }

@@ -56,6 +56,9 @@ var nativeListsAll = map[string]bool{
 type recordAddress struct {
 	Terminal string            `json:"terminal"`
 	Env      map[string]string `json:"env"`
+	// Bin is the terminal's command line program as the spawn found it
+	// on its PATH, for a caller whose PATH has none (cron's).
+	Bin string `json:"bin,omitempty"`
 }
 
 // paneRecord is one pane's record.
@@ -101,11 +104,11 @@ func readRecord(dir string, h native.Handle) (paneRecord, error) {
 }
 
 // writeRecord records that pane h of the terminal named name, at addr,
-// is agent's, then the terminal's address beside it. A pruner that
+// is agent's, then the terminal's address (and program, bin) beside it. A pruner that
 // removed the folder as the record was written (it had just become
 // empty) makes the write fail with "not exist": the folder is made again.
-func writeRecord(dir, name string, addr map[string]string, h native.Handle, r paneRecord) error {
-	a, err := json.Marshal(recordAddress{Terminal: name, Env: addr})
+func writeRecord(dir, name string, addr map[string]string, bin string, h native.Handle, r paneRecord) error {
+	a, err := json.Marshal(recordAddress{Terminal: name, Env: addr, Bin: bin})
 	if err != nil {
 		return err
 	}
@@ -250,7 +253,7 @@ func PruneNativeRecords(ctx context.Context, env Env, dryRun bool) ([]string, er
 			f.Name() != recordsFolder(a.Terminal, a.Env) {
 			continue
 		}
-		for _, scope := range recordScopes(dir, a.Terminal) {
+		for _, scope := range recordScopes(state, dir, a.Terminal) {
 			removed = append(removed, pruneFolder(ctx, env, dir, a, scope, dryRun)...)
 		}
 	}
@@ -259,9 +262,10 @@ func PruneNativeRecords(ctx context.Context, env Env, dryRun bool) ([]string, er
 
 // recordScopes are the driver folders to list the terminal's panes from
 // to judge every record in dir: any one for a terminal whose List sees
-// every pane, else each record's own that still exists (a record without
-// one, or whose folder is gone with its team, cannot be judged).
-func recordScopes(dir, name string) []string {
+// every pane, else each record's own that still exists and is one of
+// paneteam's own driver folders (a record without one, or with an older
+// paneteam's folder in the team's, cannot be judged).
+func recordScopes(state, dir, name string) []string {
 	if nativeListsAll[name] {
 		return []string{os.TempDir()}
 	}
@@ -276,7 +280,7 @@ func recordScopes(dir, name string) []string {
 		if err != nil || r.Scope == "" || slices.Contains(scopes, r.Scope) {
 			continue
 		}
-		if fi, err := os.Stat(r.Scope); err == nil && fi.IsDir() {
+		if fi, err := os.Stat(r.Scope); err == nil && fi.IsDir() && ownDriverDir(state, name, r.Scope) {
 			scopes = append(scopes, r.Scope)
 		}
 	}
@@ -289,7 +293,7 @@ func pruneFolder(ctx context.Context, env Env, dir string, a recordAddress, scop
 	if !listNames(a.Terminal, a.Env) {
 		return nil
 	}
-	t, err := newDriver(env, a.Terminal, a.Env, scope, dryRun)
+	t, err := newDriver(env, a.Terminal, a.Env, scope, dryRun, a.Bin)
 	if err != nil {
 		return nil
 	}
@@ -301,4 +305,15 @@ func pruneFolder(ctx context.Context, env Env, dir string, a recordAddress, scop
 		return nil
 	}
 	return pruneRecords(dir, a.Terminal, scope, live, asked, dryRun)
+}
+
+// recordedBin is the terminal's program recorded in the records folder
+// dir ("" when none is).
+func recordedBin(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, addressName))
+	var a recordAddress
+	if err != nil || json.Unmarshal(b, &a) != nil {
+		return ""
+	}
+	return a.Bin
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,7 +158,13 @@ func (z *zellij) Open(ctx context.Context, o Open) (Handle, error) {
 	if paneID == "" {
 		h = Handle("pid" + strconv.Itoa(pid))
 	}
-	start, _ := proc.StartTime(pid)
+	start, err := proc.StartTime(pid)
+	if err != nil {
+		if !proc.Exists(pid) {
+			return h, nil // the program already ended, and its pane with it
+		}
+		return "", fmt.Errorf("zellij: read when the new pane's program (pid %d) started, which paneteam needs to tell it from a later process of that pid: %w", pid, err)
+	}
 	b, _ := json.Marshal(zellijRecord{PID: pid, Start: start})
 	if err := os.WriteFile(z.recordPath(h), b, 0o600); err != nil {
 		return h, fmt.Errorf("zellij: record pane %s: %w", h, err)
@@ -264,21 +271,37 @@ func zellijWaitLaunch(ctx context.Context, pidFile string) (int, string, error) 
 	}
 }
 
-func (z *zellij) readRecord(h Handle) (zellijRecord, bool) {
+// errZellijRecord: a pane's record names no process paneteam can tell
+// from any other (no pid, or no start time: a pid alone may be any
+// process, since pids are reused).
+var errZellijRecord = errors.New("the pane's record does not name its program's process by pid and start time")
+
+// readRecord reads pane h's record: an error wrapping fs.ErrNotExist
+// when there is none, errZellijRecord when it names no process.
+func (z *zellij) readRecord(h Handle) (zellijRecord, error) {
 	var r zellijRecord
 	b, err := os.ReadFile(z.recordPath(h))
-	if err != nil || json.Unmarshal(b, &r) != nil || r.PID <= 0 {
-		return r, false
+	if err != nil {
+		return r, err
 	}
-	return r, true
+	if json.Unmarshal(b, &r) != nil || r.PID <= 1 || r.Start == "" {
+		return r, fmt.Errorf("%w (%s)", errZellijRecord, z.recordPath(h))
+	}
+	return r, nil
 }
 
 func (z *zellij) Close(ctx context.Context, h Handle) error {
 	if strings.ContainsAny(string(h), "/\x00") || h == "" {
 		return fmt.Errorf("zellij: %q is not a pane handle of paneteam's", h)
 	}
-	r, ok := z.readRecord(h)
-	if !ok || !proc.Alive(r.PID, r.Start) {
+	r, err := z.readRecord(h)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // already gone
+	}
+	if err != nil {
+		return fmt.Errorf("zellij: close pane %s: %w: leaving the process alone; close the pane by hand", h, err)
+	}
+	if !proc.Alive(r.PID, r.Start) {
 		os.Remove(z.recordPath(h))
 		return nil // already gone
 	}
@@ -318,7 +341,7 @@ func (z *zellij) List(ctx context.Context) ([]Handle, error) {
 	var hs []Handle
 	for _, f := range files {
 		h := Handle(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "zellij-pane-"), ".json"))
-		if r, ok := z.readRecord(h); ok && proc.Alive(r.PID, r.Start) {
+		if r, err := z.readRecord(h); err == nil && proc.Alive(r.PID, r.Start) {
 			hs = append(hs, h)
 		} else if !z.env.ReadOnly {
 			os.Remove(f)

@@ -3,12 +3,14 @@ package native
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,5 +265,40 @@ func TestZellijFakeHoldsPaneWithoutCloseOnExit(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("pane never marked exited")
 		}
+	}
+}
+
+// A pane's record naming a pid without its start time could name any
+// process (pids are reused): Close refuses it, saying why, and signals
+// nothing; List does not count it as a pane.
+func TestZellijCloseRefusesPidWithoutStart(t *testing.T) {
+	dir := t.TempDir()
+	// No Zellij is asked: Close and List read the driver's files.
+	d, err := New("zellij", Env{
+		Getenv:   func(k string) string { return map[string]string{"ZELLIJ_SESSION_NAME": "s"}[k] },
+		LookPath: func(n string) (string, error) { return "/bin/" + n, nil }, Dir: dir,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "600")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	rec := `{"pid":` + strconv.Itoa(cmd.Process.Pid) + `,"start":""}`
+	if err := os.WriteFile(filepath.Join(dir, "zellij-pane-7.json"), []byte(rec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(context.Background(), "7"); err == nil || !strings.Contains(err.Error(), "start time") {
+		t.Fatalf("Close of a record without a start time: %v; want a refusal saying why", err)
+	}
+	var ws syscall.WaitStatus
+	if pid, _ := syscall.Wait4(cmd.Process.Pid, &ws, syscall.WNOHANG, nil); pid != 0 {
+		t.Fatalf("Close signalled the process a record without a start time named (%v)", ws)
+	}
+	if hs, err := d.List(context.Background()); err != nil || len(hs) != 0 {
+		t.Fatalf("List: %v, %v; want no pane", hs, err)
 	}
 }
