@@ -128,9 +128,11 @@ type TerminalPane struct {
 	// window); WEZTERM_UNIX_SOCKET and WEZTERM_PANE; ZELLIJ_SESSION_NAME
 	// and ZELLIJ_SOCKET_DIR.
 	Env map[string]string `json:"env"`
-	// Dir is the private folder where paneteam keeps its records of the
-	// terminal's panes (Zellij's: each pane's process), one per team and
-	// terminal.
+	// Dir is the folder, in paneteam's own state folder, where the
+	// terminal's driver keeps its files for the team's panes (Zellij's:
+	// each pane's process), one per team and terminal. It is only a
+	// pointer: paneteam acts on it only when it matches the folder it
+	// recorded when it opened the pane (this file is members' to write).
 	Dir string `json:"dir,omitempty"`
 	// Tab says the pane was opened in a tab of its own (the windows
 	// layout). Otherwise Beside is the pane it split ("" the lead's),
