@@ -295,7 +295,7 @@ func cleanup(j Job, unlink func()) {
 	exec.Command("fusermount3", "-uz", j.Mount).Run()
 	exec.Command("fusermount", "-uz", j.Mount).Run()
 	os.Remove(j.Mount)
-	for d := filepath.Dir(j.Mount); j.ConfigDir != "" && strings.HasPrefix(d, j.ConfigDir+"/"); d = filepath.Dir(d) {
+	for _, d := range mountParents(j.Mount, j.ConfigDir) {
 		if os.Remove(d) != nil {
 			break
 		}

@@ -123,6 +123,20 @@ func (c *Client) Run(ctx context.Context, script string, stdin []byte) ([]byte, 
 	return out.Bytes(), nil
 }
 
+// runAsSessionsFree is Run that tries again for up to d while sshd
+// refuses the session (MaxSessions): a session being given back, as a
+// pane or a mount ends, frees its place a moment later.
+func (c *Client) runAsSessionsFree(ctx context.Context, script string, d time.Duration) ([]byte, error) {
+	deadline := time.Now().Add(d)
+	for {
+		out, err := c.Run(ctx, script, nil)
+		if !errors.Is(err, ErrSessions) || time.Now().After(deadline) || ctx.Err() != nil {
+			return out, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // Connected reports whether the master is up.
 func (c *Client) Connected(ctx context.Context) bool {
 	_, up := c.master(ctx)

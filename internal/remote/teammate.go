@@ -60,6 +60,9 @@ type State struct {
 	// Teammate is what the host runs, kept so that Reconnect can start
 	// it again after the connection ended.
 	Teammate *Teammate `json:"teammate,omitempty"`
+	// ConfigDir is the host's Claude Code config folder, which holds the
+	// mount (paneteam/mnt/<team>/<member>); "" in older records.
+	ConfigDir string `json:"configDir,omitempty"`
 	// Up is the mark the teammate's pane leaves in the team's folder once
 	// its session is open (Job.Up); Stop removes one left behind.
 	Up string `json:"up,omitempty"`
@@ -179,11 +182,11 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		}
 	}
 	up := newUpMark()
-	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared,
+	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared, ConfigDir: facts.ConfigDir,
 		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined, SSHFS: s.SSHFS}, Up: up}
 	if err := writeState(statePath(dir, s.Member), st); err != nil {
 		if !shared {
-			c.Unmount(ctx, m.Dir)
+			c.Unmount(ctx, m.Dir, facts.ConfigDir)
 		}
 		closeIfIdle()
 		return nil, nil, err
@@ -284,14 +287,10 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	var errs []error
 	if c.Connected(ctx) && !st.Shared {
 		m := Quote(st.Mount)
-		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount)
+		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount, st.ConfigDir)
 		// The pane's session may still be ending as this starts: at sshd's
 		// MaxSessions, a refused session is tried again for a moment.
-		_, err := c.Run(ctx, wait, nil)
-		for i := 0; i < 50 && errors.Is(err, ErrSessions); i++ {
-			time.Sleep(100 * time.Millisecond)
-			_, err = c.Run(ctx, wait, nil)
-		}
+		_, err := c.runAsSessionsFree(ctx, wait, 5*time.Second)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("unmount the team on %s: %w", st.Host, err))
 		}
