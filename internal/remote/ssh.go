@@ -180,6 +180,9 @@ func (c *Client) Connect(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
 	cmd.Stderr = log
 	err = cmd.Run()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("connect to %s: no answer before paneteam gave up (is the host up, and reachable from here?): %w", c.Host, ctx.Err())
+	}
 	if err != nil {
 		msg, _ := os.ReadFile(log.Name())
 		return c.explain(err, string(msg))

@@ -237,10 +237,35 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 	if ownProcess(st.ServerPID) || ownProcess(st.SSHPID) {
 		return nil, nil, fmt.Errorf("%s is still connected to %s (its mount is served by process %d): reconnect is for a teammate whose connection ended; kill-pane it to start over", member, st.Host, st.ServerPID)
 	}
-	os.Remove(path)
+	// The old record goes while Start runs (Start keeps or closes the
+	// connection by whether any record is left), and comes back when the
+	// teammate could not be started again: it is still a member whose
+	// connection ended, for the next reconnect, kill-pane and status.
+	// Its processes are gone (checked above) and its mark is moot.
+	if validUpMark(st.Up) {
+		os.Remove(filepath.Join(root, "teams", team, st.Up))
+	}
+	old := st
+	old.ServerPID, old.SSHPID, old.Up = 0, 0, ""
+	keep := func() error {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		return writeState(path, old)
+	}
+	if err := os.Remove(path); err != nil {
+		return nil, nil, fmt.Errorf("reconnect %s: %w", member, err)
+	}
 	t := st.Teammate
-	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
+	argv, stop, err := Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
 		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say, Hold: hold})
+	if err != nil {
+		if kerr := keep(); kerr != nil {
+			err = fmt.Errorf("%w (and keeping the record of %s failed: %v)", err, member, kerr)
+		}
+		return nil, nil, fmt.Errorf("reconnect %s on %s: %w", member, st.Host, err)
+	}
+	return argv, func() { stop(); keep() }, nil
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its
