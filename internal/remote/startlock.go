@@ -124,10 +124,15 @@ func validUpMark(name string) bool {
 	return err == nil
 }
 
-// waitUp waits until the file at path exists, for at most d.
+// waitUp waits until the file at path exists, for at most d. It opens
+// the file rather than looking at it: on a shared folder (NFS) a look
+// may be answered from the lead's caches for a while, where an open
+// goes to the server as far as NFS lets it (close-to-open consistency,
+// nfs(5)). Past d the lock goes anyway.
 func waitUp(path string, d time.Duration) {
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
+		if f, err := os.Open(path); err == nil {
+			f.Close()
 			return
 		}
 	}
