@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/internal/tests/sshhost"
@@ -51,5 +52,37 @@ func TestSharedFolderWithoutTasksYet(t *testing.T) {
 	_, say := l.spawnShared(t, "alice", false)
 	if !strings.Contains(say.String(), "a shared file system") {
 		t.Fatalf("the host shares the team's folder, yet paneteam says:\n%s", say)
+	}
+}
+
+// On a shared folder every Claude Code teammate's teams/<team> link on
+// the host leads to the same place: a second one of the team there is
+// refused while the first runs, and leaves the first one's link alone.
+func TestSecondClaudeTeammateOnASharedFolderIsRefused(t *testing.T) {
+	l := newSharedLab(t)
+	link := sshhost.Home + "/.claude/teams/" + l.team
+	alice, _ := l.spawnShared(t, "alice", true)
+	_, _, aliceDone := startPane(t, alice)
+	testutil.Eventually(t, 30*time.Second, "alice's link on the host", func() bool {
+		out, err := l.host.Run(t, "readlink "+link+"; true")
+		return err == nil && strings.TrimSpace(out) == filepath.Join(l.root, "teams", l.team)
+	})
+	bob, _ := l.spawnShared(t, "bob", true)
+	_, out, bobDone := startPane(t, bob)
+	select {
+	case <-bobDone:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("a second Claude Code teammate of the team runs on the host beside the first; its pane:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "one Claude Code teammate per team per host") {
+		t.Errorf("the second teammate's pane says:\n%s", out)
+	}
+	if got := strings.TrimSpace(l.host.MustRun(t, "readlink "+link+"; true")); got != filepath.Join(l.root, "teams", l.team) {
+		t.Errorf("after the refused teammate the first one's link is %q", got)
+	}
+	select {
+	case <-aliceDone:
+		t.Fatal("the first teammate's pane ended")
+	default:
 	}
 }
