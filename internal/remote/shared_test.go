@@ -86,3 +86,27 @@ func TestSecondClaudeTeammateOnASharedFolderIsRefused(t *testing.T) {
 	default:
 	}
 }
+
+// The confined sftp-server makes an empty teams/<team>/panes on the lead
+// to cover it; it goes with the team's last teammate on a host.
+func TestLastRemoteTeammateTakesTheEmptyPanesFolder(t *testing.T) {
+	l := newLab(t, sshhost.Options{})
+	panes := filepath.Join(l.root, "teams", l.team, "panes")
+	l.spawn(t, "alice", "sleep", "600")
+	l.spawn(t, "bob", "sleep", "600")
+	if _, err := os.Stat(panes); err != nil {
+		t.Fatalf("the confined server made no %s: %v", panes, err)
+	}
+	if err := remote.Stop(t.Context(), l.getenv, l.root, l.team, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(panes); err != nil {
+		t.Errorf("%s went while bob still runs on the host: %v", panes, err)
+	}
+	if err := remote.Stop(t.Context(), l.getenv, l.root, l.team, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(panes); !os.IsNotExist(err) {
+		t.Errorf("%s is left on the lead once no teammate of the team is on a host (%v)", panes, err)
+	}
+}

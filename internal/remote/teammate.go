@@ -334,6 +334,9 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	if idle(dir) {
 		errs = append(errs, closeIdle(ctx, c, dir))
 		removeHidden(root, team)
+		// The confined sftp-server makes teams/<team>/panes to cover it;
+		// with no in-process teammate it stays empty: removed then.
+		os.Remove(filepath.Join(root, "teams", team, "panes"))
 	}
 	return errors.Join(errs...)
 }
