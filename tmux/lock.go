@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
 )
 
@@ -24,13 +24,9 @@ const LockSuffix = ".paneteam-lock"
 // socket (socket folders are private to their user), created 0600.
 // It returns the release function; waiting ends with ctx.
 //
-// The file may be deleted (RemoveLock, once its server is gone), which
-// with a bare flock would let two holders in at once: one waiting on the
-// deleted file, one on its replacement. So a holder checks, once it has
-// the lock, that the path still names the file it locked, and starts
-// again when it does not (the scheme of lockfile-create and of Git's
-// ref locks): whoever holds a lock file that is still in place holds the
-// only lock.
+// The file may be deleted (RemoveLock, once its server is gone):
+// flockwait.LockInPlace locks the file still in place, so two holders
+// never hold one lock.
 func (s Server) Lock(ctx context.Context) (unlock func(), err error) {
 	sock, err := s.SocketPath()
 	if err != nil {
@@ -42,29 +38,14 @@ func (s Server) Lock(ctx context.Context) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", s, err)
 	}
 	path := sock + LockSuffix
-	for {
-		fl := flock.New(path, flock.SetPermissions(0o600))
-		if err := flockwait.Lock(ctx, fl); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("another paneteam held it too long: %w", err)
-			}
-			return nil, fmt.Errorf("wait for the pane lock %s: %w", path, err)
-		}
-		if inPlace(fl) {
-			return func() { fl.Unlock() }, nil
-		}
-		fl.Unlock() // removed while we waited: lock its successor
-	}
-}
-
-// inPlace reports whether the file fl holds is still the one at its path.
-func inPlace(fl *flock.Flock) bool {
-	held, err := fl.Stat()
+	fl, err := flockwait.LockInPlace(ctx, path, time.Time{})
 	if err != nil {
-		return false
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("another paneteam held it too long: %w", err)
+		}
+		return nil, fmt.Errorf("wait for the pane lock %s: %w", path, err)
 	}
-	cur, err := os.Stat(fl.Path())
-	return err == nil && os.SameFile(held, cur)
+	return func() { fl.Unlock() }, nil
 }
 
 // RemoveLock deletes the pane lock file of a server that has been stopped,
@@ -80,29 +61,15 @@ func (s Server) RemoveLock() error {
 	return err
 }
 
-// removeLockIf deletes the lock file at path when nobody holds it and
+// removeLockIf deletes the pane lock at path when nobody holds it and
 // gone, asked while holding it, says so. It reports whether it did (with
 // dryRun: would).
 func removeLockIf(path string, gone func() bool, dryRun bool) (bool, error) {
-	fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_RDWR))
-	ok, err := fl.TryLock()
-	if errors.Is(err, os.ErrNotExist) || err == nil && !ok {
-		return false, nil
-	}
+	ok, err := flockwait.RemoveIfFree(path, gone, dryRun)
 	if err != nil {
-		return false, fmt.Errorf("remove pane lock %s: %w", path, err)
+		return false, fmt.Errorf("remove pane lock: %w", err)
 	}
-	defer fl.Unlock()
-	if !inPlace(fl) || !gone() {
-		return false, nil
-	}
-	if dryRun {
-		return true, nil
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("remove pane lock %s: %w", path, err)
-	}
-	return true, nil
+	return ok, nil
 }
 
 // StaleLocks lists (and unless dryRun removes) paneteam's pane locks in

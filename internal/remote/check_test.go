@@ -97,3 +97,29 @@ func TestArgvForwardsNothing(t *testing.T) {
 		}
 	}
 }
+
+// A session's ProxyCommand=false wins only if no proxy of the person's
+// comes first (ssh keeps an option's first value): the sessions leave
+// the person's -J, ProxyJump and ProxyCommand out, and keep the rest.
+func TestSessionsDropThePersonsProxy(t *testing.T) {
+	for in, want := range map[string]string{
+		"ssh -F /cfg":                                    "ssh -F /cfg",
+		"ssh -J jump -F /cfg":                            "ssh -F /cfg",
+		"ssh -Jjump -v":                                  "ssh -v",
+		"ssh -vJ jump -p 22":                             "ssh -v -p 22",
+		"ssh -o ProxyJump=jump -o User=me":               "ssh -o User=me",
+		"ssh -oProxyCommand=nc\\ %h\\ %p -i key":         "ssh -i key",
+		"ssh -o 'proxycommand nc %h %p' -4":              "ssh -4",
+		"ssh -o ProxyCommandX=1":                         "ssh -o ProxyCommandX=1",
+		"ssh -l me -o ControlPersist=1 -vvo ProxyJump=j": "ssh -l me -o ControlPersist=1 -vv",
+	} {
+		c, err := NewClient(func(string) string { return in }, "box", "/run/p", "crew")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(c.Argv("true", false), " ")
+		if !strings.HasPrefix(got, want+" -a -x ") || strings.Count(got, "Proxy") != 1+strings.Count(want, "Proxy") {
+			t.Errorf("PANETEAM_SSH=%q: the session runs %s; want it to start %q and name no proxy but ProxyCommand=false", in, got, want)
+		}
+	}
+}

@@ -127,18 +127,36 @@ func (c *Client) Mount(ctx context.Context, s MountSpec) (Mount, error) {
 	return m, nil
 }
 
-// Unmount unmounts dir on the host and removes the folder; a mount that
-// is gone already is fine.
-func (c *Client) Unmount(ctx context.Context, dir string) error {
-	_, err := c.Run(ctx, UnmountScript(dir), nil)
+// Unmount unmounts dir on the host and removes the folder and its empty
+// parents up to configDir ("": none); a mount that is gone already is
+// fine.
+func (c *Client) Unmount(ctx context.Context, dir, configDir string) error {
+	_, err := c.Run(ctx, UnmountScript(dir, configDir), nil)
 	return err
 }
 
 // UnmountScript unmounts dir if mounted (lazily when busy) and removes
-// the then empty folder.
-func UnmountScript(dir string) string {
+// the then empty folder, and its parents up to configDir ("": none) that
+// are empty too (paneteam/mnt/<team> once the team's last mount on the
+// host is gone).
+func UnmountScript(dir, configDir string) string {
 	d := Quote(dir)
-	return "if [ -d " + d + " ]; then fusermount3 -u " + d + " 2>/dev/null || fusermount -u " + d + " 2>/dev/null || fusermount3 -uz " + d + " 2>/dev/null || fusermount -uz " + d + " 2>/dev/null; rmdir " + d + " 2>/dev/null; fi; true"
+	script := "if [ -d " + d + " ]; then fusermount3 -u " + d + " 2>/dev/null || fusermount -u " + d + " 2>/dev/null || fusermount3 -uz " + d + " 2>/dev/null || fusermount -uz " + d + " 2>/dev/null; rmdir " + d + " 2>/dev/null; fi"
+	for _, p := range mountParents(dir, configDir) {
+		script += "; rmdir " + Quote(p) + " 2>/dev/null"
+	}
+	return script + "; true"
+}
+
+// mountParents are the folders between a mount point and configDir
+// (excluded), innermost first: made for the mount, and removed with it
+// once empty.
+func mountParents(dir, configDir string) []string {
+	var out []string
+	for d := filepath.Dir(dir); configDir != "" && strings.HasPrefix(d, configDir+"/"); d = filepath.Dir(d) {
+		out = append(out, d)
+	}
+	return out
 }
 
 func findSFTPServer() string {
@@ -155,19 +173,7 @@ func findSFTPServer() string {
 // The session the mount held is being given back as this runs, so a
 // refused session is tried again for a moment.
 func (c *Client) undoMount(ctx context.Context, s MountSpec) {
-	script := UnmountScript(s.Dir)
-	if s.ConfigDir != "" {
-		for d := filepath.Dir(s.Dir); strings.HasPrefix(d, s.ConfigDir+"/"); d = filepath.Dir(d) {
-			script += "; rmdir " + Quote(d) + " 2>/dev/null"
-		}
-		script += "; true"
-	}
-	for i := 0; i < 20; i++ {
-		if _, err := c.Run(ctx, script, nil); err == nil || !errors.Is(err, ErrSessions) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	c.runAsSessionsFree(ctx, UnmountScript(s.Dir, s.ConfigDir), 2*time.Second)
 }
 
 func logText(f *os.File) string {

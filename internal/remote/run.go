@@ -14,6 +14,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/paneteam/paneteam/internal/sys/flockwait"
 )
 
 // Job is what the host's paneteam (`paneteam remote run`) is told to do
@@ -244,6 +248,10 @@ func endSSHFS(mount string) {
 // into the mount. A real folder there (a team of the host's own) or a
 // link into another live mount is refused.
 func link(j Job) (func(), error) {
+	unlock, err := lockLinks(j)
+	if err != nil {
+		return nil, err
+	}
 	var made []string
 	undo := func() {
 		for _, p := range made {
@@ -251,6 +259,7 @@ func link(j Job) (func(), error) {
 				os.Remove(p)
 			}
 		}
+		unlock()
 	}
 	for _, kind := range []string{"teams", "tasks"} {
 		p := filepath.Join(j.ConfigDir, kind, j.Team)
@@ -281,6 +290,39 @@ func link(j Job) (func(), error) {
 	return undo, nil
 }
 
+// lockLinks takes the host's lock on the team's links in its config
+// folder, held while the teammate runs (a flock: it ends with the
+// process, so a crash leaves nothing held). Two teammates of a team on
+// one host would share one teams/<team> link: on a shared folder both
+// links lead to the same place, so only this lock tells that the link
+// is in use, and the first teammate to end would take it from the other.
+func lockLinks(j Job) (unlock func(), err error) {
+	dir := filepath.Join(j.ConfigDir, "paneteam")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("lock the team's links on this host: %w", err)
+	}
+	path := filepath.Join(dir, "links-"+j.Team+".lock")
+	for {
+		fl := flock.New(path, flock.SetPermissions(0o600))
+		ok, err := fl.TryLock()
+		if err != nil {
+			return nil, fmt.Errorf("lock the team's links on this host: %w", err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s is in use by another Claude Code teammate of %s on this host: one Claude Code teammate per team per host for now", filepath.Join(j.ConfigDir, "teams", j.Team), j.Team)
+		}
+		if !flockwait.InPlace(fl) {
+			fl.Unlock() // removed as its holder ended: lock its successor
+			continue
+		}
+		return func() {
+			os.Remove(path)
+			fl.Unlock()
+			os.Remove(dir) // only when empty: nothing else of paneteam's here
+		}, nil
+	}
+}
+
 // cleanup unlinks, unmounts (lazily when busy) and removes the mount's
 // folder and its now empty parents up to the config folder.
 func cleanup(j Job, unlink func()) {
@@ -295,7 +337,7 @@ func cleanup(j Job, unlink func()) {
 	exec.Command("fusermount3", "-uz", j.Mount).Run()
 	exec.Command("fusermount", "-uz", j.Mount).Run()
 	os.Remove(j.Mount)
-	for d := filepath.Dir(j.Mount); j.ConfigDir != "" && strings.HasPrefix(d, j.ConfigDir+"/"); d = filepath.Dir(d) {
+	for _, d := range mountParents(j.Mount, j.ConfigDir) {
 		if os.Remove(d) != nil {
 			break
 		}

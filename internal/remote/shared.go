@@ -37,7 +37,13 @@ func (c *Client) sameFolders(ctx context.Context, root, team string) (ok bool, w
 			return false, "", err
 		}
 		tok := hex.EncodeToString(b)
-		p := filepath.Join(root, kind, team, shareFile+tok[:12])
+		// The folder may not be made yet (tasks/<team> before the first
+		// task); the confined sftp-server would make it as well.
+		dir := filepath.Join(root, kind, team)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return false, "", fmt.Errorf("make the team's folder %s: %w", dir, err)
+		}
+		p := filepath.Join(dir, shareFile+tok[:12])
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if err != nil {
 			return false, "", fmt.Errorf("write a test file into the team's folder: %w", err)
@@ -75,9 +81,22 @@ func (c *Client) sameFolders(ctx context.Context, root, team string) (ok bool, w
 		if got != tokens[i] {
 			return false, fmt.Sprintf("%s has a folder at %s, but not this machine's (a test file written here was not there)", c.Host, dir), nil
 		}
-		if removed != "rm" || fileExists(paths[i]) {
+		if removed != "rm" || !gone(paths[i]) {
 			return false, fmt.Sprintf("%s sees %s but cannot change it (a test file it removed is still here)", c.Host, dir), nil
 		}
 	}
 	return true, "", nil
+}
+
+// gone reports whether nothing is at path any more. It opens the file
+// rather than looking at it: an NFS client may answer a look (stat) from
+// its caches for a few seconds, and still show a file another machine
+// removed, where an open checks the file with the server (close-to-open
+// consistency, nfs(5)).
+func gone(path string) bool {
+	f, err := os.Open(path)
+	if err == nil {
+		f.Close()
+	}
+	return errors.Is(err, os.ErrNotExist)
 }

@@ -75,7 +75,11 @@ func CheckHost(host string) error {
 // ports, never asks for a password or a host key (BatchMode), checks the
 // connection every Keepalive, and goes through the team's master.
 func (c *Client) args(extra ...string) []string {
-	a := append([]string(nil), c.base...)
+	return c.argsOn(c.base, extra...)
+}
+
+func (c *Client) argsOn(base []string, extra ...string) []string {
+	a := append([]string(nil), base...)
 	a = append(a, "-a", "-x",
 		"-o", "ForwardAgent=no", "-o", "ForwardX11=no", "-o", "ForwardX11Trusted=no",
 		"-o", "ClearAllForwardings=yes", "-o", "PermitLocalCommand=no", "-o", "BatchMode=yes",
@@ -93,14 +97,73 @@ func (c *Client) args(extra ...string) []string {
 // MaxSessions reached, or the master gone), ssh would silently log in
 // again on a connection of its own, outside the team's one connection,
 // its keepalive and its end; the proxy that always fails makes it fail
-// instead, with the master's reason on stderr. The master itself keeps
-// the person's own ProxyCommand or ProxyJump.
+// instead, with the master's reason on stderr. ssh keeps the first
+// value of an option, so the person's own -J, ProxyJump or ProxyCommand
+// in PANETEAM_SSH are left out of the session's command line; the master
+// keeps them.
 func (c *Client) Argv(script string, tty bool) []string {
 	extra := []string{"-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-T"}
 	if tty {
 		extra = []string{"-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-tt", "-o", "EscapeChar=none"}
 	}
-	return append(c.args(extra...), "--", c.Host, Wire(script))
+	return append(c.argsOn(withoutProxy(c.base), extra...), "--", c.Host, Wire(script))
+}
+
+// sshArgOptions are ssh's options that take a value (ssh(1)).
+const sshArgOptions = "BbcDEeFIiJLlmOoPpQRSWw"
+
+// withoutProxy is the ssh command line base without its -J, ProxyJump
+// and ProxyCommand: ssh keeps the first value it is given, so one of the
+// person's would win over a session's ProxyCommand=false. Only the
+// master needs them; a session goes through the master.
+func withoutProxy(base []string) []string {
+	if len(base) == 0 {
+		return base
+	}
+	out := []string{base[0]}
+	for i := 1; i < len(base); i++ {
+		a := base[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || len(a) < 2 {
+			out = append(out, base[i:]...)
+			break
+		}
+		// A word of flags: "-v", "-vJ jump", "-oProxyJump=x", "-o" "K=V".
+		kept := "-"
+		for j := 1; j < len(a); j++ {
+			if !strings.ContainsRune(sshArgOptions, rune(a[j])) {
+				kept += a[j : j+1]
+				continue
+			}
+			val, next := a[j+1:], false
+			if val == "" && i+1 < len(base) {
+				val, next = base[i+1], true
+			}
+			if a[j] != 'J' && !(a[j] == 'o' && proxyOption(val)) {
+				kept += a[j:]
+				if next {
+					out = append(out, kept, val)
+					kept = "-"
+					i++
+				}
+			} else if next {
+				i++
+			}
+			break
+		}
+		if kept != "-" {
+			out = append(out, kept)
+		}
+	}
+	return out
+}
+
+// proxyOption: an -o value that sets ProxyCommand or ProxyJump.
+func proxyOption(v string) bool {
+	k := strings.TrimSpace(v)
+	if i := strings.IndexAny(k, "= \t"); i >= 0 {
+		k = k[:i]
+	}
+	return strings.EqualFold(k, "ProxyCommand") || strings.EqualFold(k, "ProxyJump")
 }
 
 // Command is an exec.Cmd for Argv(script, false).
@@ -121,6 +184,20 @@ func (c *Client) Run(ctx context.Context, script string, stdin []byte) ([]byte, 
 		return out.Bytes(), c.explain(err, errb.String())
 	}
 	return out.Bytes(), nil
+}
+
+// runAsSessionsFree is Run that tries again for up to d while sshd
+// refuses the session (MaxSessions): a session being given back, as a
+// pane or a mount ends, frees its place a moment later.
+func (c *Client) runAsSessionsFree(ctx context.Context, script string, d time.Duration) ([]byte, error) {
+	deadline := time.Now().Add(d)
+	for {
+		out, err := c.Run(ctx, script, nil)
+		if !errors.Is(err, ErrSessions) || time.Now().After(deadline) || ctx.Err() != nil {
+			return out, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Connected reports whether the master is up.
@@ -166,6 +243,9 @@ func (c *Client) Connect(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
 	cmd.Stderr = log
 	err = cmd.Run()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("connect to %s: no answer before paneteam gave up (is the host up, and reachable from here?): %w", c.Host, ctx.Err())
+	}
 	if err != nil {
 		msg, _ := os.ReadFile(log.Name())
 		return c.explain(err, string(msg))

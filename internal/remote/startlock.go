@@ -44,9 +44,8 @@ type startLock struct {
 
 // lockStart takes the start lock of c's connection, waiting while another
 // start on it holds it, until ctx ends; it tells say when the wait is
-// long. The lock file is removed (by drop) with the team's connection, so
-// a holder checks that the path still names the file it locked, and
-// starts again when it does not.
+// long. The lock file is removed (by drop) with the team's connection,
+// so it is taken with flockwait.LockInPlace.
 func lockStart(ctx context.Context, c *Client, say io.Writer) (*startLock, error) {
 	path := c.ControlPath + startLockSuffix
 	said := false
@@ -54,11 +53,12 @@ func lockStart(ctx context.Context, c *Client, say io.Writer) (*startLock, error
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("wait for the start lock %s: %w", path, err)
 		}
-		fl := flock.New(path, flock.SetPermissions(0o600))
-		var err error
+		deadline := time.Now().Add(waitSay)
 		if said {
-			err = flockwait.Lock(ctx, fl)
-		} else if err = flockwait.LockUntil(ctx, fl, time.Now().Add(waitSay)); errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			deadline = time.Time{}
+		}
+		fl, err := flockwait.LockInPlace(ctx, path, deadline)
+		if !said && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			fmt.Fprintf(say, "paneteam: waiting for another teammate's start on %s to finish (the sessions of both count toward sshd's MaxSessions there)\n", c.Host)
 			said = true
 			continue
@@ -69,10 +69,7 @@ func lockStart(ctx context.Context, c *Client, say io.Writer) (*startLock, error
 		if err != nil {
 			return nil, fmt.Errorf("wait for the start lock %s (another teammate is starting on %s): %w", path, c.Host, err)
 		}
-		if inPlace(fl) {
-			return &startLock{fl: fl}, nil
-		}
-		fl.Unlock() // removed while we waited: lock its successor
+		return &startLock{fl: fl}, nil
 	}
 }
 
@@ -90,30 +87,13 @@ func (l *startLock) drop() {
 	})
 }
 
-// inPlace reports whether the file fl holds is still the one at its path.
-func inPlace(fl *flock.Flock) bool {
-	held, err := fl.Stat()
-	if err != nil {
-		return false
-	}
-	cur, err := os.Stat(fl.Path())
-	return err == nil && os.SameFile(held, cur)
-}
-
 // sweepStartLocks removes the start locks in dir that nobody holds (a
 // team's last teammate is gone; its connections to other hosts ended
 // with the teammates there). A held one is a start under way and stays.
 func sweepStartLocks(dir string) {
 	locks, _ := filepath.Glob(filepath.Join(dir, "*"+startLockSuffix))
 	for _, p := range locks {
-		fl := flock.New(p, flock.SetPermissions(0o600), flock.SetFlag(os.O_RDWR))
-		if ok, err := fl.TryLock(); err != nil || !ok {
-			continue
-		}
-		if inPlace(fl) {
-			os.Remove(p)
-		}
-		fl.Unlock()
+		flockwait.RemoveIfFree(p, nil, false)
 	}
 }
 
@@ -144,10 +124,15 @@ func validUpMark(name string) bool {
 	return err == nil
 }
 
-// waitUp waits until the file at path exists, for at most d.
+// waitUp waits until the file at path exists, for at most d. It opens
+// the file rather than looking at it: on a shared folder (NFS) a look
+// may be answered from the lead's caches for a while, where an open
+// goes to the server as far as NFS lets it (close-to-open consistency,
+// nfs(5)). Past d the lock goes anyway.
 func waitUp(path string, d time.Duration) {
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
+		if f, err := os.Open(path); err == nil {
+			f.Close()
 			return
 		}
 	}

@@ -60,6 +60,9 @@ type State struct {
 	// Teammate is what the host runs, kept so that Reconnect can start
 	// it again after the connection ended.
 	Teammate *Teammate `json:"teammate,omitempty"`
+	// ConfigDir is the host's Claude Code config folder, which holds the
+	// mount (paneteam/mnt/<team>/<member>); "" in older records.
+	ConfigDir string `json:"configDir,omitempty"`
 	// Up is the mark the teammate's pane leaves in the team's folder once
 	// its session is open (Job.Up); Stop removes one left behind.
 	Up string `json:"up,omitempty"`
@@ -179,11 +182,11 @@ func Start(ctx context.Context, s Spawn) (argv []string, undo func(), err error)
 		}
 	}
 	up := newUpMark()
-	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared,
+	st := State{Host: s.Host, SSH: c.base, ControlPath: c.ControlPath, Mount: m.Dir, ServerPID: m.ServerPID, SSHPID: m.SSHPID, Shared: shared, ConfigDir: facts.ConfigDir,
 		Teammate: &Teammate{Argv: s.Argv, Env: s.Env, Cwd: s.Cwd, Claude: s.Claude, Unconfined: s.Unconfined, SSHFS: s.SSHFS}, Up: up}
 	if err := writeState(statePath(dir, s.Member), st); err != nil {
 		if !shared {
-			c.Unmount(ctx, m.Dir)
+			c.Unmount(ctx, m.Dir, facts.ConfigDir)
 		}
 		closeIfIdle()
 		return nil, nil, err
@@ -234,10 +237,35 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 	if ownProcess(st.ServerPID) || ownProcess(st.SSHPID) {
 		return nil, nil, fmt.Errorf("%s is still connected to %s (its mount is served by process %d): reconnect is for a teammate whose connection ended; kill-pane it to start over", member, st.Host, st.ServerPID)
 	}
-	os.Remove(path)
+	// The old record goes while Start runs (Start keeps or closes the
+	// connection by whether any record is left), and comes back when the
+	// teammate could not be started again: it is still a member whose
+	// connection ended, for the next reconnect, kill-pane and status.
+	// Its processes are gone (checked above) and its mark is moot.
+	if validUpMark(st.Up) {
+		os.Remove(filepath.Join(root, "teams", team, st.Up))
+	}
+	old := st
+	old.ServerPID, old.SSHPID, old.Up = 0, 0, ""
+	keep := func() error {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		return writeState(path, old)
+	}
+	if err := os.Remove(path); err != nil {
+		return nil, nil, fmt.Errorf("reconnect %s: %w", member, err)
+	}
 	t := st.Teammate
-	return Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
+	argv, stop, err := Start(ctx, Spawn{Getenv: getenv, Host: st.Host, Root: root, Team: team, Member: member, Exe: exe,
 		Argv: t.Argv, Env: t.Env, Cwd: t.Cwd, Claude: t.Claude, Unconfined: t.Unconfined, SSHFS: t.SSHFS, Say: say, Hold: hold})
+	if err != nil {
+		if kerr := keep(); kerr != nil {
+			err = fmt.Errorf("%w (and keeping the record of %s failed: %v)", err, member, kerr)
+		}
+		return nil, nil, fmt.Errorf("reconnect %s on %s: %w", member, st.Host, err)
+	}
+	return argv, func() { stop(); keep() }, nil
 }
 
 // hostEnv is the teammate's environment on the host: the team is at its
@@ -284,14 +312,10 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	var errs []error
 	if c.Connected(ctx) && !st.Shared {
 		m := Quote(st.Mount)
-		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount)
+		wait := "i=0; while [ -d " + m + " ] && [ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; " + UnmountScript(st.Mount, st.ConfigDir)
 		// The pane's session may still be ending as this starts: at sshd's
 		// MaxSessions, a refused session is tried again for a moment.
-		_, err := c.Run(ctx, wait, nil)
-		for i := 0; i < 50 && errors.Is(err, ErrSessions); i++ {
-			time.Sleep(100 * time.Millisecond)
-			_, err = c.Run(ctx, wait, nil)
-		}
+		_, err := c.runAsSessionsFree(ctx, wait, 5*time.Second)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("unmount the team on %s: %w", st.Host, err))
 		}
@@ -310,6 +334,9 @@ func Stop(ctx context.Context, getenv func(string) string, root, team, member st
 	if idle(dir) {
 		errs = append(errs, closeIdle(ctx, c, dir))
 		removeHidden(root, team)
+		// The confined sftp-server makes teams/<team>/panes to cover it;
+		// with no in-process teammate it stays empty: removed then.
+		os.Remove(filepath.Join(root, "teams", team, "panes"))
 	}
 	return errors.Join(errs...)
 }

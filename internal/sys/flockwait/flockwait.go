@@ -1,9 +1,13 @@
 // Package flockwait takes a gofrs/flock lock with a context: waiting does
-// not poll, and ends when the context does.
+// not poll, and ends when the context does. It also keeps a lock whose
+// file may be removed safe (LockInPlace, RemoveIfFree).
 package flockwait
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -77,4 +81,65 @@ func LockUntil(ctx context.Context, fl *flock.Flock, deadline time.Time) error {
 	case <-expired:
 		return abandon(context.DeadlineExceeded)
 	}
+}
+
+// A lock file may be deleted once nobody needs it (RemoveIfFree), which
+// with a bare flock would let two holders in at once: one waiting on the
+// deleted file, one on its replacement. So a holder checks, once it has
+// the lock, that the path still names the file it locked, and starts
+// again when it does not (the scheme of lockfile-create and of Git's ref
+// locks): whoever holds a lock file that is still in place holds the only
+// lock.
+
+// LockInPlace takes the flock on the file at path (made 0600 when
+// missing), waiting until ctx ends or deadline (zero: none) passes, and
+// returns it once the file it holds is still the one at path. The
+// folder must exist: a missing one is an error (os.ErrNotExist).
+func LockInPlace(ctx context.Context, path string, deadline time.Time) (*flock.Flock, error) {
+	for {
+		fl := flock.New(path, flock.SetPermissions(0o600))
+		if err := LockUntil(ctx, fl, deadline); err != nil {
+			return nil, err
+		}
+		if InPlace(fl) {
+			return fl, nil
+		}
+		fl.Unlock() // removed while we waited: lock its successor
+	}
+}
+
+// InPlace reports whether the file fl holds is still the one at its path.
+func InPlace(fl *flock.Flock) bool {
+	held, err := fl.Stat()
+	if err != nil {
+		return false
+	}
+	cur, err := os.Stat(fl.Path())
+	return err == nil && os.SameFile(held, cur)
+}
+
+// RemoveIfFree deletes the lock file at path when nobody holds it and
+// gone (nil: always), asked while holding it, agrees; a held lock is
+// someone's wait or work and stays. It reports whether it removed the
+// file (with dryRun: whether it would have). A missing file is no error.
+func RemoveIfFree(path string, gone func() bool, dryRun bool) (bool, error) {
+	fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_RDWR))
+	ok, err := fl.TryLock()
+	if errors.Is(err, os.ErrNotExist) || err == nil && !ok {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("remove lock %s: %w", path, err)
+	}
+	defer fl.Unlock()
+	if !InPlace(fl) || gone != nil && !gone() {
+		return false, nil
+	}
+	if dryRun {
+		return true, nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("remove lock %s: %w", path, err)
+	}
+	return true, nil
 }

@@ -3,6 +3,7 @@ package flockwait_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -100,5 +101,41 @@ func TestLockUntilDeadline(t *testing.T) {
 	}
 	if took := time.Since(start); took < 40*time.Millisecond || took > 2*time.Second {
 		t.Fatalf("gave up after %s", took)
+	}
+}
+
+// A waiter whose lock file was removed under it by the holder (as
+// RemoveIfFree does) locks the file now at the path, so it and a newcomer
+// never hold the lock at once; a held lock is never removed.
+func TestLockInPlaceFollowsARemovedFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f.lock")
+	holder, err := flockwait.LockInPlace(t.Context(), p, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := flockwait.RemoveIfFree(p, nil, false); removed || err != nil {
+		t.Fatalf("RemoveIfFree of a held lock = %v, %v; want it kept", removed, err)
+	}
+	got := make(chan *flock.Flock, 1)
+	go func() {
+		fl, err := flockwait.LockInPlace(context.Background(), p, time.Time{})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- fl
+	}()
+	time.Sleep(50 * time.Millisecond) // the waiter waits on the old file
+	os.Remove(p)
+	holder.Unlock()
+	waiter := <-got
+	if ok, err := flock.New(p).TryLock(); ok || err != nil {
+		t.Fatalf("a newcomer locked the file while the waiter held the lock (%v)", err)
+	}
+	waiter.Unlock()
+	if removed, err := flockwait.RemoveIfFree(p, nil, false); !removed || err != nil {
+		t.Fatalf("RemoveIfFree of a free lock = %v, %v", removed, err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the free lock is still there: %v", err)
 	}
 }
