@@ -222,6 +222,9 @@ func (c *Client) master(ctx context.Context) (int, bool) {
 	return pid, true
 }
 
+// connectTimeout is how many seconds ssh waits for the host to answer.
+const connectTimeout = 20
+
 // Connect starts the master, or keeps the one running. It returns once
 // ssh has logged in, or with an error that says what to change.
 func (c *Client) Connect(ctx context.Context) error {
@@ -239,7 +242,11 @@ func (c *Client) Connect(ctx context.Context) error {
 	}
 	defer os.Remove(log.Name())
 	defer log.Close()
-	a := c.args("-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-N", "-f", "--", c.Host)
+	// ConnectTimeout: a host that does not answer (down, or a network
+	// that drops packets) fails the spawn or reconnect in seconds rather
+	// than after the system's TCP timeout (a ConnectTimeout given in
+	// PANETEAM_SSH comes first and wins).
+	a := c.args("-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-o", "ConnectTimeout="+strconv.Itoa(connectTimeout), "-N", "-f", "--", c.Host)
 	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
 	cmd.Stderr = log
 	err = cmd.Run()
