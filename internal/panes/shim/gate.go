@@ -1,17 +1,15 @@
 package shim
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -24,9 +22,9 @@ const GateCommand = "shim-gate"
 const gatePoll = 10 * time.Millisecond
 
 // Gate is a virtual server's pane waiting for its command: it records
-// itself in FILE.pid, waits for FILE.run (written by respawn-pane), and
-// becomes the command, with environ less the variables that would make
-// the teammate take its pane for a tmux one. It returns only on failure;
+// itself in FILE.pid, waits for FILE.run (native's exec file, written by
+// respawn-pane), and becomes its command, with environ less the variables
+// that would make the teammate take its pane for a tmux one. It returns only on failure;
 // it ends when its pane is killed first (the pid file goes).
 func Gate(file string, environ []string) error {
 	pid := os.Getpid()
@@ -36,14 +34,16 @@ func Gate(file string, environ []string) error {
 	}
 	os.Remove(file + ".new")
 	for {
-		b, err := os.ReadFile(file + ".run")
+		_, err := os.Lstat(file + ".run")
 		if err == nil {
-			os.Remove(file + ".run")
-			var run GateRun
-			if err := json.Unmarshal(b, &run); err != nil || len(run.Argv) == 0 {
-				return fmt.Errorf("paneteam's pane gate: the command in %s.run does not parse", file)
+			if err := setEnviron(gateEnv(environ)); err != nil {
+				return fmt.Errorf("paneteam's pane gate: %w", err)
 			}
-			return execGate(run.Argv, gateEnv(environ))
+			// The exec file's checks (0600, owned by this user, not a
+			// symlink) come before anything of it runs.
+			if err := native.RunExecFile(file + ".run"); err != nil {
+				return fmt.Errorf("paneteam's pane gate: %w", err)
+			}
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("paneteam's pane gate: %w", err)
@@ -55,17 +55,18 @@ func Gate(file string, environ []string) error {
 	}
 }
 
-func execGate(argv []string, env []string) error {
-	path := argv[0]
-	if !strings.Contains(path, "/") {
-		p, err := exec.LookPath(path)
-		if err != nil {
-			return fmt.Errorf("paneteam's pane gate: %w", err)
+// setEnviron makes environ this process's whole environment, which
+// native.RunExecFile starts the teammate with (plus the file's own).
+func setEnviron(environ []string) error {
+	os.Clearenv()
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "" {
+			continue
 		}
-		path = p
-	}
-	if err := syscall.Exec(path, argv, env); err != nil {
-		return fmt.Errorf("paneteam's pane gate: run %s: %w", path, err)
+		if err := os.Setenv(k, v); err != nil {
+			return fmt.Errorf("set %s: %w", k, err)
+		}
 	}
 	return nil
 }

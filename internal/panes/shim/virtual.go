@@ -371,9 +371,12 @@ func (v *virtual) driver() (native.Terminal, error) {
 	if v.term != nil {
 		return v.term, nil
 	}
+	// The terminal's variables are those recorded, and only those: a
+	// caller in another instance of the terminal (or in none, cron)
+	// must reach the lead's, never its own.
 	getenv := func(k string) string {
-		if val, ok := v.st.Env[k]; ok {
-			return val
+		if IsTerminalVar(k) {
+			return v.st.Env[k]
 		}
 		return v.s.Getenv(k)
 	}
@@ -468,29 +471,33 @@ func (v *virtual) arrangeWith(ctx context.Context, rl layout.Relayout) {
 	}
 }
 
-// GateRun is what a gate runs, written 0600 beside it by respawn-pane.
-type GateRun struct {
-	Argv []string `json:"argv"`
-}
-
 // respawn hands the teammate's command to the pane's gate, which becomes
-// it. Claude's one-word line runs as tmux runs it, with /bin/sh -c.
+// it: FILE.run, an exec file of native's (0600, checked by the gate
+// before it runs anything), moved into place whole.
 func (v *virtual) respawn(c Call) int {
 	p := v.pane(c.Flag('t'))
 	if p == nil || !gateAlive(p.Gate) {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
-	argv := c.Args
-	line := argv[len(argv)-1]
-	if len(argv) == 1 {
-		argv = []string{"/bin/sh", "-c", line}
-	}
-	b, _ := json.Marshal(GateRun{Argv: argv})
-	if err := lockfile.WriteAtomic(p.Gate+".run", b); err != nil {
+	argv, agent := teammateCommand(c.Args)
+	if err := writeGateRun(p.Gate, native.Open{Argv: argv}); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): hand the command to pane %s: %v\n", p.ID, err), 1)
 	}
-	p.Agent = teammateOf(shellWords(line))
+	p.Agent = agent
 	return v.save("")
+}
+
+// writeGateRun writes o as the exec file FILE.run of the gate file.
+func writeGateRun(file string, o native.Open) error {
+	tmp, err := native.WriteExecFile(filepath.Dir(file), o)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, file+".run"); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("hand the command to the pane's gate: %w", err)
+	}
+	return nil
 }
 
 // kill ends a pane's program (its whole process group, as tmux's hang-up
@@ -545,13 +552,8 @@ func gateAlive(file string) bool {
 		st, err := os.Stat(file + ".new")
 		return err == nil && time.Since(st.ModTime()) < gateStartLimit
 	}
-	pid, start, _ := strings.Cut(strings.TrimSpace(string(b)), ":")
-	n, err := strconv.Atoi(pid)
-	if err != nil || n <= 0 {
-		return false
-	}
-	got, err := proc.StartTime(n)
-	return err == nil && (start == "" || got == start)
+	pid, start, ok := procTag(string(b))
+	return ok && proc.Alive(pid, start)
 }
 
 // endGate hangs up the gate's process group (the teammate and what it
@@ -561,25 +563,33 @@ func endGate(file string) {
 	if err != nil {
 		return
 	}
-	pid, start, _ := strings.Cut(strings.TrimSpace(string(b)), ":")
-	n, err := strconv.Atoi(pid)
-	if err != nil || n <= 0 {
-		return
-	}
-	if got, err := proc.StartTime(n); err != nil || (start != "" && got != start) {
+	pid, start, ok := procTag(string(b))
+	if !ok || !proc.Alive(pid, start) {
 		return // gone, or the pid is someone else's now
 	}
-	syscall.Kill(-n, syscall.SIGHUP)
-	syscall.Kill(n, syscall.SIGHUP)
-	deadline := time.Now().Add(2 * time.Second)
+	syscall.Kill(-pid, syscall.SIGHUP)
+	syscall.Kill(pid, syscall.SIGHUP)
+	deadline := time.Now().Add(gateHangUp)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(n, 0) != nil {
+		if !proc.Alive(pid, start) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	syscall.Kill(-n, syscall.SIGKILL)
-	syscall.Kill(n, syscall.SIGKILL)
+	syscall.Kill(-pid, syscall.SIGKILL)
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// gateHangUp is how long a hung-up teammate has to exit before it is
+// killed.
+const gateHangUp = 2 * time.Second
+
+// procTag reads a process's "<pid>:<start time>" (the start may be
+// empty: only the pid is then checked).
+func procTag(tag string) (pid int, start string, ok bool) {
+	p, start, _ := strings.Cut(strings.TrimSpace(tag), ":")
+	pid, err := strconv.Atoi(p)
+	return pid, start, err == nil && pid > 1
 }
 
 func removeGate(file string) {
@@ -615,9 +625,7 @@ func SweepVirtual(parent string) {
 		if err != nil || len(st.Panes) > 0 {
 			continue
 		}
-		pid, start, _ := strings.Cut(st.Lead, ":")
-		n, err := strconv.Atoi(pid)
-		if err != nil || n <= 1 || proc.Alive(n, start) {
+		if pid, start, ok := procTag(st.Lead); !ok || proc.Alive(pid, start) {
 			continue
 		}
 		os.RemoveAll(dir)
