@@ -23,9 +23,10 @@ const gatePoll = 10 * time.Millisecond
 
 // Gate is a virtual server's pane waiting for its command: it records
 // itself in FILE.pid, waits for FILE.run (native's exec file, written by
-// respawn-pane), and becomes its command, with environ less the variables
-// that would make the teammate take its pane for a tmux one. It returns only on failure;
-// it ends when its pane is killed first (the pid file goes).
+// respawn-pane), and becomes its command, in the lead's environment the
+// file carries plus the terminal's variables of environ (its own
+// pane's). It returns only on failure; it ends when its pane is killed
+// first (the pid file goes).
 func Gate(file string, environ []string) error {
 	pid := os.Getpid()
 	start, _ := proc.StartTime(pid)
@@ -71,16 +72,18 @@ func setEnviron(environ []string) error {
 	return nil
 }
 
-// gateEnv is the teammate's environment: the terminal's, without $TMUX,
-// $TMUX_PANE and the shim's own variables.
+// gateEnv is what the teammate keeps of the gate's environment, which
+// the terminal gave its pane: only the terminal's variables for that
+// pane, less those that would make Claude drive iTerm2 itself. The rest
+// comes from the lead (FILE.run).
 func gateEnv(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "TMUX" || k == "TMUX_PANE" || strings.HasPrefix(k, "PANETEAM_SHIM_") {
-			continue
-		}
-		out = append(out, kv)
+	own := TerminalVars(environ)
+	for _, k := range ITerm2Vars(func(k string) string { return own[k] }) {
+		delete(own, k)
+	}
+	out := make([]string, 0, len(own))
+	for k, v := range own {
+		out = append(out, k+"="+v)
 	}
 	return out
 }

@@ -36,8 +36,9 @@ import (
 // A pane starts running paneteam's gate ('paneteam shim-gate FILE'),
 // Claude's "cat": it prints nothing and waits for FILE.run, which the
 // respawn-pane that follows writes (0600) with the command line Claude
-// gave; the gate then becomes /bin/sh -c LINE, without the shim's
-// variables, so the teammate is a plain program of that terminal.
+// gave and the lead's environment; the gate then becomes /bin/sh -c LINE
+// in that environment, with the terminal's variables of its own pane and
+// without the shim's, as a private tmux server's pane would get it.
 
 // EnvTerminal names the terminal of a virtual server ("kitty", ...); set
 // by 'paneteam claude' together with EnvState.
@@ -480,11 +481,27 @@ func (v *virtual) respawn(c Call) int {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
 	argv, agent := teammateCommand(c.Args)
-	if err := writeGateRun(p.Gate, native.Open{Argv: argv}); err != nil {
+	if err := writeGateRun(p.Gate, native.Open{Argv: argv, Env: v.s.teammateEnv()}); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): hand the command to pane %s: %v\n", p.ID, err), 1)
 	}
 	p.Agent = agent
 	return v.save("")
+}
+
+// teammateEnv is the environment a teammate gets from its lead, as the
+// private tmux server this replaces would have given it: the lead's own
+// (its API key, the PATH its shell set up), less the shim's variables and
+// folder, $TMUX, and the terminal's variables, which the gate takes from
+// its own pane (KITTY_WINDOW_ID, WEZTERM_PANE: the teammate's pane, not
+// the lead's).
+func (s *Shim) teammateEnv() []string {
+	var out []string
+	for _, kv := range s.realEnv() {
+		if k, _, _ := strings.Cut(kv, "="); k != "" && !IsTerminalVar(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // writeGateRun writes o as the exec file FILE.run of the gate file.

@@ -41,7 +41,11 @@ func (tt *testTerm) Open(ctx context.Context, o native.Open) (native.Handle, err
 	tt.next++
 	h := native.Handle("w" + strconv.Itoa(tt.next))
 	cmd := exec.Command(o.Argv[0], o.Argv[1:]...)
-	cmd.Env = append(os.Environ(), "TMUX=/should/not/reach,1,0", "TMUX_PANE=%9")
+	// What a terminal gives its panes: its own environment (a tmux it
+	// was started in, a variable the lead never had) and the variables
+	// of the new pane.
+	cmd.Env = append(os.Environ(), "TMUX=/should/not/reach,1,0", "TMUX_PANE=%9",
+		"TERMINAL_ONLY=x", "KITTY_WINDOW_ID="+string(h))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return "", err
@@ -213,6 +217,30 @@ func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
 	}
 	if _, errOut, rc := r.call("-S", r.sock(), "kill-pane", "-t", "%7"); rc != 1 || !strings.Contains(errOut, "can't find pane: %7") {
 		t.Fatalf("kill of an unknown pane: %d %q", rc, errOut)
+	}
+}
+
+// TestVirtualServerGivesTeammatesTheLeadsEnvironment: a teammate runs
+// in its lead's environment (an API key, a PATH set up by the lead's
+// shell), as it would on the private tmux server Claude starts outside
+// tmux, not in the terminal's; only the terminal's variables of its own
+// pane come from the terminal.
+func TestVirtualServerGivesTeammatesTheLeadsEnvironment(t *testing.T) {
+	r := newVrig(t, "")
+	r.env["LEAD_ONLY"] = "from the lead"
+	r.env["KITTY_WINDOW_ID"] = "lead"
+	r.env["PATH"] = "/lead/bin:" + os.Getenv("PATH")
+	work := t.TempDir()
+	r.spawn("dora", "cd "+work+` && echo "$LEAD_ONLY|$KITTY_WINDOW_ID|${TERMINAL_ONLY-none}|${TMUX-none}|${`+EnvDir+`-none}|$PATH" > out; exec sleep 300`)
+	want := "from the lead|w1|none|none|none|/lead/bin:" + os.Getenv("PATH")
+	if got := strings.TrimSpace(waitFile(t, filepath.Join(work, "out"))); got != want {
+		t.Fatalf("the teammate saw\n%s\nwant\n%s", got, want)
+	}
+	// The lead's environment reached the gate in a file only its owner
+	// reads, used once.
+	st, _ := ReadVirtual(r.dir)
+	if _, err := os.Stat(st.Panes[0].Gate + ".run"); !os.IsNotExist(err) {
+		t.Errorf("the pane's command file is left: %v", err)
 	}
 }
 
