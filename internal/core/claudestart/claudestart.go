@@ -71,13 +71,12 @@ type Launch struct {
 }
 
 // Virtual is paneteam's tmux for a lead in a native terminal: made by
-// Prepare, just before Claude starts.
+// Prepare, just before Claude starts, in Dir with the state given
+// (the terminal, its variables for the driver, the lead's "<pid>:<start
+// time>", the paneteam the panes' gates run, the shim's log).
 type Virtual struct {
-	Dir      string            // its folder
-	Terminal string            // the terminal's name
-	Env      map[string]string // the terminal's variables, for its driver
-	Lead     string            // the lead's "<pid>:<start time>"
-	Exe      string            // paneteam, which the panes' gates run
+	Dir string
+	shim.VirtualState
 }
 
 // VirtualDir is the folder, under paneteam's state folder, holding one
@@ -100,7 +99,7 @@ func (l Launch) Prepare() error {
 		cancel()
 	}
 	os.RemoveAll(v.Dir)
-	_, err := shim.NewVirtual(v.Dir, v.Terminal, v.Env, v.Lead, v.Exe)
+	_, err := shim.NewVirtual(v.Dir, v.VirtualState)
 	return err
 }
 
@@ -191,7 +190,9 @@ func Plan(o Options) (Launch, error) {
 		start, _ := proc.StartTime(os.Getpid())
 		lead := strconv.Itoa(os.Getpid()) + ":" + start
 		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
-		l.Virtual = &Virtual{Dir: vdir, Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe}
+		l.Virtual = &Virtual{Dir: vdir, VirtualState: shim.VirtualState{
+			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log,
+		}}
 		set["TMUX"] = filepath.Join(vdir, "tmux") + "," + strconv.Itoa(os.Getpid()) + ",0"
 		set["TMUX_PANE"] = "%0"
 		set[shim.EnvSocket] = filepath.Join(vdir, "tmux")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +28,18 @@ const gatePoll = 10 * time.Millisecond
 // file carries plus the terminal's variables of environ (its own
 // pane's). It returns only on failure; it ends when its pane is killed
 // first (the pid file goes).
+//
+// A failure shows in the pane only until it closes, at once: it is
+// written to the shim's log (VirtualState.Log) too.
 func Gate(file string, environ []string) error {
+	err := gate(file, environ)
+	if err != nil {
+		logGate(file, err)
+	}
+	return err
+}
+
+func gate(file string, environ []string) error {
 	pid := os.Getpid()
 	start, _ := proc.StartTime(pid)
 	if err := lockfile.WriteAtomic(file+".pid", []byte(strconv.Itoa(pid)+":"+start)); err != nil {
@@ -86,4 +98,20 @@ func gateEnv(environ []string) []string {
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// gateServer is the folder of the virtual server whose gate file is file
+// (<folder>/gates/N).
+func gateServer(file string) string { return filepath.Dir(filepath.Dir(file)) }
+
+// logGate appends a gate's failure to its server's log, if it has one.
+func logGate(file string, err error) {
+	st, rerr := ReadVirtual(gateServer(file))
+	if rerr != nil || st.Log == "" {
+		return
+	}
+	appendLog(st.Log, logEntry{
+		Time: time.Now().UTC().Format(time.RFC3339Nano), PID: os.Getpid(), PPID: os.Getppid(),
+		Argv: []string{GateCommand, file}, RC: 1, Gate: file, Error: err.Error(),
+	})
 }

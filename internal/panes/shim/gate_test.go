@@ -5,19 +5,26 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-// startGate runs 'paneteam shim-gate FILE' as a terminal's pane would,
-// with env as its whole environment, and waits for its pid file.
-func startGate(t *testing.T, file string, env []string) (*exec.Cmd, *bytes.Buffer, <-chan error) {
+// startGate makes a virtual server in dir for lead ("<pid>:<start>"),
+// logging to dir/log, and runs 'paneteam shim-gate FILE' for its first
+// pane as a terminal's pane would, with env as its whole environment; it
+// waits for the gate's pid file.
+func startGate(t *testing.T, dir, lead string, env []string) (file string, out *bytes.Buffer, done <-chan error) {
 	t.Helper()
-	os.MkdirAll(filepath.Dir(file), 0o700)
+	if _, err := NewVirtual(dir, VirtualState{Terminal: "testterm", Lead: lead, Exe: testutil.Binary(t), Log: filepath.Join(dir, "log")}); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(dir, "gates", "1")
 	os.WriteFile(file+".new", nil, 0o600)
 	cmd := exec.Command(testutil.Binary(t), GateCommand, file)
 	cmd.Env = env
@@ -26,12 +33,18 @@ func startGate(t *testing.T, file string, env []string) (*exec.Cmd, *bytes.Buffe
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
+	ch := make(chan error, 1)
 	exited := make(chan struct{})
-	go func() { done <- cmd.Wait(); close(exited) }()
+	go func() { ch <- cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
 	waitFile(t, file+".pid")
-	return cmd, &errb, done
+	return file, &errb, ch
+}
+
+// selfLead is this test process as a lead that stays alive.
+func selfLead() string {
+	start, _ := proc.StartTime(os.Getpid())
+	return strconv.Itoa(os.Getpid()) + ":" + start
 }
 
 func waitExit(t *testing.T, done <-chan error, what string) error {
@@ -47,9 +60,8 @@ func waitExit(t *testing.T, done <-chan error, what string) error {
 
 func TestGateRefusesACommandFileOthersCouldHaveWritten(t *testing.T) {
 	dir := testutil.ShortTempDir(t)
-	file := filepath.Join(dir, "gates", "1")
 	ran := filepath.Join(dir, "ran")
-	_, out, done := startGate(t, file, []string{"PATH=" + os.Getenv("PATH")})
+	file, out, done := startGate(t, dir, selfLead(), []string{"PATH=" + os.Getenv("PATH")})
 	// What respawn-pane writes, but readable by others: it may not be
 	// what paneteam wrote, and nothing of it may run.
 	tmp, err := native.WriteExecFile(filepath.Dir(file), native.Open{Argv: []string{"/bin/sh", "-c", "touch " + ran}})
@@ -66,5 +78,9 @@ func TestGateRefusesACommandFileOthersCouldHaveWritten(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "0600") {
 		t.Errorf("the gate's error does not say why: %q", out)
+	}
+	// The pane closes with the gate: its error is in the shim's log.
+	if log, _ := os.ReadFile(filepath.Join(dir, "log")); !strings.Contains(string(log), `"gate":"`+file+`"`) || !strings.Contains(string(log), "0600") {
+		t.Errorf("the shim's log does not hold the gate's failure:\n%s", log)
 	}
 }

@@ -59,6 +59,9 @@ type VirtualState struct {
 	Lead string `json:"lead"`
 	// Exe is the paneteam binary the panes' gates run.
 	Exe string `json:"exe"`
+	// Log is the shim's log, where a gate that fails says why (its pane
+	// closes with it).
+	Log string `json:"log,omitempty"`
 	// Next is the number of the next pane id (%Next).
 	Next  int           `json:"next"`
 	Panes []VirtualPane `json:"panes"`
@@ -88,18 +91,18 @@ const (
 )
 
 // NewVirtual makes the folder of a virtual server for a lead about to
-// start in terminal, under dir, and returns the value of $TMUX to give
-// the lead. lead is the lead's "<pid>:<start time>".
-func NewVirtual(dir, terminal string, env map[string]string, lead, exe string) (tmuxVar string, err error) {
+// start, under dir, with the state st (its Lead is the lead's "<pid>:<start
+// time>"), and returns the value of $TMUX to give the lead.
+func NewVirtual(dir string, st VirtualState) (tmuxVar string, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "gates"), 0o700); err != nil {
-		return "", fmt.Errorf("make the folder of paneteam's tmux for %s: %w", terminal, err)
+		return "", fmt.Errorf("make the folder of paneteam's tmux for %s: %w", st.Terminal, err)
 	}
-	st := VirtualState{Terminal: terminal, Env: env, Lead: lead, Exe: exe, Next: 1}
+	st.Next, st.Panes = 1, nil
 	b, _ := json.MarshalIndent(st, "", "  ")
 	if err := lockfile.WriteAtomic(filepath.Join(dir, virtualStateFile), b); err != nil {
 		return "", fmt.Errorf("write the state of paneteam's tmux: %w", err)
 	}
-	pid, _, _ := strings.Cut(lead, ":")
+	pid, _, _ := strings.Cut(st.Lead, ":")
 	return filepath.Join(dir, virtualSocket) + "," + pid + ",0", nil
 }
 

@@ -83,7 +83,8 @@ func newVrig(t *testing.T, lay string) *vrig {
 	dir := testutil.ShortTempDir(t)
 	state := filepath.Join(dir, "v")
 	start, _ := proc.StartTime(os.Getpid())
-	tmuxVar, err := NewVirtual(state, "testterm", map[string]string{"TESTTERM_ADDR": "x"}, strconv.Itoa(os.Getpid())+":"+start, testutil.Binary(t))
+	tmuxVar, err := NewVirtual(state, VirtualState{Terminal: "testterm", Env: map[string]string{"TESTTERM_ADDR": "x"},
+		Lead: strconv.Itoa(os.Getpid()) + ":" + start, Exe: testutil.Binary(t), Log: filepath.Join(dir, "shim.log")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
 	live := strconv.Itoa(os.Getpid()) + ":" + start
 	mk := func(name, lead string, panes int) string {
 		dir := filepath.Join(parent, name)
-		if _, err := NewVirtual(dir, "testterm", nil, lead, "/bin/paneteam"); err != nil {
+		if _, err := NewVirtual(dir, VirtualState{Terminal: "testterm", Lead: lead, Exe: "/bin/paneteam"}); err != nil {
 			t.Fatal(err)
 		}
 		if panes > 0 {
