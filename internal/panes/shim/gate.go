@@ -19,8 +19,32 @@ import (
 // runs until Claude respawns it: 'paneteam shim-gate FILE'.
 const GateCommand = "shim-gate"
 
-// gatePoll is how often a gate looks for its command.
-const gatePoll = 10 * time.Millisecond
+// gatePoll is how often a gate looks for its command; every
+// gateLeadEvery polls (about a second) it checks that its lead still
+// runs: a lead that died between the split and the respawn would leave
+// it waiting for ever.
+const (
+	gatePoll      = 10 * time.Millisecond
+	gateLeadEvery = 100
+)
+
+// leadWatch returns what says why the lead of the gate file's server can
+// no longer send the command ("" while it can).
+func leadWatch(file string) func() string {
+	st, err := ReadVirtual(gateServer(file))
+	pid, start, ok := procTag(st.Lead)
+	if err != nil || !ok {
+		// No lead to watch: the pid file goes with the server's
+		// folder.
+		return func() string { return "" }
+	}
+	return func() string {
+		if proc.Alive(pid, start) {
+			return ""
+		}
+		return fmt.Sprintf("its Claude Code lead (pid %d) ended", pid)
+	}
+}
 
 // Gate is a virtual server's pane waiting for its command: it records
 // itself in FILE.pid, waits for FILE.run (native's exec file, written by
@@ -46,7 +70,8 @@ func gate(file string, environ []string) error {
 		return fmt.Errorf("paneteam's pane gate: %w", err)
 	}
 	os.Remove(file + ".new")
-	for {
+	leadGone := leadWatch(file)
+	for i := 1; ; i++ {
 		_, err := os.Lstat(file + ".run")
 		if err == nil {
 			if err := setEnviron(gateEnv(environ)); err != nil {
@@ -63,6 +88,11 @@ func gate(file string, environ []string) error {
 		}
 		if _, err := os.Stat(file + ".pid"); err != nil {
 			return errors.New("paneteam's pane gate: the pane was closed before its command came")
+		}
+		if i%gateLeadEvery == 0 {
+			if why := leadGone(); why != "" {
+				return fmt.Errorf("paneteam's pane gate: %s before its teammate's command came", why)
+			}
 		}
 		time.Sleep(gatePoll)
 	}

@@ -84,3 +84,37 @@ func TestGateRefusesACommandFileOthersCouldHaveWritten(t *testing.T) {
 		t.Errorf("the shim's log does not hold the gate's failure:\n%s", log)
 	}
 }
+
+// TestGateEndsWithItsLead: a lead that dies between opening a pane and
+// handing it its command leaves a gate with nothing to wait for: it ends
+// (its pane closes) within a few seconds and says why in the log.
+func TestGateEndsWithItsLead(t *testing.T) {
+	lead := exec.Command("sleep", "300")
+	if err := lead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer lead.Process.Kill()
+	start, _ := proc.StartTime(lead.Process.Pid)
+	dir := testutil.ShortTempDir(t)
+	_, out, done := startGate(t, dir, strconv.Itoa(lead.Process.Pid)+":"+start, []string{"PATH=" + os.Getenv("PATH")})
+	select {
+	case err := <-done:
+		t.Fatalf("the gate of a live lead ended: %v %s", err, out)
+	case <-time.After(1500 * time.Millisecond):
+	}
+	lead.Process.Kill()
+	lead.Wait()
+	began := time.Now()
+	if err := waitExit(t, done, "the lead died"); err == nil {
+		t.Fatal("the gate exited 0 without running a command")
+	}
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("the gate took %s to see its lead gone", took)
+	}
+	if !strings.Contains(out.String(), "lead") {
+		t.Errorf("the gate's error does not say its lead ended: %q", out)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "log")); !strings.Contains(string(log), "lead (pid "+strconv.Itoa(lead.Process.Pid)+") ended") {
+		t.Errorf("the shim's log does not say the lead ended:\n%s", log)
+	}
+}
