@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -125,6 +126,8 @@ type virtual struct {
 	dir  string
 	st   VirtualState
 	term native.Terminal
+	// unlock releases the server's lock the call holds; once only.
+	unlock func()
 }
 
 // inVirtual reports whether this shim serves a virtual server.
@@ -172,7 +175,8 @@ func (s *Shim) serveVirtual(ctx context.Context, c Call) int {
 	if err != nil {
 		return s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
-	defer unlock()
+	v.unlock = sync.OnceFunc(unlock)
+	defer v.unlock()
 	if v.st, err = ReadVirtual(v.dir); err != nil {
 		return s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
@@ -521,22 +525,45 @@ func writeGateRun(file string, o native.Open) error {
 }
 
 // kill ends a pane's program (its whole process group, as tmux's hang-up
-// does) and closes the pane in the terminal.
+// does) and closes the pane in the terminal. The pane leaves the state
+// under the lock; the hang-up, which may wait for a teammate to exit
+// (gateHangUp), and the close are done without it, so that the kill-pane
+// Claude's lead sends for every teammate at its exit run side by side.
 func (v *virtual) kill(ctx context.Context, c Call) int {
 	p := v.pane(c.Flag('t'))
 	if p == nil {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
-	v.closePane(ctx, *p)
-	kept := v.st.Panes[:0]
-	for _, q := range v.st.Panes {
-		if q.ID != p.ID {
-			kept = append(kept, q)
-		}
+	gone := *p
+	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q VirtualPane) bool { return q.ID == gone.ID })
+	if err := v.write(); err != nil {
+		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
-	v.st.Panes = kept
-	v.arrangeWith(ctx, layout.After(v.s.policy, v.window()))
-	return v.save("")
+	v.unlock()
+	v.closePane(ctx, gone)
+	if !gone.Tab {
+		v.relayout(ctx)
+	}
+	return v.s.finish("", "", 0)
+}
+
+// relayout arranges the lead's window again after a pane left it, unless
+// no teammate is left beside the lead (the lead's exit: nothing to
+// arrange).
+func (v *virtual) relayout(ctx context.Context) {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	st, err := ReadVirtual(v.dir)
+	if err != nil {
+		return
+	}
+	v.st = st
+	if len(v.window().Panes) > 1 {
+		v.arrangeWith(ctx, layout.After(v.s.policy, v.window()))
+	}
 }
 
 // closePane ends a pane's program and closes the pane. A terminal that

@@ -30,6 +30,15 @@ type testTerm struct {
 	procs  map[native.Handle]*exec.Cmd
 	places []native.Place
 	closed []native.Handle
+	// arranged counts the layouts asked of the terminal.
+	arranged int
+}
+
+func (tt *testTerm) Arrange(ctx context.Context, kind string, leadPercent int) error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.arranged++
+	return nil
 }
 
 func (tt *testTerm) Name() string                    { return "testterm" }
@@ -73,6 +82,7 @@ type vrig struct {
 	dir   string
 	term  *testTerm
 	env   map[string]string
+	mu    sync.Mutex
 	calls int // calls made, each one line of the trace log
 }
 
@@ -106,7 +116,9 @@ func (r *vrig) sock() string { return filepath.Join(r.dir, "tmux") }
 
 // call runs one tmux call as Claude's lead makes it.
 func (r *vrig) call(args ...string) (string, string, int) {
+	r.mu.Lock()
 	r.calls++
+	r.mu.Unlock()
 	var out, errb bytes.Buffer
 	s := &Shim{Getenv: func(k string) string { return r.env[k] }, Stdout: &out, Stderr: &errb, PPID: os.Getpid()}
 	for k, v := range r.env {
@@ -242,6 +254,56 @@ func TestVirtualServerGivesTeammatesTheLeadsEnvironment(t *testing.T) {
 	st, _ := ReadVirtual(r.dir)
 	if _, err := os.Stat(st.Panes[0].Gate + ".run"); !os.IsNotExist(err) {
 		t.Errorf("the pane's command file is left: %v", err)
+	}
+}
+
+// TestVirtualServerKillsPanesSideBySide: at its exit Claude's lead sends
+// kill-pane for every teammate; a teammate slow to end (one that ignores
+// the hang-up) holds up only its own kill, and the lead's window is not
+// arranged again once no teammate is left in it.
+func TestVirtualServerKillsPanesSideBySide(t *testing.T) {
+	r := newVrig(t, "main-vertical")
+	work := t.TempDir()
+	var panes []string
+	for _, n := range []string{"a", "b"} {
+		panes = append(panes, r.spawn(n, "cd "+work+" && trap '' HUP && echo "+n+" > "+n+" && exec sleep 300"))
+		waitFile(t, filepath.Join(work, n))
+	}
+	st, _ := ReadVirtual(r.dir)
+	r.term.mu.Lock()
+	r.term.arranged = 0
+	r.term.mu.Unlock()
+	began := time.Now()
+	var wg sync.WaitGroup
+	for _, p := range panes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, errOut, rc := r.call("-S", r.sock(), "kill-pane", "-t", p); rc != 0 {
+				t.Errorf("kill-pane %s: %d %s", p, rc, errOut)
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(began)
+	for _, p := range st.Panes {
+		if gateAlive(p.Gate) {
+			t.Errorf("pane %s's teammate still runs", p.ID)
+		}
+	}
+	// Each kill waits out the hang-up once (gateHangUp); one after the
+	// other they would take twice that.
+	if took > gateHangUp+gateHangUp/2 {
+		t.Errorf("two kill-panes took %s: they ran one after the other", took)
+	}
+	r.term.mu.Lock()
+	arranged := r.term.arranged
+	r.term.mu.Unlock()
+	if arranged > 1 {
+		t.Errorf("the lead's window was arranged %d times as its teammates left; want at most once, none after the last", arranged)
+	}
+	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0" {
+		t.Fatalf("list-panes after the kills = %v", got)
 	}
 }
 
