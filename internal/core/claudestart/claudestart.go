@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -143,9 +144,21 @@ func Plan(o Options) (Launch, error) {
 	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
 		return Launch{}, &UsageError{Msg: "--layout: " + err.Error()}
 	}
+	// The programs the terminal's driver finds on the lead's PATH are
+	// recorded for calls made from another PATH (cron's).
+	programs := map[string]string{}
 	probe := o.Probe
 	if probe == nil {
-		probe = func(name string) error { return backend.ProbeNative(backend.Env{Getenv: o.Getenv, Exe: o.Exe}, name) }
+		probe = func(name string) error {
+			look := func(prog string) (string, error) {
+				p, err := exec.LookPath(prog)
+				if err == nil && filepath.IsAbs(p) {
+					programs[prog] = p
+				}
+				return p, err
+			}
+			return backend.ProbeNative(backend.Env{Getenv: o.Getenv, Exe: o.Exe, LookPath: look}, name)
+		}
 	}
 	var notes []string
 	if nativeName != "" {
@@ -191,7 +204,7 @@ func Plan(o Options) (Launch, error) {
 		lead := strconv.Itoa(os.Getpid()) + ":" + start
 		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
 		l.Virtual = &Virtual{Dir: vdir, VirtualState: shim.VirtualState{
-			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log,
+			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log, Programs: programs,
 		}}
 		set["TMUX"] = filepath.Join(vdir, "tmux") + "," + strconv.Itoa(os.Getpid()) + ",0"
 		set["TMUX_PANE"] = "%0"

@@ -60,6 +60,11 @@ type VirtualState struct {
 	Lead string `json:"lead"`
 	// Exe is the paneteam binary the panes' gates run.
 	Exe string `json:"exe"`
+	// Programs are the programs the terminal's driver runs (kitty,
+	// wezterm, zellij, it2), by name, as the lead's PATH found them: a
+	// later call from a PATH without them ('cleanup --orphans' from cron)
+	// still reaches the terminal.
+	Programs map[string]string `json:"programs,omitempty"`
 	// Log is the shim's log, where a gate that fails says why (its pane
 	// closes with it).
 	Log string `json:"log,omitempty"`
@@ -388,12 +393,23 @@ func (v *virtual) driver() (native.Terminal, error) {
 		}
 		return v.s.Getenv(k)
 	}
-	t, err := native.New(v.st.Terminal, native.Env{Getenv: getenv, LookPath: exec.LookPath, Exe: v.st.Exe, Dir: v.dir})
+	t, err := native.New(v.st.Terminal, native.Env{Getenv: getenv, LookPath: v.lookPath, Exe: v.st.Exe, Dir: v.dir})
 	if err != nil {
 		return nil, err
 	}
 	v.term = t
 	return t, nil
+}
+
+// lookPath finds a program of the driver's: where the lead found it,
+// while it is there, else on the caller's PATH.
+func (v *virtual) lookPath(name string) (string, error) {
+	if p := v.st.Programs[name]; p != "" {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
 }
 
 // split opens a teammate's pane in the terminal where paneteam's layout

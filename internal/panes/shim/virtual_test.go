@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -387,5 +388,40 @@ func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed: a live lead's, or one with panes for cleanup --orphans to close", d)
 		}
+	}
+}
+
+// TestCloseAllFromCronUsesTheLeadsTerminalProgram: cron's PATH lacks the
+// terminal's program (kitty, wezterm, it2 live elsewhere); 'cleanup
+// --orphans' run from there closes a dead lead's panes with the program
+// the lead found.
+func TestCloseAllFromCronUsesTheLeadsTerminalProgram(t *testing.T) {
+	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}}
+	var used string
+	native.Register("cronterm", func(e native.Env) (native.Terminal, error) {
+		p, err := e.LookPath("cronterm-cli")
+		if err != nil {
+			return nil, fmt.Errorf("cronterm-cli is not on PATH: %w", native.ErrUnavailable)
+		}
+		used = p
+		return tt, nil
+	})
+	dir := testutil.ShortTempDir(t)
+	prog := filepath.Join(dir, "opt", "cronterm-cli")
+	os.MkdirAll(filepath.Dir(prog), 0o700)
+	testutil.WriteExecutable(t, prog, []byte("#!/bin/sh\n"))
+	state := filepath.Join(dir, "v")
+	if _, err := NewVirtual(state, VirtualState{Terminal: "cronterm", Lead: "1:1", Exe: "/bin/paneteam", Programs: map[string]string{"cronterm-cli": prog}}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := ReadVirtual(state)
+	st.Panes = []VirtualPane{{ID: "%1", Handle: "w1", Gate: filepath.Join(state, "gates", "1")}}
+	b, _ := json.Marshal(st)
+	os.WriteFile(filepath.Join(state, virtualStateFile), b, 0o600)
+
+	cron := map[string]string{"PATH": "/usr/bin:/bin"}
+	ids, err := CloseAll(context.Background(), state, func(k string) string { return cron[k] })
+	if err != nil || len(ids) != 1 || used != prog || len(tt.closed) != 1 || tt.closed[0] != "w1" {
+		t.Fatalf("CloseAll from cron's PATH = %v, %v; used %q, closed %v", ids, err, used, tt.closed)
 	}
 }
