@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/sys/proc"
@@ -39,7 +40,7 @@ type Options struct {
 	// natively (native.Names: iterm2, kitty, wezterm, zellij).
 	Backend string
 	// Probe checks that a native terminal can be driven from here
-	// (ProbeNative when nil).
+	// (backend.ProbeNative when nil).
 	Probe func(name string) error
 	// StateDir is paneteam's state folder: the shim's link and log live
 	// there.
@@ -71,13 +72,12 @@ type Launch struct {
 }
 
 // Virtual is paneteam's tmux for a lead in a native terminal: made by
-// Prepare, just before Claude starts.
+// Prepare, just before Claude starts, in Dir with the state given
+// (the terminal, its variables for the driver, the lead's "<pid>:<start
+// time>", the paneteam the panes' gates run, the shim's log).
 type Virtual struct {
-	Dir      string            // its folder
-	Terminal string            // the terminal's name
-	Env      map[string]string // the terminal's variables, for its driver
-	Lead     string            // the lead's "<pid>:<start time>"
-	Exe      string            // paneteam, which the panes' gates run
+	Dir string
+	shim.VirtualState
 }
 
 // VirtualDir is the folder, under paneteam's state folder, holding one
@@ -100,21 +100,8 @@ func (l Launch) Prepare() error {
 		cancel()
 	}
 	os.RemoveAll(v.Dir)
-	_, err := shim.NewVirtual(v.Dir, v.Terminal, v.Env, v.Lead, v.Exe)
+	_, err := shim.NewVirtual(v.Dir, v.VirtualState)
 	return err
-}
-
-// ProbeNative checks that terminal name can be driven from a program
-// whose environment getenv reads, by paneteam exe keeping its files in
-// dir.
-func ProbeNative(name string, getenv func(string) string, exe, dir string) error {
-	t, err := native.New(name, native.Env{Getenv: getenv, LookPath: exec.LookPath, Exe: exe, Dir: dir})
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return t.Probe(ctx)
 }
 
 // displayName is a terminal's name as its makers write it.
@@ -128,22 +115,6 @@ func displayName(name string) string {
 		return "Zellij"
 	}
 	return name
-}
-
-// terminalVars are the variables by which a terminal's driver finds it.
-var terminalVars = []string{"KITTY_", "WEZTERM_", "ZELLIJ", "ITERM_", "TERM_PROGRAM", "TERM_SESSION_ID", "LC_TERMINAL"}
-
-func captureTerminal(environ []string) map[string]string {
-	out := map[string]string{}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		for _, p := range terminalVars {
-			if strings.HasPrefix(k, p) {
-				out[k] = v
-			}
-		}
-	}
-	return out
 }
 
 // UsageError is a wrong option; its message names the fix.
@@ -173,9 +144,21 @@ func Plan(o Options) (Launch, error) {
 	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
 		return Launch{}, &UsageError{Msg: "--layout: " + err.Error()}
 	}
+	// The programs the terminal's driver finds on the lead's PATH are
+	// recorded for calls made from another PATH (cron's).
+	programs := map[string]string{}
 	probe := o.Probe
 	if probe == nil {
-		probe = func(name string) error { return ProbeNative(name, o.Getenv, o.Exe, VirtualDir(o.StateDir)) }
+		probe = func(name string) error {
+			look := func(prog string) (string, error) {
+				p, err := exec.LookPath(prog)
+				if err == nil && filepath.IsAbs(p) {
+					programs[prog] = p
+				}
+				return p, err
+			}
+			return backend.ProbeNative(backend.Env{Getenv: o.Getenv, Exe: o.Exe, LookPath: look}, name)
+		}
 	}
 	var notes []string
 	if nativeName != "" {
@@ -220,7 +203,9 @@ func Plan(o Options) (Launch, error) {
 		start, _ := proc.StartTime(os.Getpid())
 		lead := strconv.Itoa(os.Getpid()) + ":" + start
 		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
-		l.Virtual = &Virtual{Dir: vdir, Terminal: nativeName, Env: captureTerminal(o.Environ), Lead: lead, Exe: o.Exe}
+		l.Virtual = &Virtual{Dir: vdir, VirtualState: shim.VirtualState{
+			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log, Programs: programs,
+		}}
 		set["TMUX"] = filepath.Join(vdir, "tmux") + "," + strconv.Itoa(os.Getpid()) + ",0"
 		set["TMUX_PANE"] = "%0"
 		set[shim.EnvSocket] = filepath.Join(vdir, "tmux")
@@ -232,14 +217,6 @@ func Plan(o Options) (Launch, error) {
 		l.Terminal = nativeName
 		if real == "" {
 			delete(set, shim.EnvTmux)
-		}
-		// In iTerm2, Claude Code would drive it2 itself and never call
-		// tmux: it must not see iTerm2's variables.
-		for _, k := range []string{"ITERM_SESSION_ID", "ITERM_PROFILE", "LC_TERMINAL", "LC_TERMINAL_VERSION", "TERM_SESSION_ID"} {
-			drop[k] = true
-		}
-		if o.Getenv("TERM_PROGRAM") == "iTerm.app" {
-			drop["TERM_PROGRAM"], drop["TERM_PROGRAM_VERSION"] = true, true
 		}
 	} else if v := o.Getenv("TMUX"); v != "" {
 		srv, err := tmux.FromTMUX(v)
@@ -257,13 +234,12 @@ func Plan(o Options) (Launch, error) {
 		if len(l.Notes) == 0 {
 			l.Notes = append(l.Notes, "outside tmux, Claude's teammates run in a private tmux server; see them with 'paneteam attach --team <team>' from another terminal")
 		}
-		// In iTerm2, Claude Code drives it2 itself and would never call
-		// tmux: it must not see iTerm2's variables.
-		for _, k := range []string{"ITERM_SESSION_ID", "ITERM_PROFILE", "LC_TERMINAL", "LC_TERMINAL_VERSION", "TERM_SESSION_ID"} {
+	}
+	if l.Terminal != "tmux" {
+		// In iTerm2, Claude Code would drive it2 itself and never call
+		// tmux: outside tmux it must not see iTerm2's variables.
+		for _, k := range shim.ITerm2Vars(o.Getenv) {
 			drop[k] = true
-		}
-		if o.Getenv("TERM_PROGRAM") == "iTerm.app" {
-			drop["TERM_PROGRAM"], drop["TERM_PROGRAM_VERSION"] = true, true
 		}
 	}
 	if why := forcedInProcess(o.Getenv, o.Cwd); why != "" {

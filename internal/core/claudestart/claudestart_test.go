@@ -1,12 +1,15 @@
 package claudestart
 
 import (
+	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
@@ -177,5 +180,41 @@ func TestPlanRefuses(t *testing.T) {
 	noTmux := world(t, map[string]string{"PATH": t.TempDir()})
 	if _, err := Plan(noTmux); err == nil || !strings.Contains(err.Error(), "install tmux") {
 		t.Errorf("without tmux: %v", err)
+	}
+}
+
+// progTerm is a terminal whose driver runs sh: enough to see what a plan
+// records of the programs a driver finds.
+type progTerm struct{}
+
+func (progTerm) Name() string                                             { return "progterm" }
+func (progTerm) Probe(context.Context) error                              { return nil }
+func (progTerm) Open(context.Context, native.Open) (native.Handle, error) { return "", nil }
+func (progTerm) Close(context.Context, native.Handle) error               { return nil }
+func (progTerm) List(context.Context) ([]native.Handle, error)            { return nil, nil }
+
+func TestPlanRecordsTheTerminalsProgramsForCron(t *testing.T) {
+	native.Register("progterm", func(e native.Env) (native.Terminal, error) {
+		if _, err := e.LookPath("sh"); err != nil {
+			return nil, err
+		}
+		return progTerm{}, nil
+	})
+	o := world(t, map[string]string{})
+	o.Probe = nil // the real probe, through the driver
+	o.Backend = "progterm"
+	l, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, _ := exec.LookPath("sh")
+	if l.Virtual == nil || l.Virtual.Programs["sh"] != sh || !filepath.IsAbs(sh) {
+		t.Fatalf("recorded programs %v, want sh at %s", l.Virtual, sh)
+	}
+	if err := l.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := shim.ReadVirtual(l.Virtual.Dir); err != nil || st.Programs["sh"] != sh {
+		t.Fatalf("panes.json programs %v, %v", st.Programs, err)
 	}
 }

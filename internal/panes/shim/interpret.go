@@ -264,13 +264,9 @@ func (s *Shim) printPane(ctx context.Context, c Call, pane string) string {
 // and a line runs as given.
 func (s *Shim) respawn(ctx context.Context, c Call) int {
 	pane := c.Flag('t')
-	argv := c.Args
-	line := argv[len(argv)-1]
-	if len(argv) == 1 {
-		argv = []string{"/bin/sh", "-c", line}
-	}
+	argv, agent := teammateCommand(c.Args)
 	var cmds [][]string
-	if agent := teammateOf(shellWords(line)); agent != "" {
+	if agent != "" {
 		cmds = append(cmds, []string{"set-option", "-p", "-t", pane, tmux.AgentOption, agent})
 	}
 	respawn := []string{"respawn-pane"}
@@ -332,4 +328,17 @@ func relayout(target string, rl layout.Relayout) [][]string {
 		cmds = append(cmds, []string{"resize-pane", "-t", rl.Lead, "-x", strconv.Itoa(rl.LeadPercent) + "%"})
 	}
 	return cmds
+}
+
+// teammateCommand is the program a pane runs for respawn-pane's command
+// words (as tmux runs a one-word command, with a shell's -c, but always
+// /bin/sh's; a shell, -c and a line as given), and the agent id of the
+// teammate it starts ("" when it names none).
+func teammateCommand(args []string) (argv []string, agent string) {
+	line := args[len(args)-1]
+	argv = args
+	if len(args) == 1 {
+		argv = []string{"/bin/sh", "-c", line}
+	}
+	return argv, teammateOf(shellWords(line))
 }

@@ -338,6 +338,9 @@ type logEntry struct {
 	RC       int      `json:"rc"`
 	Out      string   `json:"out,omitempty"`
 	Unknown  string   `json:"unknown,omitempty"`
+	// Gate and Error are a pane's gate that failed, and why.
+	Gate  string `json:"gate,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // log appends one entry to the log file (when there is one). One write
@@ -347,21 +350,35 @@ func (s *Shim) log(rc int, out, unknown string) {
 	if path == "" {
 		return
 	}
-	b, err := json.Marshal(logEntry{
+	err := appendLog(path, logEntry{
 		Time: time.Now().UTC().Format(time.RFC3339Nano), PID: os.Getpid(), PPID: s.PPID,
 		TMUX: s.Getenv("TMUX"), TMUXPane: s.Getenv("TMUX_PANE"),
 		Argv: s.call.Argv, RC: rc, Out: out, Unknown: unknown,
 	})
 	if err != nil {
-		return
+		fmt.Fprintf(s.Stderr, "paneteam (run as tmux): log: %v\n", err)
 	}
+}
+
+// appendLog appends e to the log at path.
+func appendLog(path string, e logEntry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	return appendLine(path, b)
+}
+
+func appendLine(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		fmt.Fprintf(s.Stderr, "paneteam (run as tmux): log: %v\n", err)
-		return
+		return err
 	}
-	f.Write(append(b, '\n'))
-	f.Close()
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // leadTag is the LeadOption value for the calling lead.

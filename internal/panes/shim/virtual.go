@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -36,8 +37,9 @@ import (
 // A pane starts running paneteam's gate ('paneteam shim-gate FILE'),
 // Claude's "cat": it prints nothing and waits for FILE.run, which the
 // respawn-pane that follows writes (0600) with the command line Claude
-// gave; the gate then becomes /bin/sh -c LINE, without the shim's
-// variables, so the teammate is a plain program of that terminal.
+// gave and the lead's environment; the gate then becomes /bin/sh -c LINE
+// in that environment, with the terminal's variables of its own pane and
+// without the shim's, as a private tmux server's pane would get it.
 
 // EnvTerminal names the terminal of a virtual server ("kitty", ...); set
 // by 'paneteam claude' together with EnvState.
@@ -58,6 +60,14 @@ type VirtualState struct {
 	Lead string `json:"lead"`
 	// Exe is the paneteam binary the panes' gates run.
 	Exe string `json:"exe"`
+	// Programs are the programs the terminal's driver runs (kitty,
+	// wezterm, zellij, it2), by name, as the lead's PATH found them: a
+	// later call from a PATH without them ('cleanup --orphans' from cron)
+	// still reaches the terminal.
+	Programs map[string]string `json:"programs,omitempty"`
+	// Log is the shim's log, where a gate that fails says why (its pane
+	// closes with it).
+	Log string `json:"log,omitempty"`
 	// Next is the number of the next pane id (%Next).
 	Next  int           `json:"next"`
 	Panes []VirtualPane `json:"panes"`
@@ -87,18 +97,18 @@ const (
 )
 
 // NewVirtual makes the folder of a virtual server for a lead about to
-// start in terminal, under dir, and returns the value of $TMUX to give
-// the lead. lead is the lead's "<pid>:<start time>".
-func NewVirtual(dir, terminal string, env map[string]string, lead, exe string) (tmuxVar string, err error) {
+// start, under dir, with the state st (its Lead is the lead's "<pid>:<start
+// time>"), and returns the value of $TMUX to give the lead.
+func NewVirtual(dir string, st VirtualState) (tmuxVar string, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "gates"), 0o700); err != nil {
-		return "", fmt.Errorf("make the folder of paneteam's tmux for %s: %w", terminal, err)
+		return "", fmt.Errorf("make the folder of paneteam's tmux for %s: %w", st.Terminal, err)
 	}
-	st := VirtualState{Terminal: terminal, Env: env, Lead: lead, Exe: exe, Next: 1}
+	st.Next, st.Panes = 1, nil
 	b, _ := json.MarshalIndent(st, "", "  ")
 	if err := lockfile.WriteAtomic(filepath.Join(dir, virtualStateFile), b); err != nil {
 		return "", fmt.Errorf("write the state of paneteam's tmux: %w", err)
 	}
-	pid, _, _ := strings.Cut(lead, ":")
+	pid, _, _ := strings.Cut(st.Lead, ":")
 	return filepath.Join(dir, virtualSocket) + "," + pid + ",0", nil
 }
 
@@ -121,6 +131,8 @@ type virtual struct {
 	dir  string
 	st   VirtualState
 	term native.Terminal
+	// unlock releases the server's lock the call holds; once only.
+	unlock func()
 }
 
 // inVirtual reports whether this shim serves a virtual server.
@@ -168,7 +180,8 @@ func (s *Shim) serveVirtual(ctx context.Context, c Call) int {
 	if err != nil {
 		return s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
-	defer unlock()
+	v.unlock = sync.OnceFunc(unlock)
+	defer v.unlock()
 	if v.st, err = ReadVirtual(v.dir); err != nil {
 		return s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
@@ -371,18 +384,32 @@ func (v *virtual) driver() (native.Terminal, error) {
 	if v.term != nil {
 		return v.term, nil
 	}
+	// The terminal's variables are those recorded, and only those: a
+	// caller in another instance of the terminal (or in none, cron)
+	// must reach the lead's, never its own.
 	getenv := func(k string) string {
-		if val, ok := v.st.Env[k]; ok {
-			return val
+		if IsTerminalVar(k) {
+			return v.st.Env[k]
 		}
 		return v.s.Getenv(k)
 	}
-	t, err := native.New(v.st.Terminal, native.Env{Getenv: getenv, LookPath: exec.LookPath, Exe: v.st.Exe, Dir: v.dir})
+	t, err := native.New(v.st.Terminal, native.Env{Getenv: getenv, LookPath: v.lookPath, Exe: v.st.Exe, Dir: v.dir})
 	if err != nil {
 		return nil, err
 	}
 	v.term = t
 	return t, nil
+}
+
+// lookPath finds a program of the driver's: where the lead found it,
+// while it is there, else on the caller's PATH.
+func (v *virtual) lookPath(name string) (string, error) {
+	if p := v.st.Programs[name]; p != "" {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath(name)
 }
 
 // split opens a teammate's pane in the terminal where paneteam's layout
@@ -468,48 +495,91 @@ func (v *virtual) arrangeWith(ctx context.Context, rl layout.Relayout) {
 	}
 }
 
-// GateRun is what a gate runs, written 0600 beside it by respawn-pane.
-type GateRun struct {
-	Argv []string `json:"argv"`
-}
-
 // respawn hands the teammate's command to the pane's gate, which becomes
-// it. Claude's one-word line runs as tmux runs it, with /bin/sh -c.
+// it: FILE.run, an exec file of native's (0600, checked by the gate
+// before it runs anything), moved into place whole.
 func (v *virtual) respawn(c Call) int {
 	p := v.pane(c.Flag('t'))
 	if p == nil || !gateAlive(p.Gate) {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
-	argv := c.Args
-	line := argv[len(argv)-1]
-	if len(argv) == 1 {
-		argv = []string{"/bin/sh", "-c", line}
-	}
-	b, _ := json.Marshal(GateRun{Argv: argv})
-	if err := lockfile.WriteAtomic(p.Gate+".run", b); err != nil {
+	argv, agent := teammateCommand(c.Args)
+	if err := writeGateRun(p.Gate, native.Open{Argv: argv, Env: v.s.teammateEnv()}); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): hand the command to pane %s: %v\n", p.ID, err), 1)
 	}
-	p.Agent = teammateOf(shellWords(line))
+	p.Agent = agent
 	return v.save("")
 }
 
+// teammateEnv is the environment a teammate gets from its lead, as the
+// private tmux server this replaces would have given it: the lead's own
+// (its API key, the PATH its shell set up), less the shim's variables and
+// folder, $TMUX, and the terminal's variables, which the gate takes from
+// its own pane (KITTY_WINDOW_ID, WEZTERM_PANE: the teammate's pane, not
+// the lead's).
+func (s *Shim) teammateEnv() []string {
+	var out []string
+	for _, kv := range s.realEnv() {
+		if k, _, _ := strings.Cut(kv, "="); k != "" && !IsTerminalVar(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// writeGateRun writes o as the exec file FILE.run of the gate file.
+func writeGateRun(file string, o native.Open) error {
+	tmp, err := native.WriteExecFile(filepath.Dir(file), o)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, file+".run"); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("hand the command to the pane's gate: %w", err)
+	}
+	return nil
+}
+
 // kill ends a pane's program (its whole process group, as tmux's hang-up
-// does) and closes the pane in the terminal.
+// does) and closes the pane in the terminal. The pane leaves the state
+// under the lock; the hang-up, which may wait for a teammate to exit
+// (gateHangUp), and the close are done without it, so that the kill-pane
+// Claude's lead sends for every teammate at its exit run side by side.
 func (v *virtual) kill(ctx context.Context, c Call) int {
 	p := v.pane(c.Flag('t'))
 	if p == nil {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
-	v.closePane(ctx, *p)
-	kept := v.st.Panes[:0]
-	for _, q := range v.st.Panes {
-		if q.ID != p.ID {
-			kept = append(kept, q)
-		}
+	gone := *p
+	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q VirtualPane) bool { return q.ID == gone.ID })
+	if err := v.write(); err != nil {
+		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
-	v.st.Panes = kept
-	v.arrangeWith(ctx, layout.After(v.s.policy, v.window()))
-	return v.save("")
+	v.unlock()
+	v.closePane(ctx, gone)
+	if !gone.Tab {
+		v.relayout(ctx)
+	}
+	return v.s.finish("", "", 0)
+}
+
+// relayout arranges the lead's window again after a pane left it, unless
+// no teammate is left beside the lead (the lead's exit: nothing to
+// arrange).
+func (v *virtual) relayout(ctx context.Context) {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	st, err := ReadVirtual(v.dir)
+	if err != nil {
+		return
+	}
+	v.st = st
+	if len(v.window().Panes) > 1 {
+		v.arrangeWith(ctx, layout.After(v.s.policy, v.window()))
+	}
 }
 
 // closePane ends a pane's program and closes the pane. A terminal that
@@ -545,13 +615,8 @@ func gateAlive(file string) bool {
 		st, err := os.Stat(file + ".new")
 		return err == nil && time.Since(st.ModTime()) < gateStartLimit
 	}
-	pid, start, _ := strings.Cut(strings.TrimSpace(string(b)), ":")
-	n, err := strconv.Atoi(pid)
-	if err != nil || n <= 0 {
-		return false
-	}
-	got, err := proc.StartTime(n)
-	return err == nil && (start == "" || got == start)
+	pid, start, ok := procTag(string(b))
+	return ok && proc.Alive(pid, start)
 }
 
 // endGate hangs up the gate's process group (the teammate and what it
@@ -561,25 +626,33 @@ func endGate(file string) {
 	if err != nil {
 		return
 	}
-	pid, start, _ := strings.Cut(strings.TrimSpace(string(b)), ":")
-	n, err := strconv.Atoi(pid)
-	if err != nil || n <= 0 {
-		return
-	}
-	if got, err := proc.StartTime(n); err != nil || (start != "" && got != start) {
+	pid, start, ok := procTag(string(b))
+	if !ok || !proc.Alive(pid, start) {
 		return // gone, or the pid is someone else's now
 	}
-	syscall.Kill(-n, syscall.SIGHUP)
-	syscall.Kill(n, syscall.SIGHUP)
-	deadline := time.Now().Add(2 * time.Second)
+	syscall.Kill(-pid, syscall.SIGHUP)
+	syscall.Kill(pid, syscall.SIGHUP)
+	deadline := time.Now().Add(gateHangUp)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(n, 0) != nil {
+		if !proc.Alive(pid, start) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	syscall.Kill(-n, syscall.SIGKILL)
-	syscall.Kill(n, syscall.SIGKILL)
+	syscall.Kill(-pid, syscall.SIGKILL)
+	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// gateHangUp is how long a hung-up teammate has to exit before it is
+// killed.
+const gateHangUp = 2 * time.Second
+
+// procTag reads a process's "<pid>:<start time>" (the start may be
+// empty: only the pid is then checked).
+func procTag(tag string) (pid int, start string, ok bool) {
+	p, start, _ := strings.Cut(strings.TrimSpace(tag), ":")
+	pid, err := strconv.Atoi(p)
+	return pid, start, err == nil && pid > 1
 }
 
 func removeGate(file string) {
@@ -615,9 +688,7 @@ func SweepVirtual(parent string) {
 		if err != nil || len(st.Panes) > 0 {
 			continue
 		}
-		pid, start, _ := strings.Cut(st.Lead, ":")
-		n, err := strconv.Atoi(pid)
-		if err != nil || n <= 1 || proc.Alive(n, start) {
+		if pid, start, ok := procTag(st.Lead); !ok || proc.Alive(pid, start) {
 			continue
 		}
 		os.RemoveAll(dir)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,15 @@ type testTerm struct {
 	procs  map[native.Handle]*exec.Cmd
 	places []native.Place
 	closed []native.Handle
+	// arranged counts the layouts asked of the terminal.
+	arranged int
+}
+
+func (tt *testTerm) Arrange(ctx context.Context, kind string, leadPercent int) error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.arranged++
+	return nil
 }
 
 func (tt *testTerm) Name() string                    { return "testterm" }
@@ -41,7 +51,11 @@ func (tt *testTerm) Open(ctx context.Context, o native.Open) (native.Handle, err
 	tt.next++
 	h := native.Handle("w" + strconv.Itoa(tt.next))
 	cmd := exec.Command(o.Argv[0], o.Argv[1:]...)
-	cmd.Env = append(os.Environ(), "TMUX=/should/not/reach,1,0", "TMUX_PANE=%9")
+	// What a terminal gives its panes: its own environment (a tmux it
+	// was started in, a variable the lead never had) and the variables
+	// of the new pane.
+	cmd.Env = append(os.Environ(), "TMUX=/should/not/reach,1,0", "TMUX_PANE=%9",
+		"TERMINAL_ONLY=x", "KITTY_WINDOW_ID="+string(h))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return "", err
@@ -69,6 +83,7 @@ type vrig struct {
 	dir   string
 	term  *testTerm
 	env   map[string]string
+	mu    sync.Mutex
 	calls int // calls made, each one line of the trace log
 }
 
@@ -79,7 +94,8 @@ func newVrig(t *testing.T, lay string) *vrig {
 	dir := testutil.ShortTempDir(t)
 	state := filepath.Join(dir, "v")
 	start, _ := proc.StartTime(os.Getpid())
-	tmuxVar, err := NewVirtual(state, "testterm", map[string]string{"TESTTERM_ADDR": "x"}, strconv.Itoa(os.Getpid())+":"+start, testutil.Binary(t))
+	tmuxVar, err := NewVirtual(state, VirtualState{Terminal: "testterm", Env: map[string]string{"TESTTERM_ADDR": "x"},
+		Lead: strconv.Itoa(os.Getpid()) + ":" + start, Exe: testutil.Binary(t), Log: filepath.Join(dir, "shim.log")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +117,9 @@ func (r *vrig) sock() string { return filepath.Join(r.dir, "tmux") }
 
 // call runs one tmux call as Claude's lead makes it.
 func (r *vrig) call(args ...string) (string, string, int) {
+	r.mu.Lock()
 	r.calls++
+	r.mu.Unlock()
 	var out, errb bytes.Buffer
 	s := &Shim{Getenv: func(k string) string { return r.env[k] }, Stdout: &out, Stderr: &errb, PPID: os.Getpid()}
 	for k, v := range r.env {
@@ -216,6 +234,80 @@ func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
 	}
 }
 
+// TestVirtualServerGivesTeammatesTheLeadsEnvironment: a teammate runs
+// in its lead's environment (an API key, a PATH set up by the lead's
+// shell), as it would on the private tmux server Claude starts outside
+// tmux, not in the terminal's; only the terminal's variables of its own
+// pane come from the terminal.
+func TestVirtualServerGivesTeammatesTheLeadsEnvironment(t *testing.T) {
+	r := newVrig(t, "")
+	r.env["LEAD_ONLY"] = "from the lead"
+	r.env["KITTY_WINDOW_ID"] = "lead"
+	r.env["PATH"] = "/lead/bin:" + os.Getenv("PATH")
+	work := t.TempDir()
+	r.spawn("dora", "cd "+work+` && echo "$LEAD_ONLY|$KITTY_WINDOW_ID|${TERMINAL_ONLY-none}|${TMUX-none}|${`+EnvDir+`-none}|$PATH" > out; exec sleep 300`)
+	want := "from the lead|w1|none|none|none|/lead/bin:" + os.Getenv("PATH")
+	if got := strings.TrimSpace(waitFile(t, filepath.Join(work, "out"))); got != want {
+		t.Fatalf("the teammate saw\n%s\nwant\n%s", got, want)
+	}
+	// The lead's environment reached the gate in a file only its owner
+	// reads, used once.
+	st, _ := ReadVirtual(r.dir)
+	if _, err := os.Stat(st.Panes[0].Gate + ".run"); !os.IsNotExist(err) {
+		t.Errorf("the pane's command file is left: %v", err)
+	}
+}
+
+// TestVirtualServerKillsPanesSideBySide: at its exit Claude's lead sends
+// kill-pane for every teammate; a teammate slow to end (one that ignores
+// the hang-up) holds up only its own kill, and the lead's window is not
+// arranged again once no teammate is left in it.
+func TestVirtualServerKillsPanesSideBySide(t *testing.T) {
+	r := newVrig(t, "main-vertical")
+	work := t.TempDir()
+	var panes []string
+	for _, n := range []string{"a", "b"} {
+		panes = append(panes, r.spawn(n, "cd "+work+" && trap '' HUP && echo "+n+" > "+n+" && exec sleep 300"))
+		waitFile(t, filepath.Join(work, n))
+	}
+	st, _ := ReadVirtual(r.dir)
+	r.term.mu.Lock()
+	r.term.arranged = 0
+	r.term.mu.Unlock()
+	began := time.Now()
+	var wg sync.WaitGroup
+	for _, p := range panes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, errOut, rc := r.call("-S", r.sock(), "kill-pane", "-t", p); rc != 0 {
+				t.Errorf("kill-pane %s: %d %s", p, rc, errOut)
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(began)
+	for _, p := range st.Panes {
+		if gateAlive(p.Gate) {
+			t.Errorf("pane %s's teammate still runs", p.ID)
+		}
+	}
+	// Each kill waits out the hang-up once (gateHangUp); one after the
+	// other they would take twice that.
+	if took > gateHangUp+gateHangUp/2 {
+		t.Errorf("two kill-panes took %s: they ran one after the other", took)
+	}
+	r.term.mu.Lock()
+	arranged := r.term.arranged
+	r.term.mu.Unlock()
+	if arranged > 1 {
+		t.Errorf("the lead's window was arranged %d times as its teammates left; want at most once, none after the last", arranged)
+	}
+	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0" {
+		t.Fatalf("list-panes after the kills = %v", got)
+	}
+}
+
 func TestVirtualServerAnswersScreenProbes(t *testing.T) {
 	r := newVrig(t, "")
 	if out := r.must("show", "-gv", "focus-events"); out != "off\n" {
@@ -276,7 +368,7 @@ func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
 	live := strconv.Itoa(os.Getpid()) + ":" + start
 	mk := func(name, lead string, panes int) string {
 		dir := filepath.Join(parent, name)
-		if _, err := NewVirtual(dir, "testterm", nil, lead, "/bin/paneteam"); err != nil {
+		if _, err := NewVirtual(dir, VirtualState{Terminal: "testterm", Lead: lead, Exe: "/bin/paneteam"}); err != nil {
 			t.Fatal(err)
 		}
 		if panes > 0 {
@@ -296,5 +388,40 @@ func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed: a live lead's, or one with panes for cleanup --orphans to close", d)
 		}
+	}
+}
+
+// TestCloseAllFromCronUsesTheLeadsTerminalProgram: cron's PATH lacks the
+// terminal's program (kitty, wezterm, it2 live elsewhere); 'cleanup
+// --orphans' run from there closes a dead lead's panes with the program
+// the lead found.
+func TestCloseAllFromCronUsesTheLeadsTerminalProgram(t *testing.T) {
+	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}}
+	var used string
+	native.Register("cronterm", func(e native.Env) (native.Terminal, error) {
+		p, err := e.LookPath("cronterm-cli")
+		if err != nil {
+			return nil, fmt.Errorf("cronterm-cli is not on PATH: %w", native.ErrUnavailable)
+		}
+		used = p
+		return tt, nil
+	})
+	dir := testutil.ShortTempDir(t)
+	prog := filepath.Join(dir, "opt", "cronterm-cli")
+	os.MkdirAll(filepath.Dir(prog), 0o700)
+	testutil.WriteExecutable(t, prog, []byte("#!/bin/sh\n"))
+	state := filepath.Join(dir, "v")
+	if _, err := NewVirtual(state, VirtualState{Terminal: "cronterm", Lead: "1:1", Exe: "/bin/paneteam", Programs: map[string]string{"cronterm-cli": prog}}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := ReadVirtual(state)
+	st.Panes = []VirtualPane{{ID: "%1", Handle: "w1", Gate: filepath.Join(state, "gates", "1")}}
+	b, _ := json.Marshal(st)
+	os.WriteFile(filepath.Join(state, virtualStateFile), b, 0o600)
+
+	cron := map[string]string{"PATH": "/usr/bin:/bin"}
+	ids, err := CloseAll(context.Background(), state, func(k string) string { return cron[k] })
+	if err != nil || len(ids) != 1 || used != prog || len(tt.closed) != 1 || tt.closed[0] != "w1" {
+		t.Fatalf("CloseAll from cron's PATH = %v, %v; used %q, closed %v", ids, err, used, tt.closed)
 	}
 }
