@@ -104,12 +104,8 @@ func TestGateEndsWithItsLead(t *testing.T) {
 	}
 	lead.Process.Kill()
 	lead.Wait()
-	began := time.Now()
 	if err := waitExit(t, done, "the lead died"); err == nil {
 		t.Fatal("the gate exited 0 without running a command")
-	}
-	if took := time.Since(began); took > 3*time.Second {
-		t.Errorf("the gate took %s to see its lead gone", took)
 	}
 	if !strings.Contains(out.String(), "lead") {
 		t.Errorf("the gate's error does not say its lead ended: %q", out)

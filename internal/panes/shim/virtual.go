@@ -645,7 +645,7 @@ func endGate(file string) {
 
 // gateHangUp is how long a hung-up teammate has to exit before it is
 // killed.
-const gateHangUp = 2 * time.Second
+var gateHangUp = 2 * time.Second
 
 // procTag reads a process's "<pid>:<start time>" (the start may be
 // empty: only the pid is then checked).

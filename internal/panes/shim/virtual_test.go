@@ -263,6 +263,11 @@ func TestVirtualServerGivesTeammatesTheLeadsEnvironment(t *testing.T) {
 // the hang-up) holds up only its own kill, and the lead's window is not
 // arranged again once no teammate is left in it.
 func TestVirtualServerKillsPanesSideBySide(t *testing.T) {
+	// A long hang-up wait, so that one after the other (two waits) and
+	// side by side (one) are seconds apart, whatever the machine's load.
+	old := gateHangUp
+	gateHangUp = 8 * time.Second
+	defer func() { gateHangUp = old }()
 	r := newVrig(t, "main-vertical")
 	work := t.TempDir()
 	var panes []string
