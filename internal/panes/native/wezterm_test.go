@@ -103,6 +103,22 @@ func weztermLookPath(tm *nativetest.Terminal) func(string) (string, error) {
 	}
 }
 
+// openFakePane opens a pane running sleep through d, placed as p and
+// titled title, and returns it as the fake terminal tm recorded it.
+func openFakePane(t *testing.T, tm *nativetest.Terminal, d Terminal, p Place, title string) nativetest.Pane {
+	t.Helper()
+	h, err := d.Open(weztermCtx(t), Open{Argv: []string{"sleep", "600"}, Title: title, Place: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := strconv.Atoi(string(h))
+	pane, err := tm.Pane(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pane
+}
+
 func weztermCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -148,20 +164,7 @@ func TestWezTermOpenRunsArgvVerbatim(t *testing.T) {
 
 func TestWezTermPlacementFollowsLayout(t *testing.T) {
 	tm, d := weztermStart(t)
-	ctx := weztermCtx(t)
-	open := func(p Place, title string) nativetest.Pane {
-		t.Helper()
-		h, err := d.Open(ctx, Open{Argv: []string{"sleep", "600"}, Title: title, Place: p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, _ := strconv.Atoi(string(h))
-		p2, err := tm.Pane(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p2
-	}
+	open := func(p Place, title string) nativetest.Pane { return openFakePane(t, tm, d, p, title) }
 	lead, _ := tm.Pane(tm.First)
 	a := open(Place{Horizontal: true, Percent: 70}, "alice")
 	if a.SplitFrom != tm.First || a.Direction != "right" || a.Percent != 70 || a.TabID != lead.TabID {

@@ -87,20 +87,7 @@ func TestZellijOpenRunsArgvVerbatim(t *testing.T) {
 
 func TestZellijPlacementFollowsLayout(t *testing.T) {
 	tm, d := zellijStart(t)
-	ctx := weztermCtx(t)
-	open := func(p Place, title string) nativetest.Pane {
-		t.Helper()
-		h, err := d.Open(ctx, Open{Argv: []string{"sleep", "600"}, Title: title, Place: p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, _ := strconv.Atoi(string(h))
-		p2, err := tm.Pane(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p2
-	}
+	open := func(p Place, title string) nativetest.Pane { return openFakePane(t, tm, d, p, title) }
 	lead, _ := tm.Pane(tm.First)
 	a := open(Place{Horizontal: true, Percent: 70}, "alice")
 	if a.SplitFrom != tm.First || a.Direction != "right" || a.TabID != lead.TabID {
