@@ -112,7 +112,7 @@ func TestAliveThroughExecFromAnotherThread(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	pid := cmd.Process.Pid
-	looks, dead := 0, 0
+	looks, dead, gone := 0, 0, 0
 	for {
 		select {
 		case err := <-done:
@@ -129,13 +129,14 @@ func TestAliveThroughExecFromAnotherThread(t *testing.T) {
 		default:
 		}
 		looks++
-		if !proc.Alive(pid, "") {
-			select {
-			case err := <-done: // it really ended
-				done <- err
-			default:
-				dead++
-			}
+		// A "dead" counts only once the process is seen alive after it:
+		// the ones at the very end are its real exit, seen before Wait
+		// has reported it.
+		if proc.Alive(pid, "") {
+			dead += gone
+			gone = 0
+		} else {
+			gone++
 		}
 	}
 }
