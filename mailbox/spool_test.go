@@ -269,9 +269,11 @@ func TestSenderWhoseMessageWasWrittenMeanwhileDoesNotLockAgain(t *testing.T) {
 	queue := mailbox.SpoolDir(in.Path)
 	var queued string
 	testutil.Eventually(t, 5*time.Second, "the waiting send queued no message", func() bool {
-		left, _ := os.ReadDir(queue)
+		// A message is queued once renamed to .msg; its .tmp is still
+		// being written, and a holder never takes it.
+		left, _ := filepath.Glob(filepath.Join(queue, "*.msg"))
 		if len(left) == 1 {
-			queued = filepath.Join(queue, left[0].Name())
+			queued = left[0]
 		}
 		return queued != ""
 	})
