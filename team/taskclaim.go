@@ -49,29 +49,38 @@ func (l *TaskList) Claim(ctx context.Context, id, owner string) (*Task, error) {
 	if strings.TrimSpace(owner) == "" {
 		return nil, errors.New("claim needs an owner: pass --owner NAME (a team member)")
 	}
-	return l.Update(ctx, id, func(t *Task) error {
-		mine := t.OwnedBy(owner, l.Team)
-		if t.Owner != "" && !mine {
-			return &ClaimError{ID: id, Reason: ClaimOwned, Owner: t.Owner}
-		}
-		if t.Status == StatusCompleted {
-			return &ClaimError{ID: id, Reason: ClaimCompleted}
-		}
-		// Other tasks are read without their locks, as Claude Code does:
-		// a blocker completing meanwhile only makes this refusal stale.
-		tasks, _, err := l.List()
-		if err != nil {
-			return err
-		}
-		if open := OpenBlockers(t, ByID(tasks)); len(open) > 0 {
-			return &ClaimError{ID: id, Reason: ClaimBlocked, Blockers: open}
-		}
-		if mine && t.Status == StatusInProgress {
-			return ErrNoChange // keeps the owner as it was written
-		}
-		t.Owner, t.Status = owner, StatusInProgress
-		return nil
-	})
+	return l.Update(ctx, id, func(t *Task) error { return l.ClaimFor(t, owner) })
+}
+
+// ClaimFor is Claim's edit of a task already read under its lock, for a
+// caller that needs to see the task before and after (inside its own
+// Update): it makes owner the owner and the task in_progress, or returns
+// a *ClaimError, or ErrNoChange for a task owner already works on.
+func (l *TaskList) ClaimFor(t *Task, owner string) error {
+	mine := t.OwnedBy(owner, l.Team)
+	if t.Owner != "" && !mine {
+		return &ClaimError{ID: t.ID, Reason: ClaimOwned, Owner: t.Owner}
+	}
+	if t.Status == StatusCompleted {
+		return &ClaimError{ID: t.ID, Reason: ClaimCompleted}
+	}
+	// Other tasks are read without their locks, as Claude Code does: a
+	// blocker completing meanwhile only makes this refusal stale.
+	tasks, _, err := l.List()
+	if err != nil {
+		return err
+	}
+	if open := OpenBlockers(t, ByID(tasks)); len(open) > 0 {
+		return &ClaimError{ID: t.ID, Reason: ClaimBlocked, Blockers: open}
+	}
+	if mine && t.Status == StatusInProgress {
+		return ErrNoChange // keeps the owner as it was written
+	}
+	if !mine {
+		t.Owner = owner
+	}
+	t.Status = StatusInProgress
+	return nil
 }
 
 // Release puts task id back to pending with no owner. A completed task is

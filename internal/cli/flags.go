@@ -6,7 +6,6 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -53,27 +52,9 @@ func lockOpts(c *ucli.Command) lockfile.Options {
 	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
 }
 
-// openTeam opens the team named by --team (or PANETEAM_TEAM), else (inside
-// tmux) by the session's @paneteam-team option (tmux_team.go), else the
-// Claude Code session's team the caller runs in (teamfind.Infer).
+// openTeam opens the team a command names (teamScope.open).
 func openTeam(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, error) {
-	root, err := rootOf(c, env)
-	if err != nil {
-		return team.Team{}, nil, err
-	}
-	name := c.String("team")
-	if name == "" {
-		name = tmuxTeam(ctx, c, env)
-	}
-	if name == "" {
-		if name, err = teamfind.Infer(ctx, root, teamfind.Self(env.Getenv)); err != nil {
-			if teamfind.IsAmbiguous(err) {
-				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
-			}
-			return team.Team{}, nil, err
-		}
-	}
-	return team.Open(root, name)
+	return readTeamScope(c).open(ctx, env)
 }
 
 // settle is a small pause used only by polling loops with no event to wait on.

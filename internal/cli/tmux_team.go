@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	ucli "github.com/urfave/cli/v3"
-
 	"github.com/paneteam/paneteam/tmux"
 )
 
@@ -18,7 +16,7 @@ const tmuxAskTimeout = 3 * time.Second
 // how tmux.conf.example's popups learn their team: the popup command
 // line is a fixed string, and the team, read by paneteam from the server,
 // never passes through a shell or a format (issue 12).
-func tmuxTeam(ctx context.Context, c *ucli.Command, env Env) string {
+func tmuxTeam(ctx context.Context, env Env) string {
 	tv := env.Getenv("TMUX")
 	if tv == "" {
 		return ""

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/tasks"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -316,7 +317,7 @@ func (tm *Team) ListTasks(context.Context) (TaskList, error) {
 
 func viewOf(t *team.Task, byID map[string]*team.Task) TaskView {
 	v := TaskView{ID: t.ID, Subject: t.Subject, Description: t.Description, Status: t.Status, Owner: t.Owner,
-		BlockedBy: team.OpenBlockers(t, byID), Available: team.Available(t, byID), Note: noteOf(t)}
+		BlockedBy: team.OpenBlockers(t, byID), Available: team.Available(t, byID), Note: tasks.NoteOf(t)}
 	return v
 }
 
@@ -354,22 +355,46 @@ type ClaimArgs struct {
 	TaskID TaskID `json:"task_id"`
 }
 
-// Claim makes the teammate the owner of a task and marks it in_progress;
-// like Claude Code it refuses a task someone else owns, a completed task
-// and a task waiting for unfinished ones.
+// Claim makes the teammate the owner of a task and marks it in_progress,
+// by the rules every front end shares (internal/core/tasks): it refuses a
+// task someone else owns, a completed task and a task waiting for
+// unfinished ones, and a new owner's task_assignment goes to itself, as
+// Claude Code's does.
 func (tm *Team) Claim(ctx context.Context, a ClaimArgs) (TaskView, error) {
-	if _, err := tm.config(); err != nil {
+	b, err := tm.board()
+	if err != nil {
 		return TaskView{}, err
 	}
 	id, err := a.TaskID.check()
 	if err != nil {
 		return TaskView{}, err
 	}
-	t, err := tm.ID.Team.Tasks(tm.Lock).Claim(ctx, id, tm.ID.Agent)
-	if err != nil {
+	t, err := b.Claim(ctx, id, tm.ID.Agent)
+	if err != nil && t == nil {
 		return TaskView{}, taskErr(id, err)
 	}
-	return tm.view(t)
+	v, verr := tm.view(t)
+	if verr != nil {
+		return TaskView{}, verr
+	}
+	return v, err
+}
+
+// board is the team's task list as this teammate acts on it. The
+// teammate never signs: its caller's environment names it, not the lead.
+func (tm *Team) board() (*tasks.Board, error) {
+	cfg, err := tm.config()
+	if err != nil {
+		return nil, err
+	}
+	agent := tm.ID.Agent
+	caller := post.Caller{Getenv: func(k string) string {
+		if k == "PANETEAM_AGENT" {
+			return agent
+		}
+		return ""
+	}}
+	return &tasks.Board{Team: tm.ID.Team, Config: cfg, Lock: tm.Lock, By: agent, Caller: caller, Now: tm.Now}, nil
 }
 
 // taskErr words a refused task operation for the agent's model: refusals
@@ -408,14 +433,13 @@ type UpdateArgs struct {
 	Note   string `json:"note,omitempty"`
 }
 
-// noteKey is the key of the task's metadata where update_task keeps its
-// note: Claude Code keeps a task's free-form extras in metadata.
-const noteKey = "note"
-
-// Update sets a task's status and its note. Marking an unowned task
-// in_progress makes the teammate its owner, as claiming it would.
+// Update sets a task's status and its note, by the rules every front end
+// shares (internal/core/tasks): marking an unowned task in_progress makes
+// the teammate its owner, and the task_assignment that change sends goes
+// to the teammate itself, as Claude Code's does.
 func (tm *Team) Update(ctx context.Context, a UpdateArgs) (TaskView, error) {
-	if _, err := tm.config(); err != nil {
+	b, err := tm.board()
+	if err != nil {
 		return TaskView{}, err
 	}
 	id, err := a.TaskID.check()
@@ -428,69 +452,20 @@ func (tm *Team) Update(ctx context.Context, a UpdateArgs) (TaskView, error) {
 	if a.Status != "" && !team.ValidStatus(a.Status) {
 		return TaskView{}, userErr("status %q is not a task status: use one of %s", a.Status, strings.Join(team.Statuses, ", "))
 	}
-	list := tm.ID.Team.Tasks(tm.Lock)
-	if a.Status == team.StatusInProgress {
-		cur, err := list.Get(id)
-		if err != nil {
-			return TaskView{}, taskErr(id, err)
-		}
-		if cur.Owner == "" {
-			if _, err := list.Claim(ctx, id, tm.ID.Agent); err != nil {
-				return TaskView{}, taskErr(id, err)
-			}
-		}
+	var c tasks.Change
+	if a.Status != "" {
+		c.Status = &a.Status
 	}
-	t, err := list.Update(ctx, id, func(t *team.Task) error {
-		if a.Status != "" && t.Owner != "" && !t.OwnedBy(tm.ID.Agent, tm.ID.Team.Name) {
-			return userErr("task %s is owned by %s: only its owner changes its status; send %s a message instead", id, t.Owner, t.Owner)
-		}
-		changed := false
-		if a.Status != "" && t.Status != a.Status {
-			t.Status = a.Status
-			changed = true
-		}
-		if a.Note != "" && noteOf(t) != a.Note {
-			md, err := setKey(t.Metadata, noteKey, a.Note)
-			if err != nil {
-				return fmt.Errorf("task %s's metadata: %w", id, err)
-			}
-			t.Metadata = md
-			changed = true
-		}
-		if !changed {
-			return team.ErrNoChange
-		}
-		return nil
-	})
-	if err != nil {
+	if a.Note != "" {
+		c.Note = &a.Note
+	}
+	t, err := b.Update(ctx, id, c)
+	if err != nil && t == nil {
 		return TaskView{}, taskErr(id, err)
 	}
-	return tm.view(t)
-}
-
-// noteOf is the note update_task keeps in a task's metadata.
-func noteOf(t *team.Task) string {
-	var m map[string]json.RawMessage
-	if len(t.Metadata) == 0 || json.Unmarshal(t.Metadata, &m) != nil {
-		return ""
+	v, verr := tm.view(t)
+	if verr != nil {
+		return TaskView{}, verr
 	}
-	var s string
-	if json.Unmarshal(m[noteKey], &s) != nil {
-		return ""
-	}
-	return s
-}
-
-// setKey sets key to the string v in the JSON object md (absent or null
-// is an empty object), keeping its other keys in their order.
-func setKey(md json.RawMessage, key, v string) (json.RawMessage, error) {
-	var f jsonx.Fields
-	var none struct{}
-	if t := bytes.TrimSpace(md); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
-		if err := jsonx.Unmarshal(t, &none, &f); err != nil {
-			return nil, err
-		}
-	}
-	f.Set(key, jsonx.AppendString(nil, v))
-	return jsonx.MarshalWith(none, f)
+	return v, err
 }

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"context"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
+)
+
+// teamScope is the team a command acts on, as its flags give it: read
+// once from the command (readTeamScope), so a command's run function
+// takes plain values and never reads a flag by name.
+type teamScope struct {
+	Root string // --root, or PANETEAM_ROOT; "" is the default root
+	Team string // --team, or PANETEAM_TEAM; "" is inferred
+	Lock lockfile.Options
+}
+
+func readTeamScope(c *ucli.Command) teamScope {
+	return teamScope{Root: c.String("root"), Team: c.String("team"), Lock: lockOpts(c)}
+}
+
+// open opens the team named by --team (or PANETEAM_TEAM), else (inside
+// tmux) by the session's @paneteam-team option (tmux_team.go), else the
+// Claude Code session's team the caller runs in (teamfind.Infer).
+func (s teamScope) open(ctx context.Context, env Env) (team.Team, *team.Config, error) {
+	root, err := team.Root(s.Root, env.Getenv)
+	if err != nil {
+		return team.Team{}, nil, err
+	}
+	name := s.Team
+	if name == "" {
+		name = tmuxTeam(ctx, env)
+	}
+	if name == "" {
+		if name, err = teamfind.Infer(ctx, root, teamfind.Self(env.Getenv)); err != nil {
+			if teamfind.IsAmbiguous(err) {
+				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
+			}
+			return team.Team{}, nil, err
+		}
+	}
+	return team.Open(root, name)
+}
