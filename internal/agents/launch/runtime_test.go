@@ -1,0 +1,58 @@
+package launch_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
+	"github.com/paneteam/paneteam/team"
+)
+
+// A profile with a turn-end hook is followed through its turn file, and
+// the member is marked as one whose idle its hook tells.
+func TestRuntimeFollowsTheHooksTurnFile(t *testing.T) {
+	tm := teamtest.New(t, "crew", team.CreateOptions{}, teamtest.Named("coder")...)
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return t.TempDir()
+		}
+		return ""
+	}
+	p, err := profile.Find("codex", getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.IdleHook {
+		t.Fatalf("the codex profile has no idle hook; pick one that has")
+	}
+	tc := teammate.Config{Team: tm, Name: "coder"}
+	rt, err := launch.NewRuntime(context.Background(), launch.Request{Profile: p, Team: tm, Agent: "coder",
+		Cwd: t.TempDir(), Paneteam: "/usr/bin/paneteam", Getenv: getenv}, tc, "/opt/codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Argv[0] != "/opt/codex" || rt.Turns == nil || rt.Wrap == nil {
+		t.Fatalf("runtime %+v: want the program first, its turns followed, a wrapper", rt)
+	}
+	turns := launch.TurnFile(tm, "coder")
+	if !strings.Contains(strings.Join(rt.Env, "\n"), "="+turns) {
+		t.Errorf("env %q names no turn file %s", rt.Env, turns)
+	}
+	if m := teamtest.Member(t, tm, "coder"); m.Paneteam == nil || m.Paneteam.IdleBy != team.IdleByHook {
+		t.Errorf("coder's paneteam fields %+v, want idle known by its hook", m.Paneteam)
+	}
+	if n := rt.Turns.Ended(); n != 0 {
+		t.Errorf("turns ended before any: %d", n)
+	}
+	if err := os.WriteFile(turns, []byte("1\n2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n := rt.Turns.Ended(); n != 2 {
+		t.Errorf("turns ended after two marks: %d", n)
+	}
+}
