@@ -22,6 +22,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -405,7 +406,7 @@ func (v *virtual) driver() (native.Terminal, error) {
 // while it is there, else on the caller's PATH.
 func (v *virtual) lookPath(name string) (string, error) {
 	if p := v.st.Programs[name]; p != "" {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if program.Executable(p) {
 			return p, nil
 		}
 	}
