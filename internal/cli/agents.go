@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -119,7 +119,7 @@ func agentProgram(p *profile.Profile, env Env) (string, error) {
 	if strings.Contains(p.Program, "/") {
 		return exec.LookPath(p.Program)
 	}
-	path, err := findOnPath(p.Program, env.Getenv("PATH"))
+	path, err := program.Find(p.Program, env.Getenv("PATH"))
 	if err != nil {
 		return "", fmt.Errorf("%s (%s) is not installed: %s is not on PATH; install it with '%s'", p.Title, p.Name, p.Program, p.Install)
 	}
@@ -129,15 +129,11 @@ func agentProgram(p *profile.Profile, env Env) (string, error) {
 // programVersion runs the program's version command (10 s at most) and
 // returns the first x.y.z it prints.
 func programVersion(ctx context.Context, env Env, path string, args []string) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = env.Environ()
-	out, err := cmd.Output()
-	if err != nil && len(out) == 0 {
+	out, err := program.Output(ctx, program.Cmd{Path: path, Args: args, Env: env.Environ(), Timeout: 10 * time.Second})
+	if err != nil && out == "" {
 		return ""
 	}
-	return versionPattern().FindString(string(out))
+	return versionPattern().FindString(out)
 }
 
 func agentHookCommand(env Env) *ucli.Command {
@@ -181,19 +177,4 @@ result) and marks the turn's end for the teammate's wrapper.`,
 			return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), lockOpts(c), time.Now())
 		},
 	}
-}
-
-// findOnPath looks prog up in the folders of path (a captured PATH, not
-// this process's).
-func findOnPath(prog, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, prog)
-		if _, err := exec.LookPath(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/paneteam/paneteam/internal/sys/program"
 	ucli "github.com/urfave/cli/v3"
 )
 
@@ -97,7 +98,7 @@ func mcpServerPath(env Env) (string, error) {
 			tried = append(tried, p)
 		}
 	}
-	if p, err := findOnPath(mcpServerName, env.Getenv("PATH")); err == nil {
+	if p, err := program.Find(mcpServerName, env.Getenv("PATH")); err == nil {
 		return p, nil
 	}
 	return "", fmt.Errorf("paneteam mcp needs the program %s, not found at %s nor on PATH: install it beside paneteam "+

@@ -18,6 +18,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
+	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
 // Job is what the host's paneteam (`paneteam remote run`) is told to do
@@ -116,7 +117,7 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 
 	cmd := exec.Command(j.Argv[0], j.Argv[1:]...)
 	if j.Bin != "" && !strings.Contains(j.Argv[0], "/") {
-		if p, err := lookIn(j.Bin+string(os.PathListSeparator)+os.Getenv("PATH"), j.Argv[0]); err == nil {
+		if p, err := program.Find(j.Argv[0], j.Bin+string(os.PathListSeparator)+os.Getenv("PATH")); err == nil {
 			cmd.Path, cmd.Err = p, nil
 		}
 	}
@@ -361,14 +362,4 @@ func devOf(path string) (uint64, error) {
 		return 0, fmt.Errorf("look at %s: %w", path, err)
 	}
 	return uint64(st.Dev), nil
-}
-
-func lookIn(path, prog string) (string, error) {
-	for _, d := range filepath.SplitList(path) {
-		p := filepath.Join(d, prog)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }

@@ -14,9 +14,9 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/term/shorten"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -115,17 +115,8 @@ func Report(ctx context.Context, t team.Team, agent, reply, turnFile string, loc
 
 // Summary is the first line of a reply, shortened to what a lead shows.
 func Summary(reply string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(reply), "\n")
-	return cut(strings.TrimSpace(line), summaryMax, "…")
+	return shorten.FirstLine(reply, summaryMax)
 }
 
 // Result is a reply as Claude Code keeps a turn's result.
-func Result(reply string) string { return cut(reply, resultMax, "\n[result truncated…]") }
-
-func cut(s string, n int, mark string) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + mark
-}
+func Result(reply string) string { return shorten.Runes(reply, resultMax, "\n[result truncated…]") }

@@ -24,6 +24,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -251,14 +252,8 @@ func Plan(o Options) (Launch, error) {
 
 // FindClaude is the claude in the folders of path.
 func FindClaude(path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, "claude")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	if p, err := program.Find("claude", path); err == nil {
+		return p, nil
 	}
 	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
 }

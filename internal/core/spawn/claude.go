@@ -10,6 +10,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -55,7 +56,7 @@ func (c *Claude) Check(ctx context.Context, cwd string, caller post.Caller) erro
 	}
 	path := prog
 	if !strings.Contains(prog, "/") {
-		p, err := lookPathIn(prog, caller.Env("PATH"))
+		p, err := program.Find(prog, caller.Env("PATH"))
 		if err != nil {
 			return nil
 		}

@@ -3,12 +3,12 @@ package spawn
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -105,27 +105,13 @@ func Preflight(prog, cwd, path string) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		if !program.Executable(p) {
 			return fmt.Errorf("cannot run %s: not an executable file (seen from %s)", prog, cwd)
 		}
 		return nil
 	}
-	if _, err := lookPathIn(prog, path); err != nil {
+	if _, err := program.Find(prog, path); err != nil {
 		return fmt.Errorf("cannot run %s: %w (install it or give its full path)", prog, exec.ErrNotFound)
 	}
 	return nil
-}
-
-// lookPathIn is the executable prog in the folders of path.
-func lookPathIn(prog, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, prog)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/term/shorten"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -78,9 +79,5 @@ func (r *Reference) now() time.Time {
 }
 
 func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " / ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
+	return shorten.Runes(strings.ReplaceAll(s, "\n", " / "), 200, "...")
 }

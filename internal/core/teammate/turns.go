@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/term/shorten"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -41,10 +42,7 @@ type Turns struct {
 func Notice(from []string) string {
 	from = append([]string(nil), from...)
 	for i, f := range from {
-		if r := []rune(f); len(r) > 64 {
-			f = string(r[:64])
-		}
-		from[i] = team.SanitizePath(f)
+		from[i] = team.SanitizePath(shorten.Runes(f, 64, ""))
 	}
 	if len(from) == 1 {
 		return fmt.Sprintf("new message from %s: read it with read_inbox", from[0])

@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paneteam/paneteam/internal/sys/filesig"
+	"github.com/paneteam/paneteam/internal/term/shorten"
 
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -106,16 +108,14 @@ func frameSummary(p mailbox.Protocol) string {
 	return firstLine(strings.Join(parts, ": "))
 }
 
+// firstLine is s's first line, cut; " …" says that lines were left out
+// of a line short enough to be whole.
 func firstLine(s string) string {
-	s, _, cut := strings.Cut(strings.TrimSpace(s), "\n")
-	r := []rune(s)
-	if len(r) > summaryMax {
-		return string(r[:summaryMax]) + "…"
+	line := shorten.FirstLine(s, summaryMax)
+	if strings.Contains(strings.TrimSpace(s), "\n") && utf8.RuneCountInString(line) <= summaryMax {
+		return line + " …"
 	}
-	if cut {
-		return s + " …"
-	}
-	return s
+	return line
 }
 
 type cachedFile struct {

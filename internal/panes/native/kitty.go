@@ -1,18 +1,18 @@
 package native
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
 // kitty drives kitty's windows through its remote control, `kitty @ --to
@@ -67,44 +67,17 @@ func (k *kitty) Name() string { return "kitty" }
 
 // exec runs kitty with args under ctx (or kittyCallTimeout).
 func (k *kitty) exec(ctx context.Context, args ...string) (string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, kittyCallTimeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, k.bin, args...)
-	// --to names the kitty; KITTY_WINDOW_ID, which kitty @ sends as the
-	// calling window, is the lead's, as when the lead itself calls.
-	cmd.Env = cliEnviron(func(v string) string {
-		return map[string]string{"KITTY_LISTEN_ON": k.addr, "KITTY_WINDOW_ID": string(k.lead)}[v]
-	}, "KITTY_LISTEN_ON", "KITTY_WINDOW_ID")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
-		}
-		return out.String(), &kittyError{args: args, stderr: strings.TrimSpace(errb.String()), err: err}
-	}
-	return out.String(), nil
+	return program.Output(ctx, program.Cmd{
+		Path: k.bin, Name: "kitty", Args: args,
+		// --to names the kitty; KITTY_WINDOW_ID, which kitty @ sends as
+		// the calling window, is the lead's, as when the lead itself
+		// calls.
+		Env: cliEnviron(func(v string) string {
+			return map[string]string{"KITTY_LISTEN_ON": k.addr, "KITTY_WINDOW_ID": string(k.lead)}[v]
+		}, "KITTY_LISTEN_ON", "KITTY_WINDOW_ID"),
+		DefaultTimeout: kittyCallTimeout,
+	})
 }
-
-// kittyError is a failed kitty call: its arguments, stderr and cause.
-type kittyError struct {
-	args   []string
-	stderr string
-	err    error
-}
-
-func (e *kittyError) Error() string {
-	s := "kitty " + strings.Join(e.args, " ") + ": " + e.err.Error()
-	if e.stderr != "" {
-		s += ": " + e.stderr
-	}
-	return s
-}
-
-func (e *kittyError) Unwrap() error { return e.err }
 
 // rc runs `kitty @ --to <addr> args...`.
 func (k *kitty) rc(ctx context.Context, args ...string) (string, error) {
@@ -312,8 +285,8 @@ func kittyCheckHandle(h Handle) error {
 
 // kittyNoMatch reports a kitty error saying nothing matched.
 func kittyNoMatch(err error) bool {
-	var ke *kittyError
-	return errors.As(err, &ke) && strings.Contains(ke.stderr, "No matching")
+	var pe *program.Error
+	return errors.As(err, &pe) && strings.Contains(pe.Stderr, "No matching")
 }
 
 // List returns every window kitty has, in all its OS windows and tabs.

@@ -374,3 +374,29 @@ func TestKittyCallCost(t *testing.T) {
 		}
 	})
 }
+
+// Close takes kitty's "No matching windows" on stderr for a window
+// already gone, and reports any other failure with the call and what
+// kitty said.
+func TestKittyCloseOfAGoneWindow(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(stderr string) *kitty {
+		bin := filepath.Join(dir, "kitty-"+strconv.Itoa(len(stderr)))
+		script := "#!/bin/sh\necho '" + stderr + "' >&2\nexit 1\n"
+		if err := os.WriteFile(bin, []byte(script), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		k := &kitty{bin: bin, addr: "unix:/nowhere", lead: "1"}
+		k.run = k.exec
+		return k
+	}
+	ctx := context.Background()
+	if err := fake("Error: No matching windows for expression: id:7").Close(ctx, "7"); err != nil {
+		t.Errorf("Close of a window kitty no longer has: %v, want success", err)
+	}
+	err := fake("Error: remote control is disabled").Close(ctx, "7")
+	want := "kitty @ --to unix:/nowhere close-window --ignore-no-match --match=id:7: exit status 1: Error: remote control is disabled"
+	if err == nil || err.Error() != want {
+		t.Errorf("Close when kitty refuses:\n got %v\nwant %s", err, want)
+	}
+}

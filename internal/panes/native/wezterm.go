@@ -1,15 +1,15 @@
 package native
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
 // WezTerm is driven through its mux CLI, `wezterm cli`
@@ -73,25 +73,21 @@ func (w *wezterm) Name() string { return "wezterm" }
 var weztermAddress = []string{"WEZTERM_UNIX_SOCKET", "WEZTERM_PANE"}
 
 func (w *wezterm) run(ctx context.Context, args ...string) (string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, weztermCallTimeout)
-		defer cancel()
-	}
 	// --no-auto-start: a mux socket that does not answer is an error,
 	// not a reason to start a wezterm-mux-server (from cron, say) whose
 	// empty answer would say every pane is gone.
 	if len(args) > 0 && args[0] == "cli" {
 		args = append([]string{"cli", "--no-auto-start"}, args[1:]...)
 	}
-	cmd := exec.CommandContext(ctx, w.bin, args...)
-	cmd.Env = cliEnviron(w.env.Getenv, weztermAddress...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("wezterm %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	out, err := program.Output(ctx, program.Cmd{
+		Path: w.bin, Name: "wezterm", Args: args,
+		Env:            cliEnviron(w.env.Getenv, weztermAddress...),
+		DefaultTimeout: weztermCallTimeout,
+	})
+	if err != nil {
+		return "", err
 	}
-	return out.String(), nil
+	return out, nil
 }
 
 func (w *wezterm) Probe(ctx context.Context) error {

@@ -1,7 +1,6 @@
 package native
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
 // Zellij is driven through `zellij --session NAME action ...`
@@ -90,23 +89,19 @@ func newZellij(e Env) (Terminal, error) {
 func (z *zellij) Name() string { return "zellij" }
 
 func (z *zellij) run(ctx context.Context, args ...string) (string, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, zellijCallTimeout)
-		defer cancel()
+	out, err := program.Output(ctx, program.Cmd{
+		Path: z.bin, Name: "zellij",
+		Args: append([]string{"--session", z.session}, args...),
+		// The session is named on the command line; its folder is the
+		// lead's, or Zellij's default when the lead had none, never the
+		// caller's.
+		Env:            cliEnviron(z.env.Getenv, "ZELLIJ_SOCKET_DIR"),
+		DefaultTimeout: zellijCallTimeout,
+	})
+	if err != nil {
+		return "", err
 	}
-	args = append([]string{"--session", z.session}, args...)
-	cmd := exec.CommandContext(ctx, z.bin, args...)
-	// The session is named on the command line; its folder is the
-	// lead's, or Zellij's default when the lead had none, never the
-	// caller's.
-	cmd.Env = cliEnviron(z.env.Getenv, "ZELLIJ_SOCKET_DIR")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("zellij %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	}
-	return out.String(), nil
+	return out, nil
 }
 
 func (z *zellij) Probe(ctx context.Context) error {

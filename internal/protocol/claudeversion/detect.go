@@ -1,7 +1,6 @@
 package claudeversion
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
 // DetectTimeout bounds `claude --version`: a native build's first start
@@ -64,20 +64,14 @@ func (d Detector) Detect(ctx context.Context, path string) (Version, error) {
 }
 
 func (d Detector) ask(ctx context.Context, path string) (Version, error) {
-	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = d.Env
-	cmd.WaitDelay = time.Second
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	out, err := program.Output(ctx, program.Cmd{Path: path, Args: []string{"--version"}, Env: d.Env, Timeout: DetectTimeout})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
 			return Version{}, fmt.Errorf("%s --version did not answer within %s", path, DetectTimeout)
 		}
-		return Version{}, fmt.Errorf("%s --version: %w: %s", path, err, bytes.TrimSpace(errb.Bytes()))
+		return Version{}, err
 	}
-	v, err := Parse(out.String())
+	v, err := Parse(out)
 	if err != nil {
 		return Version{}, fmt.Errorf("%s --version: %w", path, err)
 	}

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+
+	"github.com/paneteam/paneteam/internal/term/shorten"
 )
 
 // Version is a Claude Code release, major.minor.patch.
@@ -44,25 +46,13 @@ var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 func Parse(s string) (Version, error) {
 	m := versionPattern().FindStringSubmatch(s)
 	if m == nil {
-		return Version{}, fmt.Errorf("%q is not a Claude Code version (want e.g. \"2.1.330 (Claude Code)\")", firstLine(s))
+		return Version{}, fmt.Errorf("%q is not a Claude Code version (want e.g. \"2.1.330 (Claude Code)\")", shorten.FirstLine(s, 80))
 	}
 	var v Version
 	v.Major, _ = strconv.Atoi(m[1])
 	v.Minor, _ = strconv.Atoi(m[2])
 	v.Patch, _ = strconv.Atoi(m[3])
 	return v, nil
-}
-
-func firstLine(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	if len(s) > 80 {
-		return s[:80]
-	}
-	return s
 }
 
 // The releases where the teammate command line changed.

@@ -1,0 +1,35 @@
+// Package program finds and runs other programs: where a program is on a
+// PATH that may be another process's (a lead's, a caller's), and one call
+// whose output is read and whose failure names the call and what the
+// program said.
+package program
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Executable reports whether p names a file that may be run: it exists,
+// is not a folder and has an execute bit set.
+func Executable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// Find is the program name in the first folder of path (a PATH value,
+// often captured from another process, not this one's) that holds it as
+// an executable file; an empty entry is the current folder, as for a
+// shell. It fails with exec.ErrNotFound.
+func Find(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if Executable(p) {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
