@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/term/visible"
-	"github.com/paneteam/paneteam/team"
 )
 
 func waitCommand(env Env) *ucli.Command {
@@ -56,34 +54,30 @@ fails the wait at once, naming it (for --until gone, leaving is success).
 			}
 			w := newTeamWatcher(c, env, t)
 			defer w.Close()
-			res, err := wt.run(ctx, w)
+			res, err := teamwatch.Wait(ctx, w, *wt)
 			if res != nil {
-				if perr := res.print(env, c.Bool("json")); perr != nil && err == nil {
+				if perr := printWait(res, env, c.Bool("json")); perr != nil && err == nil {
 					err = perr
 				}
 			}
 			switch {
 			case errors.Is(err, context.DeadlineExceeded):
-				return fmt.Errorf("timed out after %s waiting for %s: %s not there yet", c.Duration("timeout"), wt.until, res.missing())
+				return fmt.Errorf("timed out after %s waiting for %s: %s not there yet", c.Duration("timeout"), wt.Until, res.Missing())
 			case errors.Is(err, context.Canceled):
-				return fmt.Errorf("interrupted while waiting for %s: %s not there yet", wt.until, res.missing())
+				return fmt.Errorf("interrupted while waiting for %s: %s not there yet", wt.Until, res.Missing())
 			}
 			return err
 		},
 	}
 }
 
-type waitGoal struct {
-	until teamwatch.State
-	names []string // nil with --all
-}
-
-func waitTarget(c *ucli.Command) (*waitGoal, error) {
+// waitTarget reads the wait's goal from the flags.
+func waitTarget(c *ucli.Command) (*teamwatch.Goal, error) {
 	if c.NArg() > 0 {
 		return nil, usagef("wait takes no arguments (got %q): name teammates with --name or use --all", c.Args().First())
 	}
-	wt := &waitGoal{until: teamwatch.State(c.String("until"))}
-	switch wt.until {
+	wt := &teamwatch.Goal{Until: teamwatch.State(c.String("until"))}
+	switch wt.Until {
 	case teamwatch.StateIdle, teamwatch.StateNeedsYou, teamwatch.StateGone:
 	case "":
 		return nil, usagef("say what to wait for: --until idle, needs-you or gone")
@@ -100,127 +94,12 @@ func waitTarget(c *ucli.Command) (*waitGoal, error) {
 		return nil, usagef("--timeout must not be negative and --poll must be positive")
 	}
 	if !c.Bool("all") {
-		wt.names = names // nil with --all (urfave/cli v3 gives an empty slice)
+		wt.Names = names // nil with --all (urfave/cli v3 gives an empty slice)
 	}
 	return wt, nil
 }
 
-// waitResult is where the wait ended: each teammate's last state.
-type waitResult struct {
-	Team    string       `json:"team"`
-	Until   string       `json:"until"`
-	OK      bool         `json:"ok"`
-	Members []waitMember `json:"members"`
-}
-
-type waitMember struct {
-	Name  string `json:"name"`
-	State string `json:"state"`
-	// Left: it is no longer a member of the team.
-	Left bool `json:"left,omitempty"`
-}
-
-func (wt *waitGoal) run(ctx context.Context, w *teamwatch.Watcher) (*waitResult, error) {
-	s, _, err := w.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	names, err := wt.targets(s)
-	if err != nil {
-		return nil, err
-	}
-	res := &waitResult{Team: s.Team, Until: string(wt.until)}
-	for {
-		if done, err := wt.check(res, s, names); done || err != nil {
-			return res, err
-		}
-		s, _, err = w.Next(ctx)
-		if errors.Is(err, teamwatch.ErrTeamGone) {
-			s = &teamwatch.Snapshot{Team: res.Team} // nobody is left
-			if done, err := wt.check(res, s, names); done || err != nil {
-				return res, err
-			}
-		}
-		if err != nil {
-			return res, err
-		}
-	}
-}
-
-// targets are the teammates to wait for, checked against the team as the
-// wait starts.
-func (wt *waitGoal) targets(s *teamwatch.Snapshot) ([]string, error) {
-	if wt.names == nil {
-		var all []string
-		for _, m := range s.Members {
-			if !strings.EqualFold(m.Name, team.LeadName) {
-				all = append(all, m.Name)
-			}
-		}
-		if len(all) == 0 && wt.until != teamwatch.StateGone {
-			return nil, fmt.Errorf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", visible.Line(s.Team))
-		}
-		return all, nil
-	}
-	var out []string
-	for _, n := range wt.names {
-		m := s.Member(n)
-		if m != nil {
-			out = append(out, m.Name)
-			continue
-		}
-		if wt.until != teamwatch.StateGone {
-			var members []string
-			for _, m := range s.Members {
-				members = append(members, visible.Line(m.Name))
-			}
-			return nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, visible.Line(s.Team), strings.Join(members, ", "))
-		}
-		out = append(out, n) // already gone
-	}
-	return out, nil
-}
-
-// check records each teammate's state and reports whether all are there;
-// a teammate that left or died fails a wait for idle or needs-you.
-func (wt *waitGoal) check(res *waitResult, s *teamwatch.Snapshot, names []string) (bool, error) {
-	res.Members = res.Members[:0]
-	res.OK = true
-	var left []string
-	for _, n := range names {
-		wm := waitMember{Name: n, State: string(teamwatch.StateGone), Left: true}
-		if m := s.Member(n); m != nil {
-			wm = waitMember{Name: m.Name, State: string(m.State)}
-		}
-		res.Members = append(res.Members, wm)
-		if wm.State != string(wt.until) {
-			res.OK = false
-			if wm.State == string(teamwatch.StateGone) {
-				left = append(left, visible.Line(n))
-			}
-		}
-	}
-	if len(left) > 0 {
-		return true, fmt.Errorf("%s left the team (or its pane died) while waiting for %s", strings.Join(left, ", "), wt.until)
-	}
-	return res.OK, nil
-}
-
-// missing names who is not in the wanted state, with its state.
-func (r *waitResult) missing() string {
-	if r == nil {
-		return "the team"
-	}
-	var out []string
-	for _, m := range r.Members {
-		if m.State != r.Until {
-			out = append(out, fmt.Sprintf("%s (%s)", visible.Line(m.Name), m.State))
-		}
-	}
-	return strings.Join(out, ", ")
-}
-
-func (r *waitResult) print(env Env, asJSON bool) error {
+func printWait(r *teamwatch.WaitResult, env Env, asJSON bool) error {
 	if asJSON {
 		return printJSON(env.Stdout, r)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -30,7 +31,7 @@ func TestWaitUntilIdle(t *testing.T) {
 	if code := p.exit(t, 10*time.Second); code != 0 {
 		t.Fatalf("wait exited %d once everyone was idle: %s", code, p.errb)
 	}
-	var res waitResult
+	var res teamwatch.WaitResult
 	if err := json.Unmarshal([]byte(p.out.String()), &res); err != nil {
 		t.Fatalf("--json printed %q: %v", p.out, err)
 	}
