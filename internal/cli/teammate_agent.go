@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -13,8 +11,6 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
 	"github.com/paneteam/paneteam/internal/core/teammate"
-	"github.com/paneteam/paneteam/mailbox"
-	"github.com/paneteam/paneteam/team"
 )
 
 // agentTeammateFlags are teammate's flags for an agent CLI (--agent).
@@ -66,42 +62,14 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 	}
 	env.Vars = vars
 	if p.IdleHook {
-		if err := markIdleByHook(ctx, tc); err != nil {
+		if tc.Turns, err = launch.HookTurns(ctx, tc, turns); err != nil {
 			return err
 		}
-		marked := false
-		tc.Turns = &teammate.Turns{Settle: agentSettle, Ended: func() int {
-			b, _ := os.ReadFile(turns)
-			n := bytes.Count(b, []byte("\n"))
-			if n > 0 && !marked {
-				// Again once the pane is recorded (spawn-pane writes the
-				// member's paneteam fields after the pane starts).
-				marked = markIdleByHook(ctx, tc) == nil
-			}
-			return n
-		}}
 	}
 	return runWrappedAs(ctx, env, tc, l.Argv, func(prog *teammate.Program) teammate.Agent {
-		prog.EnterDelay = agentEnterDelay
-		return quitFirst{Program: prog, quit: p.Quit, notice: tc.Turns == nil}
+		prog.EnterDelay = launch.EnterDelay
+		return launch.Agent(prog, p.Quit, tc.Turns == nil)
 	})
-}
-
-// markIdleByHook records in the member's paneteam fields that its idle is
-// known from its CLI's hook (status shows it).
-func markIdleByHook(ctx context.Context, tc teammate.Config) error {
-	_, err := tc.Team.Update(ctx, tc.Lock, func(cfg *team.Config) error {
-		m := cfg.Member(tc.Name)
-		if m == nil || m.Paneteam != nil && m.Paneteam.IdleBy == team.IdleByHook {
-			return team.ErrNoChange
-		}
-		if m.Paneteam == nil {
-			m.Paneteam = &team.MemberMeta{}
-		}
-		m.Paneteam.IdleBy = team.IdleByHook
-		return nil
-	})
-	return err
 }
 
 func cutEq(kv string) (string, string, bool) {
@@ -111,51 +79,4 @@ func cutEq(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
-}
-
-// agentEnterDelay separates a notice from its Enter: agent CLIs take an
-// Enter that arrives with a burst of keys as part of a paste.
-const agentEnterDelay = 300 * time.Millisecond
-
-// agentSettle is how long an agent CLI's screen must be quiet after a
-// turn's end before a notice is typed.
-const agentSettle = 500 * time.Millisecond
-
-// quitGrace is how long an agent CLI gets to end after its quit command
-// before it is hung up on.
-const quitGrace = 5 * time.Second
-
-// quitFirst ends the program with its own quit command (typed as keys,
-// then Enter) and only then, if it is still there, by hanging up.
-type quitFirst struct {
-	*teammate.Program
-	quit string
-	// notice makes Deliver type the fixed notice instead of the text.
-	notice bool
-}
-
-// Deliver types the fixed notice, never the message: an agent CLI reads
-// its messages with its team tools. (With a hook the loop types notices
-// itself; this covers profiles whose idle is guessed from quiet output.)
-func (q quitFirst) Deliver(ctx context.Context, m mailbox.Message, text string) error {
-	if q.notice {
-		text = teammate.Notice([]string{m.From})
-	}
-	return q.Program.Deliver(ctx, m, text)
-}
-
-func (q quitFirst) Stop(ctx context.Context) error {
-	if q.quit != "" {
-		if q.Input([]byte(q.quit)) == nil {
-			time.Sleep(agentEnterDelay)
-			q.Input([]byte("\r"))
-			select {
-			case <-q.Done():
-				return nil
-			case <-time.After(quitGrace):
-			case <-ctx.Done():
-			}
-		}
-	}
-	return q.Program.Stop(ctx)
 }
