@@ -13,10 +13,10 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/core/claudecheck"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/diag/claudecheck"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"

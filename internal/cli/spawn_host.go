@@ -52,7 +52,7 @@ func onHost(c *ucli.Command, env Env, r *spawn.Request, claude bool) error {
 	if r.Worktree {
 		return usagef("--worktree makes a worktree on this machine, and a teammate on --host works in a folder there: give --cwd on the host instead")
 	}
-	r.Launcher = &remote.Launcher{Inner: r.Launcher, Host: host, Cwd: c.String("cwd"), Exe: env.Exe, Getenv: env.Getenv,
+	r.Launcher = &spawn.Remote{Inner: r.Launcher, Host: host, Cwd: c.String("cwd"), Exe: env.Exe, Getenv: env.Getenv,
 		Claude: claude, Unconfined: c.Bool("unconfined"), SSHFS: c.Bool("sshfs"), Say: env.Stderr}
 	return nil
 }

@@ -1,6 +1,6 @@
 package teamwatch
 
-import "github.com/paneteam/paneteam/internal/protocol/approval"
+import "github.com/paneteam/paneteam/internal/core/approval"
 
 // The requests waiting for the lead are approval's to find: it reads the
 // lead's inbox and archive and paneteam's record of answered ids, which

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/protocol/approval"
+	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 

@@ -11,8 +11,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/protocol/approval"
 )
 
 // fake records what the dashboard asked for.

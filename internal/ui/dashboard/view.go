@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/protocol/approval"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 

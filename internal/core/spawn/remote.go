@@ -1,4 +1,4 @@
-package remote
+package spawn
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/core/post"
-	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/remote"
 )
 
-// Launcher runs another launcher's teammate on a host: the command and
-// variables Inner builds run there (see Start), and the pane on the lead
-// runs the ssh session that shows it.
-type Launcher struct {
-	Inner spawn.Launcher
+// Remote runs another launcher's teammate on a host: the command and
+// variables Inner builds run there (see remote.Start), and the pane on
+// the lead runs the ssh session that shows it.
+type Remote struct {
+	Inner Launcher
 	Host  string
 	// Cwd is the teammate's folder on the host ("": the remote user's
 	// home). The code is not synced: it is whatever the host has there.
@@ -30,21 +30,21 @@ type Launcher struct {
 }
 
 // Check checks the host name only: the program is looked for on the host
-// once connected (Start), not on this machine.
-func (l *Launcher) Check(_ context.Context, _ string, _ post.Caller) error {
-	return CheckHost(l.Host)
+// once connected (remote.Start), not on this machine.
+func (l *Remote) Check(_ context.Context, _ string, _ post.Caller) error {
+	return remote.CheckHost(l.Host)
 }
 
 // Prepare builds the teammate's command with Inner, then connects, mounts
 // and returns the pane's ssh command line; Undo takes back both. The
 // host's start lock stays held until the pane is started (Started).
-func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, error) {
+func (l *Remote) Prepare(ctx context.Context, s Setup) (Launch, error) {
 	in, err := l.Inner.Prepare(ctx, s)
 	if err != nil {
-		return spawn.Launch{}, err
+		return Launch{}, err
 	}
 	var release func()
-	argv, undo, err := Start(ctx, Spawn{
+	argv, undo, err := remote.Start(ctx, remote.Spawn{
 		Getenv: l.Getenv, Host: l.Host, Root: s.Team.Root, Team: filepath.Base(s.Team.Dir()), Member: s.Member.Name,
 		Exe: l.Exe, Argv: in.Argv, Env: in.Env, Cwd: l.Cwd, Claude: l.Claude, Unconfined: l.Unconfined, SSHFS: l.SSHFS, Say: l.Say,
 		Hold: func(r func()) { release = r },
@@ -53,9 +53,9 @@ func (l *Launcher) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, er
 		if in.Undo != nil {
 			in.Undo()
 		}
-		return spawn.Launch{}, err
+		return Launch{}, err
 	}
-	return spawn.Launch{Argv: argv, Env: in.Env, Signer: in.Signer, Keyed: in.Keyed, Undo: func() {
+	return Launch{Argv: argv, Env: in.Env, Signer: in.Signer, Keyed: in.Keyed, Undo: func() {
 		undo()
 		if in.Undo != nil {
 			in.Undo()
