@@ -1,4 +1,4 @@
-package mailbox
+package mailbox_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/paneteam/paneteam/internal/protocol/jsjson"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
 )
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -45,12 +47,12 @@ func str(o *jsjson.Object, k string) (string, bool) {
 // member of the wrong JSON type (Claude Code 2.1.330 drops such entries and
 // deletes them from the file, docs/PROTOCOL.md §7).
 func TestEntriesCarry2_1_330Fields(t *testing.T) {
-	in := newInbox(t)
+	in := signInbox(t)
 	ctx := context.Background()
 	if err := in.Append(ctx, msg("a", "one"), msg("a", "two")); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.Send(ctx, Message{From: "b", Text: "three", Timestamp: Timestamp(time.Now()), Summary: "s", Color: "red"}); err != nil {
+	if err := in.Send(ctx, mailbox.Message{From: "b", Text: "three", Timestamp: mailbox.Timestamp(time.Now()), Summary: "s", Color: "red"}); err != nil {
 		t.Fatal(err)
 	}
 	ids := map[string]bool{}
@@ -89,9 +91,15 @@ func TestEntriesCarry2_1_330Fields(t *testing.T) {
 	}
 }
 
-func signingSetup(t *testing.T) (*Inbox, provenance.Store, *provenance.Key) {
+// signInbox is an inbox of its own in a temporary team folder.
+func signInbox(t *testing.T) *mailbox.Inbox {
 	t.Helper()
-	in := newInbox(t)
+	return mailbox.New(filepath.Join(t.TempDir(), "inboxes", "alice.json"), lockfile.Options{Timeout: 5 * time.Second})
+}
+
+func signingSetup(t *testing.T) (*mailbox.Inbox, provenance.Store, *provenance.Key) {
+	t.Helper()
+	in := signInbox(t)
 	store := provenance.Store{Dir: filepath.Join(t.TempDir(), "keys")}
 	k, err := store.Create(in.Path, time.Now())
 	if err != nil {
@@ -103,8 +111,8 @@ func signingSetup(t *testing.T) (*Inbox, provenance.Store, *provenance.Key) {
 func TestLeadEntriesAreSigned(t *testing.T) {
 	in, _, k := signingSetup(t)
 	ctx := context.Background()
-	now := Timestamp(time.Now())
-	writes := []Message{
+	now := mailbox.Timestamp(time.Now())
+	writes := []mailbox.Message{
 		{From: "team-lead", Text: "prompt with \u2028 <tags> & \"quotes\" \x01", Timestamp: now},
 		{From: "user", Text: "from the user", Timestamp: now, Summary: "sum", Color: "blue"},
 		{From: "system", Text: "sys", Timestamp: now},
@@ -125,14 +133,14 @@ func TestLeadEntriesAreSigned(t *testing.T) {
 	}
 	for i, e := range es {
 		sig, signed := str(e, "lead_sig")
-		if want := provenance.SignsAs(writes[i].From); signed != want {
+		if want := mailbox.SignsAs(writes[i].From); signed != want {
 			t.Errorf("%s: signed %v, want %v", writes[i].From, signed, want)
 			continue
 		}
 		if !signed {
 			continue
 		}
-		var pe provenance.Entry
+		var pe mailbox.SignedEntry
 		pe.MsgID, _ = str(e, "msg_id")
 		pe.From, _ = str(e, "from")
 		pe.Timestamp, _ = str(e, "timestamp")
@@ -153,7 +161,7 @@ func TestNoSignatureWithoutKeyOrSigner(t *testing.T) {
 	ctx := context.Background()
 	// The same key, but an inbox not handed a signer (a caller that does
 	// not act as the lead).
-	plain := New(in.Path, in.Lock)
+	plain := mailbox.New(in.Path, in.Lock)
 	if err := plain.Send(ctx, msg("team-lead", "unsigned")); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +183,7 @@ func TestNoSignatureWithoutKeyOrSigner(t *testing.T) {
 func TestSigningRefusesStaleTimestamp(t *testing.T) {
 	in, _, _ := signingSetup(t)
 	old := msg("team-lead", "from before the launch")
-	old.Timestamp = Timestamp(time.Now().Add(-10 * time.Minute))
+	old.Timestamp = mailbox.Timestamp(time.Now().Add(-10 * time.Minute))
 	err := in.Append(context.Background(), old)
 	if err == nil || !strings.Contains(err.Error(), "older") {
 		t.Fatalf("stale entry: %v", err)
@@ -189,7 +197,7 @@ func TestSigningRefusesStaleTimestamp(t *testing.T) {
 // msg_id or lead_sig; an entry with odd values there must still read, and
 // a paneteam rewrite must keep it as it was.
 func TestOddUncheckedFieldsSurvive(t *testing.T) {
-	in := newInbox(t)
+	in := signInbox(t)
 	os.MkdirAll(filepath.Dir(in.Path), 0o700)
 	odd := `[{"from":"x","text":"odd","timestamp":"2026-01-01T00:00:00.000Z","msgV":"1","msg_id":5,"lead_sig":null,"future":{"a":[1]},"read":false}]`
 	os.WriteFile(in.Path, []byte(odd), 0o600)
@@ -216,14 +224,14 @@ func TestOddUncheckedFieldsSurvive(t *testing.T) {
 // with an empty summary and color (signed as "", not null), still
 // verifies after paneteam rewrites the inbox around it.
 func TestRewriteKeepsClaudeSignatures(t *testing.T) {
-	in := newInbox(t)
+	in := signInbox(t)
 	os.MkdirAll(filepath.Dir(in.Path), 0o700)
 	k, err := provenance.NewKey(time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	empty := ""
-	e := provenance.Entry{MsgID: NewMsgID(), From: "team-lead", Timestamp: Timestamp(time.Now()), Text: "signed by Claude \u2028 <x>", Summary: &empty, Color: &empty}
+	e := mailbox.SignedEntry{MsgID: mailbox.NewMsgID(), From: "team-lead", Timestamp: mailbox.Timestamp(time.Now()), Text: "signed by Claude \u2028 <x>", Summary: &empty, Color: &empty}
 	sig, err := k.Sign(e)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +255,7 @@ func TestRewriteKeepsClaudeSignatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	es := entries(t, in.Path)
-	var got provenance.Entry
+	var got mailbox.SignedEntry
 	got.MsgID, _ = str(es[0], "msg_id")
 	got.From, _ = str(es[0], "from")
 	got.Timestamp, _ = str(es[0], "timestamp")
@@ -270,7 +278,7 @@ func TestNewMsgIDIsAVersion4UUID(t *testing.T) {
 	shape := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	seen := map[string]bool{}
 	for i := 0; i < 10000; i++ {
-		id := NewMsgID()
+		id := mailbox.NewMsgID()
 		if !shape.MatchString(id) {
 			t.Fatalf("%q is not a version 4 UUID", id)
 		}
