@@ -44,7 +44,7 @@ func encoded(t testing.TB, msgs ...Message) []byte {
 }
 
 func withUnknown(m Message, key, raw string) Message {
-	m.Fields.Set(key, json.RawMessage(raw))
+	m.extra.Set(key, json.RawMessage(raw))
 	return m
 }
 

@@ -30,6 +30,14 @@ type listed struct {
 	Standard   bool
 }
 
+// testHelpers are root packages that exist for this module's own tests:
+// iterm2/it2test drives the fake it2 (testdata/fakeit2) through the test
+// harness of the native terminals (internal/panes/native/nativetest), and
+// hands out that harness's types. It is not part of the library.
+var testHelpers = map[string]bool{
+	module + "/iterm2/it2test": true,
+}
+
 // rootPackages lists the module's packages outside internal/, cmd/,
 // bench/ and docs/: the library a program outside the module imports.
 func rootPackages(t *testing.T) []string {
@@ -43,7 +51,7 @@ func rootPackages(t *testing.T) []string {
 		case "internal", "cmd", "bench", "docs":
 			continue
 		}
-		if isInternal(p) {
+		if isInternal(p) || testHelpers[p] {
 			continue
 		}
 		roots = append(roots, p)
