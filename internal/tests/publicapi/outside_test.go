@@ -49,7 +49,7 @@ func buildOutside(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "outside")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("a program outside the module does not build against the root packages: %v\n%s", err, out)
 	}
