@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/lockfile"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 func BenchmarkDecode20000(b *testing.B) {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/lockfile"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 // Message is one inbox entry. Protocol messages carry a JSON object in Text
@@ -37,7 +37,7 @@ type Message struct {
 	LeadSig    string `json:"lead_sig,omitempty"`
 	FromPlugin string `json:"from_plugin,omitempty"`
 
-	Fields jsonx.Fields `json:"-"`
+	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }
 
 // EntryVersion is the msgV Claude Code 2.1.330 writes.
@@ -49,7 +49,7 @@ const EntryType = "message"
 
 func (m *Message) UnmarshalJSON(b []byte) error {
 	type plain Message
-	err := jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+	err := jsonx.Unmarshal(b, (*plain)(m), &m.extra)
 	if err == nil {
 		keepEmpty(b, m)
 		return nil
@@ -70,17 +70,25 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 		Color     string `json:"color,omitempty"`
 		Read      bool   `json:"read"`
 	}
-	if jsonx.Unmarshal(b, &l, &m.Fields) != nil {
+	if jsonx.Unmarshal(b, &l, &m.extra) != nil {
 		return err
 	}
-	*m = Message{From: l.From, Text: l.Text, Summary: l.Summary, Timestamp: l.Timestamp, Color: l.Color, Read: l.Read, Fields: m.Fields}
+	*m = Message{From: l.From, Text: l.Text, Summary: l.Summary, Timestamp: l.Timestamp, Color: l.Color, Read: l.Read, extra: m.extra}
 	return nil
 }
 
 func (m Message) MarshalJSON() ([]byte, error) {
 	type plain Message
-	return jsonx.MarshalWith(plain(m), m.Fields)
+	return jsonx.MarshalWith(plain(m), m.extra)
 }
+
+// Extra returns the raw value of an inbox entry's key Message does not
+// know (a newer Claude Code's, or another tool's); a rewrite keeps them.
+func (m *Message) Extra(key string) (json.RawMessage, bool) { return m.extra.Get(key) }
+
+// SetExtra stores a raw value under an entry's key Message does not know;
+// a new key is written after those that were read.
+func (m *Message) SetExtra(key string, v json.RawMessage) { m.extra.Set(key, v) }
 
 // signedOptional are the optional members a lead signature covers.
 var signedOptional = []string{"summary", "color", "from_plugin"}
@@ -98,7 +106,7 @@ func keepEmpty(b []byte, m *Message) {
 	}
 	for _, k := range signedOptional {
 		if v, ok := raw[k]; ok && string(v) == `""` {
-			m.Fields.Set(k, v)
+			m.extra.Set(k, v)
 		}
 	}
 }

@@ -5,20 +5,60 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/encoding/jsjson"
 )
 
 // Signer signs the entries a caller acting as the team's lead writes.
 // The command line decides who acts as the lead (a process inside a
 // teammate never does) and hands its inboxes a Signer; the inbox decides
-// which entries need a signature: those whose from is exactly team-lead,
-// user or system (Claude Code 2.1.330, docs/PROTOCOL.md §11).
-// provenance.Lead is the Signer paneteam uses.
+// which entries need a signature: those SignsAs names (Claude Code
+// 2.1.330, docs/PROTOCOL.md §11). paneteam's own Signer keeps an Ed25519
+// key per teammate and signs SignedEntry.Bytes.
 type Signer interface {
 	// LeadSig returns the lead_sig of e written to the inbox at path, or
 	// "" when its owner holds no key of this signer (it was started
 	// without one, by Claude Code's lead, or has left).
-	LeadSig(inboxPath string, e provenance.Entry) (string, error)
+	LeadSig(inboxPath string, e SignedEntry) (string, error)
+}
+
+// SignsAs reports whether an entry from this sender is one Claude Code
+// signs and a keyed teammate checks: from is exactly team-lead, user or
+// system.
+func SignsAs(from string) bool { return from == "team-lead" || from == "user" || from == "system" }
+
+// signedTag opens every signed array (§11).
+const signedTag = "claude-team-lead-entry-v1"
+
+// SignedEntry is what a lead signature covers: the entry's msg_id, from,
+// timestamp and text, and its summary, color and from_plugin, nil when the
+// entry has none (JSON null in the signed bytes).
+type SignedEntry struct {
+	MsgID, From, Timestamp, Text string
+	Summary, Color, FromPlugin   *string
+}
+
+// Bytes are the bytes a lead signs for e: the UTF-8 of the compact JSON
+// array ["claude-team-lead-entry-v1", msg_id, from, timestamp, text,
+// summary, color, from_plugin] exactly as JavaScript's JSON.stringify
+// writes it (Claude Code 2.1.330, docs/PROTOCOL.md §11). A teammate
+// started with --lead-verify-key checks an Ed25519 signature over them.
+func (e SignedEntry) Bytes() []byte {
+	b := make([]byte, 0, 64+len(e.Text)+len(e.MsgID)+len(e.From)+len(e.Timestamp))
+	b = append(b, '[')
+	b = jsjson.AppendString(b, signedTag)
+	for _, s := range []string{e.MsgID, e.From, e.Timestamp, e.Text} {
+		b = append(b, ',')
+		b = jsjson.AppendString(b, s)
+	}
+	for _, p := range []*string{e.Summary, e.Color, e.FromPlugin} {
+		b = append(b, ',')
+		if p == nil {
+			b = append(b, "null"...)
+		} else {
+			b = jsjson.AppendString(b, *p)
+		}
+	}
+	return append(b, ']')
 }
 
 // SignedBy makes the inbox sign, with s, what it writes as the lead; nil
@@ -42,7 +82,7 @@ func (in *Inbox) prepare(m *Message) error {
 	if m.Type == "" {
 		m.Type = EntryType
 	}
-	if in.Signer == nil || !provenance.SignsAs(m.From) {
+	if in.Signer == nil || !SignsAs(m.From) {
 		return nil
 	}
 	sig, err := in.Signer.LeadSig(in.Path, EntryOf(*m))
@@ -56,14 +96,14 @@ func (in *Inbox) prepare(m *Message) error {
 // EntryOf is what a lead signature of m covers. Summary, color and
 // from_plugin are written only when non-empty, so empty ones are absent
 // (null) in the signed bytes too.
-func EntryOf(m Message) provenance.Entry {
+func EntryOf(m Message) SignedEntry {
 	opt := func(s string) *string {
 		if s == "" {
 			return nil
 		}
 		return &s
 	}
-	return provenance.Entry{MsgID: m.MsgID, From: m.From, Timestamp: m.Timestamp, Text: m.Text,
+	return SignedEntry{MsgID: m.MsgID, From: m.From, Timestamp: m.Timestamp, Text: m.Text,
 		Summary: opt(m.Summary), Color: opt(m.Color), FromPlugin: opt(m.FromPlugin)}
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 // spliceDrain is the write a send makes (freshly queued messages in, read
@@ -71,7 +71,7 @@ func spliceDrain(old []byte, fresh []Message) (inbox, archive []byte, ok bool, e
 // reflective encoder's first use in a process cost about 0.2 ms.
 // FuzzElement holds the two ways to the same bytes.
 func element(m Message) ([]byte, error) {
-	if m.Fields.Empty() {
+	if m.extra.Empty() {
 		return appendElement(make([]byte, 0, 256+len(m.Text)), m), nil
 	}
 	return encodedElement(m)

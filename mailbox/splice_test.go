@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 // decoded is what the decoding path writes for a drain of fresh into old:
@@ -44,7 +44,7 @@ func encoded(t testing.TB, msgs ...Message) []byte {
 }
 
 func withUnknown(m Message, key, raw string) Message {
-	m.Fields.Set(key, json.RawMessage(raw))
+	m.extra.Set(key, json.RawMessage(raw))
 	return m
 }
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 // Config is a team's config.json, in Claude Code's layout. Fields paneteam
@@ -21,7 +21,7 @@ type Config struct {
 	// ignores it and keeps it, like any field it does not know.
 	Paneteam *TeamMeta `json:"paneteam,omitempty"`
 
-	Fields jsonx.Fields `json:"-"`
+	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }
 
 // Member is one entry of config.json's members.
@@ -44,7 +44,7 @@ type Member struct {
 	Mode             string            `json:"mode,omitempty"`
 	Paneteam         *MemberMeta       `json:"paneteam,omitempty"`
 
-	Fields jsonx.Fields `json:"-"`
+	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }
 
 // Backend types as Claude Code records them in backendType.
@@ -87,7 +87,7 @@ type TeamMeta struct {
 	Layout      string `json:"layout,omitempty"`
 	LeadPercent int    `json:"leadPercent,omitempty"`
 
-	Fields jsonx.Fields `json:"-"`
+	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }
 
 // MemberMeta is what paneteam records about a member for itself.
@@ -115,7 +115,7 @@ type MemberMeta struct {
 	// and close or look for the pane. Absent for other backends.
 	Terminal *TerminalPane `json:"terminal,omitempty"`
 
-	Fields jsonx.Fields `json:"-"`
+	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }
 
 // TerminalPane is a member's pane in a terminal emulator, as
@@ -152,7 +152,7 @@ const IdleByHook = "hook"
 
 func (c *Config) UnmarshalJSON(b []byte) error {
 	type plain Config
-	return jsonx.Unmarshal(b, (*plain)(c), &c.Fields)
+	return jsonx.Unmarshal(b, (*plain)(c), &c.extra)
 }
 
 func (c Config) MarshalJSON() ([]byte, error) {
@@ -160,12 +160,12 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	if c.Members == nil {
 		c.Members = []Member{}
 	}
-	return jsonx.MarshalWith(plain(c), c.Fields)
+	return jsonx.MarshalWith(plain(c), c.extra)
 }
 
 func (m *Member) UnmarshalJSON(b []byte) error {
 	type plain Member
-	return jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+	return jsonx.Unmarshal(b, (*plain)(m), &m.extra)
 }
 
 func (m Member) MarshalJSON() ([]byte, error) {
@@ -173,27 +173,27 @@ func (m Member) MarshalJSON() ([]byte, error) {
 	if m.Subscriptions == nil {
 		m.Subscriptions = []json.RawMessage{}
 	}
-	return jsonx.MarshalWith(plain(m), m.Fields)
+	return jsonx.MarshalWith(plain(m), m.extra)
 }
 
 func (t *TeamMeta) UnmarshalJSON(b []byte) error {
 	type plain TeamMeta
-	return jsonx.Unmarshal(b, (*plain)(t), &t.Fields)
+	return jsonx.Unmarshal(b, (*plain)(t), &t.extra)
 }
 
 func (t TeamMeta) MarshalJSON() ([]byte, error) {
 	type plain TeamMeta
-	return jsonx.MarshalWith(plain(t), t.Fields)
+	return jsonx.MarshalWith(plain(t), t.extra)
 }
 
 func (m *MemberMeta) UnmarshalJSON(b []byte) error {
 	type plain MemberMeta
-	return jsonx.Unmarshal(b, (*plain)(m), &m.Fields)
+	return jsonx.Unmarshal(b, (*plain)(m), &m.extra)
 }
 
 func (m MemberMeta) MarshalJSON() ([]byte, error) {
 	type plain MemberMeta
-	return jsonx.MarshalWith(plain(m), m.Fields)
+	return jsonx.MarshalWith(plain(m), m.extra)
 }
 
 // Member returns the member with the given name (case-insensitive, as

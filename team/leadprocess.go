@@ -41,7 +41,7 @@ const maxSafeInteger = 1<<53 - 1
 // integer, pidSpace a string, claimedAt a finite number, procStart absent
 // or a string.
 func (c *Config) LeadProcess() (LeadProcess, bool) {
-	raw, ok := c.Fields.Get(leadProcessKey)
+	raw, ok := c.extra.Get(leadProcessKey)
 	if !ok {
 		return LeadProcess{}, false
 	}
@@ -133,7 +133,7 @@ func (l Lead) ClaudeLed() bool { return l.By == LedByClaude && l.State == LeadAl
 // this machine.
 func LeadOf(cfg *Config) Lead {
 	if lp, ok := cfg.LeadProcess(); ok {
-		return JudgeClaudeLead(lp, proc.PIDSpace(), proc.Inspect(lp.PID))
+		return lp.Judge()
 	}
 	if m := cfg.Paneteam; m != nil && m.LeaderPID > 0 {
 		l := Lead{By: LedByPaneteam, PID: int64(m.LeaderPID)}
@@ -147,14 +147,20 @@ func LeadOf(cfg *Config) Lead {
 	return Lead{By: LedByUnknown, State: LeadUnknown, Why: "no lead process recorded"}
 }
 
-// JudgeClaudeLead is Claude Code 2.1.330's take-over test (docs/PROTOCOL.md
+// Judge is Claude Code 2.1.330's take-over test of lp, run from this
+// process against the process lp names, now (judgeClaudeLead).
+func (lp LeadProcess) Judge() Lead {
+	return judgeClaudeLead(lp, proc.PIDSpace(), proc.Inspect(lp.PID))
+}
+
+// judgeClaudeLead is Claude Code 2.1.330's take-over test (docs/PROTOCOL.md
 // §3 "Rekey"), given this process's pid space (here) and the
 // facts about lp.PID: the lead is dead only if it lives in our pid space
 // and kill(pid, 0) fails with ESRCH, or it is a zombie, or its start time
 // differs from procStart, or (without procStart) the process with that
 // pid started more than 2000 ms after claimedAt. Anything that cannot be
 // proven dead counts as alive.
-func JudgeClaudeLead(lp LeadProcess, here string, f proc.Facts) Lead {
+func judgeClaudeLead(lp LeadProcess, here string, f proc.Facts) Lead {
 	l := Lead{By: LedByClaude, PID: lp.PID, State: LeadAlive, Process: &lp}
 	switch {
 	case lp.PIDSpace != here:

@@ -87,7 +87,7 @@ func TestJudgeClaudeLead(t *testing.T) {
 		{"no procStart, start unknown", lp(""), proc.Facts{}, LeadAlive, false},
 		{"another pid space, even if gone here", LeadProcess{PID: 4242, PIDSpace: "other#pid:[1]", ClaimedAt: claim}, proc.Facts{NoSuchProcess: true}, LeadAlive, true},
 	} {
-		l := JudgeClaudeLead(tc.lp, here, tc.f)
+		l := judgeClaudeLead(tc.lp, here, tc.f)
 		if l.By != LedByClaude || l.State != tc.state || l.OtherPIDSpace != tc.other || l.Why == "" {
 			t.Errorf("%s: %+v, want state %s other %v", tc.name, l, tc.state, tc.other)
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 // Task statuses, as Claude Code writes them.
@@ -48,12 +48,12 @@ type Task struct {
 	BlockedBy []string        `json:"blockedBy"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
 
-	Fields jsonx.Fields `json:"-"`
+	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }
 
 func (t *Task) UnmarshalJSON(b []byte) error {
 	type plain Task
-	return jsonx.Unmarshal(b, (*plain)(t), &t.Fields)
+	return jsonx.Unmarshal(b, (*plain)(t), &t.extra)
 }
 
 func (t Task) MarshalJSON() ([]byte, error) {
@@ -64,7 +64,7 @@ func (t Task) MarshalJSON() ([]byte, error) {
 	if t.BlockedBy == nil {
 		t.BlockedBy = []string{}
 	}
-	return jsonx.MarshalWith(plain(t), t.Fields)
+	return jsonx.MarshalWith(plain(t), t.extra)
 }
 
 // Encode writes t exactly as Claude Code lays a task file out

@@ -232,7 +232,7 @@ func TestApproveRefusedInAClaudeLedTeam(t *testing.T) {
 	root, vars := reqTeam(t)
 	tm := team.Team{Root: root, Name: "crew"}
 	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		c.Fields.Set("leadProcess", json.RawMessage(`{"pid":1,"pidSpace":"h","claimedAt":1}`))
+		c.SetExtra("leadProcess", json.RawMessage(`{"pid":1,"pidSpace":"h","claimedAt":1}`))
 		return nil
 	}); err != nil {
 		t.Fatal(err)

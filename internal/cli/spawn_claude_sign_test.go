@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsjson"
+	"github.com/paneteam/paneteam/internal/encoding/jsjson"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/paneteam/paneteam/internal/core/tasks"
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -127,4 +127,3 @@ func (q quitFirst) Stop(ctx context.Context) error {
 	}
 	return q.Program.Stop(ctx)
 }
-

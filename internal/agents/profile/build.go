@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 // Options are one teammate's run of a profile.

@@ -199,7 +199,7 @@ func TestConcurrentAnswersWriteOnce(t *testing.T) {
 func TestClaudeLedTeamIsRefused(t *testing.T) {
 	l := crew(t)
 	if _, err := l.Team.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
-		c.Fields.Set("leadProcess", []byte(`{"pid":4242,"pidSpace":"host#pid:[4026531836]","claimedAt":1767225600000}`))
+		c.SetExtra("leadProcess", []byte(`{"pid":4242,"pidSpace":"host#pid:[4026531836]","claimedAt":1767225600000}`))
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsonx"
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/mailbox"
 )
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/teamfind"
-	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
@@ -34,7 +33,7 @@ func (ro ReapOptions) claudeGrace() time.Duration {
 
 // reapClaudeTeam reaps a team led by Claude Code (chosen by its
 // leadProcess, never by its name) whose lead is provably dead by Claude
-// Code's own take-over test (team.JudgeClaudeLead), once its grace period
+// Code's own take-over test (team.LeadProcess.Judge), once its grace period
 // has passed. The decision is taken again under config.json.lock, and
 // stands only if leadProcess still has the same pid and claimedAt: a
 // Claude Code that resumed the session in between has re-claimed it.
@@ -81,7 +80,7 @@ func (o Options) reapClaudeTeam(ctx context.Context, t team.Team, cfg *team.Conf
 		skip("its Claude Code lead changed while cleanup looked (a session resumed it): left alone")
 		return
 	}
-	if again := team.JudgeClaudeLead(lp, proc.PIDSpace(), proc.Inspect(lp.PID)); again.State != team.LeadDead {
+	if again := lp.Judge(); again.State != team.LeadDead {
 		skip(again.Why + ": left alone")
 		return
 	}

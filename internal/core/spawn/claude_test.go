@@ -168,7 +168,7 @@ func TestKeyOnlyWherePaneteamLeads(t *testing.T) {
 	m := team.Member{Name: "alice", AgentID: "alice@crew"}
 	paneteamLed := &team.Config{Name: "crew"}
 	claudeLed := &team.Config{Name: "crew"}
-	claudeLed.Fields.Set("leadProcess", json.RawMessage(`{"pid":1,"pidSpace":"h#pid:[1]","claimedAt":1}`))
+	claudeLed.SetExtra("leadProcess", json.RawMessage(`{"pid":1,"pidSpace":"h#pid:[1]","claimedAt":1}`))
 	old := claudeversion.Version{Major: 2, Minor: 1, Patch: 322}
 	lead := post.Caller{Getenv: func(string) string { return "" }}
 	inTeammate := post.Caller{Getenv: func(k string) string {

@@ -85,7 +85,7 @@ func claudeTeams(root string, names []string) []claudeTeam {
 		if !ok || lp.PIDSpace != here || lp.PID <= 1 || lp.PID > 1<<31-1 {
 			continue
 		}
-		if team.JudgeClaudeLead(lp, here, proc.Inspect(lp.PID)).State != team.LeadAlive {
+		if lp.Judge().State != team.LeadAlive {
 			continue
 		}
 		out = append(out, claudeTeam{name: t.Name, pid: int(lp.PID)})

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsjson"
+	"github.com/paneteam/paneteam/internal/encoding/jsjson"
 )
 
 // InputDigest is the input_digest a permission_response binds its verdict

@@ -25,54 +25,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/jsjson"
+	"github.com/paneteam/paneteam/mailbox"
 )
 
-// Lead names whose entries a keyed teammate checks (§11): only these,
-// exactly, are signed.
-const (
-	FromLead   = "team-lead"
-	FromUser   = "user"
-	FromSystem = "system"
-)
-
-// SignsAs reports whether an entry from this sender is one Claude Code
-// signs: from is exactly team-lead, user or system.
-func SignsAs(from string) bool { return from == FromLead || from == FromUser || from == FromSystem }
-
-// signedTag opens every signed array (§11).
-const signedTag = "claude-team-lead-entry-v1"
-
-// Entry is what a lead signature covers: the entry's msg_id, from,
-// timestamp and text, and its summary, color and from_plugin, nil when the
-// entry has none (JSON null in the signed bytes).
-type Entry struct {
-	MsgID, From, Timestamp, Text string
-	Summary, Color, FromPlugin   *string
-}
-
-// SignedBytes are the bytes a lead signs for e: the UTF-8 of the compact
-// JSON array ["claude-team-lead-entry-v1", msg_id, from, timestamp, text,
-// summary, color, from_plugin] exactly as JavaScript's JSON.stringify
-// writes it (Claude Code 2.1.330, docs/PROTOCOL.md §11).
-func SignedBytes(e Entry) []byte {
-	b := make([]byte, 0, 64+len(e.Text)+len(e.MsgID)+len(e.From)+len(e.Timestamp))
-	b = append(b, '[')
-	b = jsjson.AppendString(b, signedTag)
-	for _, s := range []string{e.MsgID, e.From, e.Timestamp, e.Text} {
-		b = append(b, ',')
-		b = jsjson.AppendString(b, s)
-	}
-	for _, p := range []*string{e.Summary, e.Color, e.FromPlugin} {
-		b = append(b, ',')
-		if p == nil {
-			b = append(b, "null"...)
-		} else {
-			b = jsjson.AppendString(b, *p)
-		}
-	}
-	return append(b, ']')
-}
+// Entry is what a lead signature covers; it is mailbox's, which an inbox
+// hands its Signer.
+type Entry = mailbox.SignedEntry
 
 // Key is one teammate's signing key and the moment its public half was
 // stamped for the teammate's command line.
@@ -127,14 +85,14 @@ const AcceptWindow = 120 * time.Second
 var ErrTooOld = errors.New("the entry's timestamp is older than the teammate's launch allows")
 
 // Sign returns the lead_sig of e: unpadded base64url of the Ed25519
-// signature of SignedBytes(e). An entry without a msg_id or stamped before
+// signature of e.Bytes(). An entry without a msg_id or stamped before
 // the teammate would accept it is refused, since the teammate would call
 // it forged.
 func (k *Key) Sign(e Entry) (string, error) {
 	if e.MsgID == "" {
 		return "", errors.New("sign an entry: it has no msg_id")
 	}
-	if !SignsAs(e.From) {
+	if !mailbox.SignsAs(e.From) {
 		return "", fmt.Errorf("sign an entry from %q: only team-lead, user and system entries are signed", e.From)
 	}
 	t, err := time.Parse(time.RFC3339Nano, e.Timestamp)
@@ -145,7 +103,7 @@ func (k *Key) Sign(e Entry) (string, error) {
 		return "", fmt.Errorf("sign an entry stamped %s: %w (key stamped %s); stamp it now",
 			e.Timestamp, ErrTooOld, time.UnixMilli(k.Stamp).UTC().Format(time.RFC3339))
 	}
-	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(k.Private, SignedBytes(e))), nil
+	return base64.RawURLEncoding.EncodeToString(ed25519.Sign(k.Private, e.Bytes())), nil
 }
 
 var flagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\.([\w-]+)$`) })
@@ -169,7 +127,7 @@ func Verify(flag string, e Entry, sig string) error {
 	if err != nil {
 		return fmt.Errorf("lead_sig: %w", err)
 	}
-	if !ed25519.Verify(edPub, SignedBytes(e), s) {
+	if !ed25519.Verify(edPub, e.Bytes(), s) {
 		return errors.New("lead_sig does not verify")
 	}
 	return nil

@@ -38,7 +38,7 @@ func TestWorkedExample(t *testing.T) {
 		t.Errorf("flag\n got %s\nwant %s", got, exampleFlag)
 	}
 	e := Entry{MsgID: "6f9c1d2e-8a7b-4c3d-9e0f-112233445566", From: "team-lead", Timestamp: "2026-01-01T00:00:00.000Z", Text: exampleFrame}
-	b := SignedBytes(e)
+	b := e.Bytes()
 	if string(b) != exampleSigned || len(b) != 299 {
 		t.Errorf("signed bytes (%d)\n got %s\nwant %s", len(b), b, exampleSigned)
 	}

@@ -1,9 +1,19 @@
-// Package jsonx encodes JSON the way Claude Code's JSON.stringify(v, null, 2)
-// does, and lets record types keep fields they do not know, in the order they
-// were read, across a read-modify-write.
+// Package jsonx reads and writes the records of Claude Code's files (team
+// config, tasks, inbox entries) with encoding/json, laid out as Claude
+// Code's JSON.stringify(v, null, 2) lays them out, and lets record types
+// keep fields they do not know, in the order they were read, across a
+// read-modify-write.
 //
-// Two details make the bytes match: HTML characters (<, >, &) are not escaped,
-// and there is no trailing newline.
+// The layout matches: 2-space indent, HTML characters (<, >, &) not
+// escaped, no trailing newline. The strings match too, except for the
+// escapes encoding/json always writes and JavaScript never does: U+2028
+// and U+2029 come out as \u2028 and \u2029, and a byte that is not UTF-8
+// as \ufffd where JSON.stringify writes the character itself. A reader
+// (JSON.parse, Claude Code) sees the same value either way; paneteam keeps
+// encoding/json's form because its --json output and the files it has
+// written are stable in it. Where the bytes themselves are compared (what
+// a lead signs, the digest a permission answer is bound to) paneteam uses
+// package jsjson, which writes strings exactly as JavaScript does.
 package jsonx
 
 import (
@@ -28,7 +38,8 @@ func Marshal(v any) ([]byte, error) {
 }
 
 // MarshalIndent encodes v with a 2-space indent and no trailing newline,
-// byte for byte what JSON.stringify(v, null, 2) writes for the same value.
+// as JSON.stringify(v, null, 2) lays the same value out (its strings
+// escaped as the package comment says).
 func MarshalIndent(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
