@@ -81,9 +81,10 @@ var (
 )
 
 // CheckPlain refuses text a sender meant as words but that is not: blank
-// (ErrBlank), or a JSON object with a protocol "type" (ErrFrame), which
-// every receiver would act on as a request or an answer (docs/PROTOCOL.md
-// §8). A front end that means to send raw frames does not call it.
+// (ErrBlank), or a JSON object with a "type" (ErrFrame), which a receiver
+// acts on as a request or an answer when it knows the type
+// (docs/PROTOCOL.md §8), and a later release may. A front end that means
+// to send raw frames does not call it.
 func CheckPlain(text string) error {
 	if strings.TrimSpace(text) == "" {
 		return ErrBlank
