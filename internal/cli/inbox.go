@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -59,14 +57,7 @@ them.`,
 				return err
 			}
 			in := post.OpenInbox(t, cfg, name, lockOpts(c))
-			if in.SummarisesIdle {
-				// A person asked to read: wait a moment for the lock
-				// (a watcher's read only tries it), so what is shown
-				// is already summarised.
-				sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-				in.SummariseIdle(sctx)
-				cancel()
-			}
+			post.Settle(ctx, in)
 			var msgs []mailbox.Message
 			if archived {
 				msgs, err = in.Archived()
@@ -77,7 +68,7 @@ them.`,
 				return err
 			}
 			if c.Bool("unread") {
-				msgs = unreadOnly(msgs)
+				msgs = post.Unread(msgs)
 			}
 			if n := c.Int("last"); n > 0 && len(msgs) > n {
 				msgs = msgs[len(msgs)-n:]
@@ -105,58 +96,28 @@ func nameFlag() ucli.Flag {
 	}
 }
 
-// inboxName resolves --name: a member, or a non-member whose inbox exists
-// (a teammate that has left, a name sent to with --create-inbox).
 // openInboxOf opens the team and names the inbox that inbox and
-// inbox-watch read (--name, else the lead's), refusing --mark-read of an
-// inbox Claude Code reads itself.
+// inbox-watch read (--name, else the lead's: post.InboxName), refusing
+// --mark-read of an inbox Claude Code reads itself (post.CheckMarkRead).
 func openInboxOf(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, string, error) {
 	t, cfg, err := openTeam(ctx, c, env)
 	if err != nil {
 		return t, nil, "", err
 	}
-	name, err := inboxName(t, cfg, c.String("name"))
+	name, err := post.InboxName(t, cfg, c.String("name"))
 	if err != nil {
-		return t, nil, "", err
+		return t, nil, "", postError(err)
 	}
 	if c.Bool("mark-read") {
-		if err := refuseClaudeMarkRead(cfg, name); err != nil {
-			return t, nil, "", err
+		var mr *post.MarkReadError
+		if err := post.CheckMarkRead(cfg, name); errors.As(err, &mr) {
+			if mr.Lead {
+				return t, nil, "", usagef("Claude Code leads team %s and reads team-lead's inbox itself: --mark-read would hide those messages from it; drop --mark-read", mr.Team)
+			}
+			return t, nil, "", usagef("%s is Claude Code's own teammate and reads its inbox itself: --mark-read would hide those messages from it; drop --mark-read", mr.Name)
 		}
 	}
 	return t, cfg, name, nil
-}
-
-func inboxName(t team.Team, cfg *team.Config, name string) (string, error) {
-	if name == "" {
-		name = team.LeadName
-	}
-	if m := cfg.Member(name); m != nil {
-		return m.Name, nil
-	}
-	if err := team.CheckName("agent", name); err != nil {
-		return "", usageError{err}
-	}
-	file := team.SanitizePath(name)
-	for _, p := range []string{t.InboxPath(file), mailbox.ArchivePath(t.InboxPath(file))} {
-		if _, err := os.Stat(p); err == nil {
-			return file, nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("%q is not a member of team %s and has no inbox (members: %s)",
-		name, t.Name, strings.Join(cfg.MemberNames(), ", "))
-}
-
-func unreadOnly(msgs []mailbox.Message) []mailbox.Message {
-	var out []mailbox.Message
-	for _, m := range msgs {
-		if !m.Read {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 func listMessages(env Env, asJSON bool, name string, msgs []mailbox.Message, archived bool) error {
@@ -316,21 +277,4 @@ func joinNonEmpty(head string, rest ...string) string {
 		}
 	}
 	return out
-}
-
-// refuseClaudeMarkRead refuses --mark-read on an inbox Claude Code reads
-// itself: Claude Code 2.1.330 reads only unread entries and deletes read
-// ones (docs/PROTOCOL.md §6), so a message paneteam marked read there
-// (a teammate's permission request, an idle or shutdown frame) would never
-// reach Claude, and the teammate waiting on it would hang.
-func refuseClaudeMarkRead(cfg *team.Config, name string) error {
-	m := cfg.Member(name)
-	_, claudeLeads := cfg.LeadProcess()
-	switch {
-	case name == team.LeadName && claudeLeads:
-		return usagef("Claude Code leads team %s and reads team-lead's inbox itself: --mark-read would hide those messages from it; drop --mark-read", cfg.Name)
-	case m != nil && cfg.StartedByClaude(m):
-		return usagef("%s is Claude Code's own teammate and reads its inbox itself: --mark-read would hide those messages from it; drop --mark-read", m.Name)
-	}
-	return nil
 }

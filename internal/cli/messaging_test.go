@@ -177,6 +177,13 @@ func TestBroadcastReachesEveryoneButTheSender(t *testing.T) {
 	if len(inboxOf(t, tm, "alice")) != 0 {
 		t.Fatal("broadcast reached its sender")
 	}
+	// --to '*' is a broadcast, as Claude Code's SendMessage spells it.
+	if _, errs, code := ptRun(t, vars, "", "send", "--team", "t", "--from", "bob", "--to", "*", "soup"); code != 0 {
+		t.Fatal(errs)
+	}
+	if got := msgTexts(inboxOf(t, tm, "alice")) + "|" + msgTexts(inboxOf(t, tm, "bob")); got != "soup|lunch" {
+		t.Errorf("--to '*' from bob: alice|bob hold %q, want soup|lunch (not his own)", got)
+	}
 }
 
 func TestSendRefusalsNameTheFixAndWriteNothing(t *testing.T) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -33,12 +31,13 @@ reads the message from stdin:
     paneteam send --team review --broadcast "stand-up in 5 minutes"
 
 A recipient that is not a member is refused with the list of members
-(--create-inbox writes to it anyway). --broadcast reaches every member but
-the sender. --from defaults to $PANETEAM_AGENT, else team-lead; but in a
-team led by a live Claude Code process (its session team), where only that
-process may write as team-lead, it defaults to $PANETEAM_AGENT, else your
-own name: $PANETEAM_USER, else "human". Claude Code shows a message written
-as team-lead, user or system by anyone else as verified="false" and refuses
+(--create-inbox writes to it anyway). --broadcast, or --to '*' as Claude
+Code's SendMessage spells it, reaches every member but the sender. --from
+defaults to $PANETEAM_AGENT, else team-lead; but in a team led by a live
+Claude Code process (its session team), where only that process may write
+as team-lead, it defaults to $PANETEAM_AGENT, else your own name:
+$PANETEAM_USER, else "human". Claude Code shows a message written as
+team-lead, user or system by anyone else as verified="false" and refuses
 its protocol actions, so --from team-lead there is obeyed with a warning.
 A Claude Code lead reads its inbox only once it has a teammate of its own;
 send says so when a message to it will wait.
@@ -95,36 +94,19 @@ start paneteam per message: each start costs a few milliseconds.`,
 			if c.Bool("lines") {
 				return sendLines(ctx, c, env, p, to)
 			}
-			compose, err := composer(c, env, t, cfg, from)
+			draft, err := drafter(c, env, p)
 			if err != nil {
 				return err
 			}
-
-			now := time.Now()
-			var sent []delivery
-			var failed []string
-			for _, name := range to {
-				d := delivery{To: name}
-				d.Message, d.RequestID, err = compose(name, now)
-				if err != nil {
-					return err
-				}
-				if d.Message, err = p.Send(ctx, name, d.Message); err != nil {
-					if len(to) == 1 {
-						return fmt.Errorf("send to %s: %w", name, err)
-					}
-					failed = append(failed, fmt.Sprintf("%s (%v)", name, err))
-					continue
-				}
-				sent = append(sent, d)
+			sent, err := p.SendEach(ctx, to, draft)
+			var some *post.Undelivered
+			if err != nil && !errors.As(err, &some) {
+				return postError(err)
 			}
 			if err := reportSent(env, c.Bool("json"), sent); err != nil {
 				return err
 			}
-			if len(failed) > 0 {
-				return fmt.Errorf("not delivered to %s; delivered to the %d others", strings.Join(failed, ", "), len(sent))
-			}
-			return nil
+			return err
 		},
 	}
 }
@@ -165,12 +147,13 @@ type delivery struct {
 	Message   mailbox.Message `json:"message"`
 }
 
-func reportSent(env Env, asJSON bool, sent []delivery) error {
+func reportSent(env Env, asJSON bool, sent []post.Delivery) error {
 	if asJSON {
-		if sent == nil {
-			sent = []delivery{}
+		out := []delivery{}
+		for _, d := range sent {
+			out = append(out, delivery(d))
 		}
-		return printJSON(env.Stdout, sent)
+		return printJSON(env.Stdout, out)
 	}
 	for _, d := range sent {
 		if d.RequestID != "" {
@@ -193,45 +176,42 @@ func noteUnpolled(env Env, t team.Team, cfg *team.Config, to []string) {
 	}
 }
 
-// recipients resolves --to or --broadcast to inbox names.
+// recipients resolves --to or --broadcast (--to '*', as Claude Code's
+// SendMessage spells it) to inbox names (post.Recipients), and words a
+// refusal in send's flags.
 func recipients(c *ucli.Command, t team.Team, cfg *team.Config, from string) ([]string, error) {
-	members := strings.Join(cfg.MemberNames(), ", ")
-	to, all := c.String("to"), c.Bool("broadcast")
-	switch {
-	case to != "" && all:
-		return nil, usagef("give --to NAME or --broadcast, not both")
-	case all && c.Bool("create-inbox"):
-		return nil, usagef("--create-inbox goes with --to NAME, not --broadcast")
-	case all:
-		var names []string
-		for _, m := range cfg.Members {
-			if !strings.EqualFold(m.Name, from) {
-				names = append(names, m.Name)
-			}
+	a := post.Address{To: c.String("to"), CreateInbox: c.Bool("create-inbox")}
+	if c.Bool("broadcast") {
+		if a.To != "" {
+			return nil, usagef("give --to NAME or --broadcast, not both")
 		}
-		if len(names) == 0 {
-			return nil, fmt.Errorf("nobody to broadcast to: team %s has no member but %s (members: %s)", t.Name, from, members)
-		}
-		return names, nil
-	case to == "":
+		a.To = post.Everyone
+	}
+	to, err := post.Recipients(t, cfg, from, a)
+	var re *post.RecipientError
+	if !errors.As(err, &re) {
+		return to, err
+	}
+	members := strings.Join(re.Members, ", ")
+	switch re.Reason {
+	case post.NoRecipient:
 		return nil, usagef("no recipient: pass --to NAME or --broadcast (members: %s)", members)
-	}
-	if m := cfg.Member(to); m != nil {
-		return []string{m.Name}, nil
-	}
-	if !c.Bool("create-inbox") {
+	case post.EveryoneNewInbox:
+		return nil, usagef("--create-inbox goes with --to NAME, not --broadcast")
+	case post.NobodyElse:
+		return nil, fmt.Errorf("nobody to broadcast to: team %s has no member but %s (members: %s)", t.Name, from, members)
+	case post.NotMember:
 		return nil, fmt.Errorf("%q is not a member of team %s (members: %s); "+
-			"pass --create-inbox to write to its inbox anyway", to, t.Name, members)
+			"pass --create-inbox to write to its inbox anyway", re.To, t.Name, members)
+	case post.BadName:
+		return nil, usageError{re.Err}
 	}
-	if err := team.CheckName("recipient", to); err != nil {
-		return nil, usageError{err}
-	}
-	return []string{team.SanitizePath(to)}, nil
+	return nil, err
 }
 
-// composer returns the function that builds the message for one recipient:
-// plain text, or the protocol message --type names.
-func composer(c *ucli.Command, env Env, t team.Team, cfg *team.Config, from string) (composeFunc, error) {
+// drafter is the message for each recipient: the text, or the protocol
+// frame --type names drafted from the flags (post.DraftFrame).
+func drafter(c *ucli.Command, env Env, p *post.Post) (post.Draft, error) {
 	if err := checkTypeFlags(c); err != nil {
 		return nil, err
 	}
@@ -241,36 +221,36 @@ func composer(c *ucli.Command, env Env, t team.Team, cfg *team.Config, from stri
 		if err != nil {
 			return nil, err
 		}
-		return func(_ string, now time.Time) (mailbox.Message, string, error) {
-			m := mailbox.Message{From: from, Text: text, Summary: c.String("summary"), Timestamp: mailbox.Timestamp(now)}
-			return m, "", m.Validate()
-		}, nil
+		return post.Plain(text, c.String("summary")), nil
 	}
 	if c.NArg() > 0 {
 		return nil, usagef("--type %s takes no TEXT: its fields come from flags (see paneteam send --help)", kind)
 	}
-	build, err := protocolBuilder(c, t, cfg, from, kind)
-	if err != nil {
-		return nil, err
+	d := mailbox.Draft{
+		Type: kind, RequestID: c.String("request-id"), Reason: c.String("reason"),
+		Feedback: c.String("feedback"), Mode: c.String("mode"), IdleReason: c.String("idle-reason"),
+		TaskID: c.String("task-id"), CompletedStatus: c.String("completed-status"), Summary: c.String("summary"),
+		Subject: c.String("subject"), Description: c.String("description"),
 	}
-	return func(to string, now time.Time) (mailbox.Message, string, error) {
-		v, id, err := build(to, now)
-		if err != nil {
-			return mailbox.Message{}, "", err
+	switch {
+	case c.Bool("approve") || c.Bool("allow"):
+		d.Approve = ptr(true)
+	case c.Bool("reject") || c.Bool("deny"):
+		d.Approve = ptr(false)
+	}
+	if s := c.String("input"); s != "" && kind == mailbox.TypePermissionResponse && c.Bool("allow") {
+		if !json.Valid([]byte(s)) {
+			return nil, usagef("--input is not valid JSON: give the tool input as a JSON object")
 		}
-		text, err := mailbox.Text(v)
-		if err != nil {
-			return mailbox.Message{}, "", err
-		}
-		m := mailbox.Message{From: from, Text: text, Summary: c.String("summary"), Timestamp: mailbox.Timestamp(now)}
-		if kind == mailbox.TypeIdle {
-			m.Summary = "" // it went into the notification itself
-		}
-		return m, id, m.Validate()
-	}, nil
+		d.Input = json.RawMessage(s)
+	}
+	draft, err := p.DraftFrame(d)
+	var none *post.NoRequestError
+	if errors.As(err, &none) {
+		return nil, fmt.Errorf("no permission_request %q in %s's inbox or archive: pass --input JSON with the tool input to allow", none.ID, none.From)
+	}
+	return draft, postError(err)
 }
-
-type composeFunc func(to string, now time.Time) (mailbox.Message, string, error)
 
 // messageText is the TEXT argument, or stdin when it is absent or "-".
 func messageText(c *ucli.Command, env Env) (string, error) {
@@ -291,35 +271,18 @@ func messageText(c *ucli.Command, env Env) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-// typeFlags are the flags each --type reads; any other protocol flag is a
-// mistake worth saying.
-var typeFlags = map[string][]string{
-	"":                               {},
-	mailbox.TypeShutdownRequest:      {"request-id", "reason"},
-	mailbox.TypeShutdownApproved:     {"request-id"},
-	mailbox.TypeShutdownRejected:     {"request-id", "reason"},
-	mailbox.TypePlanApprovalResponse: {"request-id", "approve", "reject", "feedback", "mode"},
-	mailbox.TypePermissionResponse:   {"request-id", "allow", "deny", "input", "reason"},
-	mailbox.TypeModeSetRequest:       {"mode"},
-	mailbox.TypeIdle:                 {"idle-reason", "task-id", "completed-status", "reason"},
-	mailbox.TypeTaskAssignment:       {"task-id", "subject", "description"},
-}
-
 var sendTypes = mailbox.Composable
-
-var protocolFlags = []string{"request-id", "reason", "approve", "reject", "feedback", "allow", "deny",
-	"input", "mode", "idle-reason", "task-id", "completed-status", "subject", "description"}
 
 func checkTypeFlags(c *ucli.Command) error {
 	kind := c.String("type")
-	allowed, ok := typeFlags[kind]
+	allowed, ok := post.FrameFields[kind]
 	if !ok {
 		return usagef("unknown --type %q: use one of %s", kind, strings.Join(sendTypes, ", "))
 	}
 	// One pass over what was given: c.IsSet per flag walks every flag's
 	// names, which a send would pay on each of these. None has an alias.
 	given := c.LocalFlagNames()
-	for _, f := range protocolFlags {
+	for _, f := range post.FrameFieldNames {
 		if slices.Contains(given, f) && !slices.Contains(allowed, f) {
 			if kind == "" {
 				return usagef("--%s belongs to a protocol message: add --type (see paneteam send --help)", f)
@@ -335,86 +298,11 @@ func checkTypeFlags(c *ucli.Command) error {
 	return nil
 }
 
-// protocolBuilder turns the flags into a mailbox.Draft per recipient.
-func protocolBuilder(c *ucli.Command, t team.Team, cfg *team.Config, from, kind string) (func(string, time.Time) (any, string, error), error) {
-	d := mailbox.Draft{
-		Type: kind, From: from, RequestID: c.String("request-id"), Reason: c.String("reason"),
-		Feedback: c.String("feedback"), Mode: c.String("mode"), IdleReason: c.String("idle-reason"),
-		TaskID: c.String("task-id"), CompletedStatus: c.String("completed-status"), Summary: c.String("summary"),
-		Subject: c.String("subject"), Description: c.String("description"),
-	}
-	for _, s := range []string{d.RequestID, d.Reason, d.Feedback, d.Summary, d.Subject, d.Description, d.TaskID} {
-		if !utf8.ValidString(s) {
-			return nil, fmt.Errorf("a flag value is not valid UTF-8: convert it first (for example with iconv -t UTF-8)")
-		}
-	}
-	switch {
-	case c.Bool("approve") || c.Bool("allow"):
-		d.Approve = ptr(true)
-	case c.Bool("reject") || c.Bool("deny"):
-		d.Approve = ptr(false)
-	}
-	if m := cfg.Member(from); m != nil && kind == mailbox.TypeShutdownApproved {
-		d.PaneID, d.BackendType = m.TmuxPaneID, m.BackendType
-	}
-	if kind == mailbox.TypePermissionResponse && d.Approve != nil && *d.Approve {
-		in, err := permissionInput(c, t, from, d.RequestID)
-		if err != nil {
-			return nil, err
-		}
-		d.Input = in
-	}
-	// Check the draft once up front, so a bad flag fails before any write.
-	probe := d
-	probe.To, probe.Now = "probe", time.Now()
-	if _, _, err := mailbox.Compose(probe); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return func(to string, now time.Time) (any, string, error) {
-		d := d
-		d.To, d.Now = to, now
-		return mailbox.Compose(d)
-	}, nil
-}
-
-// permissionInput is --input, else the input of the permission_request
-// with that id in the sender's inbox or archive: allowing a call runs the
-// tool with updated_input, so guessing it is not an option.
-func permissionInput(c *ucli.Command, t team.Team, from, id string) (json.RawMessage, error) {
-	if s := c.String("input"); s != "" {
-		if !json.Valid([]byte(s)) {
-			return nil, usagef("--input is not valid JSON: give the tool input as a JSON object")
-		}
-		return json.RawMessage(s), nil
-	}
-	if id == "" {
-		return nil, nil // Compose names the missing --request-id
-	}
-	in := mailbox.New(t.InboxPath(from), lockOpts(c))
-	cur, err := in.ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	old, err := in.Archived()
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range append(cur, old...) {
-		p, ok := mailbox.Parse(m.Text)
-		if r, isReq := p.Value.(*mailbox.PermissionRequest); ok && isReq && r.RequestID == id {
-			return r.Input, nil
-		}
-	}
-	return nil, fmt.Errorf("no permission_request %q in %s's inbox or archive: pass --input JSON with the tool input to allow", id, from)
-}
-
 func ptr[T any](v T) *T { return &v }
 
 // sendLines sends each line of stdin as its own message to every
-// recipient, in order, each on disk before the next line is read. It stops
-// at the first line it cannot deliver and says how far it got. SIGINT or
-// SIGTERM ends it between lines (a line already read is still delivered),
-// the normal way to stop a stream that never closes.
+// recipient as it arrives (post.Post.SendLines); with --json each
+// delivery is printed the moment it is on disk.
 func sendLines(ctx context.Context, c *ucli.Command, env Env, p *post.Post, to []string) error {
 	if c.String("type") != "" {
 		return usagef("--lines sends plain text; protocol messages (--type) are sent one per command")
@@ -422,86 +310,18 @@ func sendLines(ctx context.Context, c *ucli.Command, env Env, p *post.Post, to [
 	if c.NArg() > 1 || (c.NArg() == 1 && c.Args().First() != "-") {
 		return usagef("--lines reads stdin; give no TEXT (or \"-\")")
 	}
-	inboxes := make([]*mailbox.Inbox, len(to))
-	for i, name := range to {
-		inboxes[i] = p.Inbox(name)
-	}
-	summary := c.String("summary")
-	jsonOut := json.NewEncoder(env.Stdout)
-	jsonOut.SetEscapeHTML(false)
-	lines, stop := readLines(env.Stdin)
-	defer stop()
-	delivered := 0
-	for n := 1; ; n++ {
-		var l readLine
-		select {
-		case l = <-lines:
-		case <-ctx.Done():
-			return nil
-		}
-		if l.err != nil && !errors.Is(l.err, io.EOF) {
-			return fmt.Errorf("read line %d from stdin: %w (%s)", n, l.err, deliveredSoFar(delivered))
-		}
-		text := strings.TrimSuffix(strings.TrimSuffix(l.text, "\n"), "\r")
-		if strings.TrimSpace(text) != "" {
-			m := p.Message(mailbox.Message{Text: text, Summary: summary})
-			if err := m.Validate(); err != nil {
-				return fmt.Errorf("line %d: %w (%s)", n, err, deliveredSoFar(delivered))
+	var printed func(post.Delivery) error
+	if c.Bool("json") {
+		jsonOut := json.NewEncoder(env.Stdout)
+		jsonOut.SetEscapeHTML(false)
+		printed = func(d post.Delivery) error {
+			if err := jsonOut.Encode(delivery(d)); err != nil {
+				return fmt.Errorf("print delivery: %w", err)
 			}
-			for i, in := range inboxes {
-				// A line read is delivered even if a signal comes meanwhile.
-				if err := in.Send(context.WithoutCancel(ctx), m); err != nil {
-					if i > 0 {
-						return fmt.Errorf("line %d: send to %s: %w (it reached %s; %s)", n, to[i], err, strings.Join(to[:i], ", "), deliveredSoFar(delivered))
-					}
-					return fmt.Errorf("line %d: send to %s: %w (%s)", n, to[i], err, deliveredSoFar(delivered))
-				}
-				if c.Bool("json") {
-					if err := jsonOut.Encode(delivery{To: to[i], Message: m}); err != nil {
-						return fmt.Errorf("print delivery: %w", err)
-					}
-				}
-			}
-			delivered++
-		}
-		if errors.Is(l.err, io.EOF) {
 			return nil
 		}
 	}
-}
-
-type readLine struct {
-	text string
-	err  error // io.EOF with the last (possibly empty) text
-}
-
-// readLines reads r line by line in the background, so that waiting for
-// the next line can be given up; stop ends the reading.
-func readLines(r io.Reader) (<-chan readLine, func()) {
-	out := make(chan readLine)
-	done := make(chan struct{})
-	go func() {
-		br := bufio.NewReaderSize(r, 64<<10)
-		for {
-			text, err := br.ReadString('\n')
-			select {
-			case out <- readLine{text, err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return out, func() { close(done) }
-}
-
-func deliveredSoFar(n int) string {
-	if n == 1 {
-		return "the 1 message before it was delivered"
-	}
-	return fmt.Sprintf("the %d messages before it were delivered", n)
+	return p.SendLines(ctx, env.Stdin, to, c.String("summary"), printed)
 }
 
 // callerOf is the process as the post package sees it: its environment,

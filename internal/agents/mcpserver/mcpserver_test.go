@@ -326,3 +326,26 @@ func TestMCPSaysWhereTheServerIs(t *testing.T) {
 		t.Errorf("paneteam mcp without its server: %v %s", err, out)
 	}
 }
+
+// In an inbox Claude Code reads itself (here Claude Code's own
+// teammate's), read_inbox shows the messages but marks none read: Claude
+// Code delivers only unread ones (docs/PROTOCOL.md §6).
+func TestReadInboxLeavesClaudesInboxUnread(t *testing.T) {
+	root := testutil.Root(t)
+	_, lead := testutil.LiveClaudeLead(t)
+	testutil.ClaudeTeam(t, root, "session-0a1b2c3d", lead, testutil.ClaudeInProcessTeammate("bob"))
+	tm, _, err := team.Open(root, "session-0a1b2c3d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := mailbox.New(tm.InboxPath("bob"), lockfile.Options{})
+	if err := in.Send(context.Background(), mailbox.Message{From: "team-lead", Text: "hello", Timestamp: mailbox.Timestamp(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, tm, "bob")
+	var got struct{ Unread int }
+	mustCall(t, s, "read_inbox", map[string]any{}, &got)
+	if msgs := inbox(t, tm, "bob"); got.Unread != 1 || len(msgs) != 1 || msgs[0].Read {
+		t.Fatalf("read_inbox showed %d unread; bob's inbox now %+v, want the message still unread", got.Unread, msgs)
+	}
+}

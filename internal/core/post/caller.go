@@ -1,8 +1,13 @@
 // Package post is the one way paneteam writes a message into a teammate's
-// inbox: who it is from (Caller.Sender), its colour, the check that a
-// keyed teammate will believe it (Caller.CheckSignable), its signature and
-// the locked, atomic write (Post.Send). 'paneteam send', task assignment,
-// a spawned teammate's first prompt and the dashboard all post through it.
+// inbox: whom it reaches (Recipients), who it is from (Caller.Sender), its
+// colour, the check that a keyed teammate will believe it
+// (Caller.CheckSignable), a protocol frame drafted from fields
+// (Post.DraftFrame), its signature and the locked, atomic write
+// (Post.Send, SendEach, SendLines); and how an inbox is opened for reading
+// (InboxName, OpenInbox, the mark-read rule CheckMarkRead). 'paneteam
+// send' and 'inbox', the MCP server's send_message and read_inbox, task
+// assignment, a spawned teammate's first prompt and the dashboard all post
+// through it.
 package post
 
 import (

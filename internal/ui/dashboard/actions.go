@@ -14,7 +14,6 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -86,31 +85,33 @@ func (l *Live) Answer(ctx context.Context, r approval.Request, d approval.Decisi
 }
 
 // Send posts a plain message the way 'paneteam send --to NAME TEXT'
-// does (post.Caller): the sender it chooses (team-lead, or in a team a
-// live Claude Code leads, the person's own name), wearing its team
-// colour, refused when a keyed teammate would not believe it, signed,
-// through the mailbox package's locked, atomic append.
+// does: the recipient a member (post.Recipients), the sender post.Caller
+// chooses (team-lead, or in a team a live Claude Code leads, the person's
+// own name), wearing its team colour, refused when a keyed teammate would
+// not believe it, signed, written under Claude Code's lock
+// (post.Post.SendEach).
 func (l *Live) Send(ctx context.Context, to, text string) error {
 	cfg, err := team.Load(l.Team.ConfigPath())
 	if err != nil {
 		return err
 	}
-	m := cfg.Member(to)
-	if m == nil {
-		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
-	}
 	from, err := l.Caller.Sender(cfg, "")
 	if err != nil {
 		return err
 	}
-	p, err := l.Caller.Open(l.Team, cfg, l.Lock, from, []string{m.Name}, "")
+	names, err := post.Recipients(l.Team, cfg, from, post.Address{To: to})
+	var re *post.RecipientError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
+	} else if err != nil {
+		return err
+	}
+	p, err := l.Caller.Open(l.Team, cfg, l.Lock, from, names, "")
 	if err != nil {
 		return err
 	}
-	if _, err := p.Send(ctx, m.Name, mailbox.Message{Text: text}); err != nil {
-		return fmt.Errorf("send to %s: %w", m.Name, err)
-	}
-	return nil
+	_, err = p.SendEach(ctx, names, post.Plain(text, ""))
+	return err
 }
 
 // ToggleHidden hides or shows the member's pane (backend.SetHidden, as

@@ -54,4 +54,8 @@ func TestSendPassesTheSignabilityCheck(t *testing.T) {
 	if err != nil || len(msgs) != 1 || msgs[0].From != team.LeadName || msgs[0].LeadSig == "" {
 		t.Errorf("alice's inbox %+v (%v), want one signed message from team-lead", msgs, err)
 	}
+	// Only members are written to, as Claude Code's SendMessage writes.
+	if err := live.Send(context.Background(), "mallory", "hi"); err == nil || !strings.Contains(err.Error(), `"mallory" is not a member of team crew`) {
+		t.Errorf("send to a name that is not a member: %v", err)
+	}
 }
