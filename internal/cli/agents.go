@@ -166,7 +166,7 @@ result) and marks the turn's end for the teammate's wrapper.`,
 			if name == "" || agent == "" {
 				return fmt.Errorf("PANETEAM_TEAM and PANETEAM_AGENT must name the teammate: run the CLI with 'paneteam spawn-pane --agent %s'", p.Name)
 			}
-			root, err := rootOf(c, env)
+			root, err := readRoot(c, env)
 			if err != nil {
 				return err
 			}
@@ -174,7 +174,7 @@ result) and marks the turn's end for the teammate's wrapper.`,
 			if err != nil {
 				return err
 			}
-			return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), lockOpts(c), time.Now())
+			return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), readLock(c), time.Now())
 		},
 	}
 }

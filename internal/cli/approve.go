@@ -92,7 +92,7 @@ func answerOne(ctx context.Context, c *ucli.Command, env Env, d approval.Decisio
 	if c.NArg() != 1 {
 		return usagef("give one request ID (see 'paneteam requests'), got %d arguments", c.NArg())
 	}
-	lead, err := openLead(ctx, c, env)
+	lead, err := openLead(ctx, readTeamScope(c), env)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func answerOne(ctx context.Context, c *ucli.Command, env Env, d approval.Decisio
 // answerAll answers every waiting request that --from and --tool keep;
 // one that cannot be answered is reported and the rest still are.
 func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decision) error {
-	lead, err := openLead(ctx, c, env)
+	lead, err := openLead(ctx, readTeamScope(c), env)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ server is nested in this pane; 'paneteam attach' in a tmux popup keeps it
 out of your layout (see tmux.conf.example).`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to show (default: the whole team)")},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, cfg, err := openTeam(ctx, c, env)
+			t, cfg, err := readTeamScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}

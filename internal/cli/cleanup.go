@@ -81,11 +81,11 @@ func cleanupTeam(ctx context.Context, c *ucli.Command, env Env) error {
 	if c.String("team") == "" {
 		return usagef("say what to clean up: --team NAME, or --orphans for teams whose lead is gone")
 	}
-	t, _, err := openTeam(ctx, c, env)
+	t, _, err := readTeamScope(c).open(ctx, env)
 	if err != nil {
 		return err
 	}
-	res, err := lifecycleOptions(c, env).Cleanup(ctx, t, lifecycle.CleanupOptions{
+	res, err := readLifecycle(c, env).Cleanup(ctx, t, lifecycle.CleanupOptions{
 		Force: c.Bool("force"), DryRun: c.Bool("dry-run"),
 	})
 	if res == nil {
@@ -110,7 +110,7 @@ func cleanupOrphans(ctx context.Context, c *ucli.Command, env Env) error {
 	if c.Bool("force") {
 		return usagef("--force goes with --team; --orphans already closes the panes of teams whose lead is gone")
 	}
-	root, err := rootOf(c, env)
+	root, err := readRoot(c, env)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func cleanupOrphans(ctx context.Context, c *ucli.Command, env Env) error {
 			ro.ClaudeGrace = -1 // none; zero would mean the default
 		}
 	}
-	res, err := lifecycleOptions(c, env).Reap(ctx, root, ro)
+	res, err := readLifecycle(c, env).Reap(ctx, root, ro)
 	if res == nil {
 		return err
 	}

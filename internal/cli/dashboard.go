@@ -76,7 +76,7 @@ func dashboardTeam(ctx context.Context, c *ucli.Command, env Env) error {
 	// openTeam finds the team as every command does: --team, else
 	// PANETEAM_TEAM, else inside tmux (a popup included) the session's
 	// @paneteam-team, else the Claude Code session the caller runs in.
-	t, _, err := openTeam(ctx, c, env)
+	t, _, err := readTeamScope(c).open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -103,9 +103,9 @@ func runDashboard(ctx context.Context, c *ucli.Command, env Env, t team.Team) er
 	opts := stateOptions(env)
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: c.Duration("poll")})
 	defer w.Close()
-	live := &dashboard.Live{Team: t, Lock: lockOpts(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
+	live := &dashboard.Live{Team: t, Lock: readLock(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
 		Caller: post.Caller{Getenv: env.Getenv}}
-	if lead, err := openLead(ctx, c, env); err == nil {
+	if lead, err := openLead(ctx, readTeamScope(c), env); err == nil {
 		live.Keys = lead.Keys // as approve and deny answer
 	}
 	final, err := dashboard.Run(ctx, live, dashboard.RunOptions{

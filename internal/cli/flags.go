@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
@@ -42,19 +41,15 @@ func jsonFlag() ucli.Flag {
 	return &ucli.BoolFlag{Name: "json", Usage: "print JSON for scripts instead of text for people"}
 }
 
-// rootOf resolves the team root of a command.
-func rootOf(c *ucli.Command, env Env) (string, error) {
+// readRoot resolves the team root a command names (--root, else
+// $PANETEAM_ROOT, else the default).
+func readRoot(c *ucli.Command, env Env) (string, error) {
 	return team.Root(c.String("root"), env.Getenv)
 }
 
-// lockOpts is the lock configuration of a command.
-func lockOpts(c *ucli.Command) lockfile.Options {
+// readLock is the lock configuration of a command.
+func readLock(c *ucli.Command) lockfile.Options {
 	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
-}
-
-// openTeam opens the team a command names (teamScope.open).
-func openTeam(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, error) {
-	return readTeamScope(c).open(ctx, env)
 }
 
 // settle is a small pause used only by polling loops with no event to wait on.
@@ -70,19 +65,38 @@ func layoutFlags() []ucli.Flag {
 	}
 }
 
-// layoutChoice is what --layout and --lead-percent ask for: each flag
-// given overrides the team's kept layout (backend.TeamLayout), and keep
-// says whether one was given, so that the choice is kept in turn.
-func layoutChoice(c *ucli.Command, kept layout.Policy) (pol layout.Policy, keep bool, err error) {
-	pol = kept
+// layoutChoice is what --layout and --lead-percent ask for, as given.
+type layoutChoice struct {
+	Layout      *string
+	LeadPercent *int
+}
+
+func readLayout(c *ucli.Command) layoutChoice {
+	var lc layoutChoice
 	if c.IsSet("layout") {
-		if pol.Kind, err = layout.ParseKind(c.String("layout")); err != nil {
+		v := c.String("layout")
+		lc.Layout = &v
+	}
+	if c.IsSet("lead-percent") {
+		v := c.Int("lead-percent")
+		lc.LeadPercent = &v
+	}
+	return lc
+}
+
+// over is the layout asked for over the team's kept one
+// (backend.TeamLayout): each flag given overrides it, and keep says
+// whether one was given, so that the choice is kept in turn.
+func (lc layoutChoice) over(kept layout.Policy) (pol layout.Policy, keep bool, err error) {
+	pol = kept
+	if lc.Layout != nil {
+		if pol.Kind, err = layout.ParseKind(*lc.Layout); err != nil {
 			return pol, false, usagef("--layout: %v", err)
 		}
 		keep = true
 	}
-	if c.IsSet("lead-percent") {
-		pol.LeadPercent = c.Int("lead-percent")
+	if lc.LeadPercent != nil {
+		pol.LeadPercent = *lc.LeadPercent
 		keep = true
 	}
 	if err := pol.Validate(); err != nil {

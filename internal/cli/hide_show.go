@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/panes/backend"
@@ -35,11 +36,11 @@ re-lays out the window.
     paneteam show --team review --name alice`,
 		Flags: append([]ucli.Flag{teamFlag(), memberFlag("teammate to show")}, layoutFlags()...),
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
+			if _, _, err := readLayout(c).over(layout.Policy{}); err != nil {
 				return err
 			}
 			return moveMember(ctx, c, env, false, func(cfg *team.Config) (layout.Policy, bool, error) {
-				return layoutChoice(c, backend.TeamLayout(cfg))
+				return readLayout(c).over(backend.TeamLayout(cfg))
 			})
 		},
 	}
@@ -48,9 +49,9 @@ re-lays out the window.
 // moveMember hides or shows the member --name names (backend.SetHidden),
 // after refusing the lead and Claude Code's own teammates (memberOf).
 func moveMember(ctx context.Context, c *ucli.Command, env Env, hide bool, show backend.ShowLayout) error {
-	t, _, m, err := memberOf(ctx, c, env)
+	t, _, m, err := readMemberScope(c).open(ctx, env)
 	if err != nil {
 		return err
 	}
-	return backend.SetHidden(ctx, backendEnv(env), t, lockOpts(c), m.Name, hide, show)
+	return backend.SetHidden(ctx, backendEnv(env), t, readLock(c), m.Name, hide, show)
 }

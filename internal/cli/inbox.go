@@ -56,7 +56,7 @@ them.`,
 			if err != nil {
 				return err
 			}
-			in := post.OpenInbox(t, cfg, name, lockOpts(c))
+			in := post.OpenInbox(t, cfg, name, readLock(c))
 			post.Settle(ctx, in)
 			var msgs []mailbox.Message
 			if archived {
@@ -100,7 +100,7 @@ func nameFlag() ucli.Flag {
 // inbox-watch read (--name, else the lead's: post.InboxName), refusing
 // --mark-read of an inbox Claude Code reads itself (post.CheckMarkRead).
 func openInboxOf(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, string, error) {
-	t, cfg, err := openTeam(ctx, c, env)
+	t, cfg, err := readTeamScope(c).open(ctx, env)
 	if err != nil {
 		return t, nil, "", err
 	}
@@ -199,27 +199,6 @@ func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
 	}
 }
 
-// relTime is t relative to now, as people read it.
-func relTime(t, now time.Time) string {
-	if t.IsZero() {
-		return "(no time)"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < 10*time.Second:
-		return "just now"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	case d < 7*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-	return t.Local().Format("2006-01-02 15:04")
-}
-
 // describe renders a protocol message as a sentence.
 func describe(p mailbox.Protocol) string {
 	switch v := p.Value.(type) {
@@ -260,13 +239,6 @@ func describe(p mailbox.Protocol) string {
 		return joinNonEmpty("[task "+v.TaskID+" assigned by "+v.AssignedBy+"] "+v.Subject, v.Description)
 	}
 	return "[" + p.Type + "] " + string(p.Raw)
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func joinNonEmpty(head string, rest ...string) string {

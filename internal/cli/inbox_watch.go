@@ -68,7 +68,7 @@ protocol message type, or "message" for plain text.`,
 			}
 			// A missing inbox folder (writers create it lazily) is waited
 			// for by Watch, never created here: see mailbox.Watch.
-			w := &inboxWatch{env: env, ctx: ctx, c: c, in: post.OpenInbox(t, cfg, name, lockOpts(c)), style: styleFor(env)}
+			w := &inboxWatch{env: env, ctx: ctx, c: c, in: post.OpenInbox(t, cfg, name, readLock(c)), style: styleFor(env)}
 			err = w.in.Watch(ctx, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
 			if errors.Is(err, context.Canceled) {
 				return nil // interrupted: the normal way to stop watching

@@ -31,7 +31,7 @@ A teammate Claude Code started itself (in its process or its own pane) is
 refused at once: only Claude's lead can stop it; ask Claude's lead.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to stop"), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, _, m, err := memberOf(ctx, c, env)
+			t, _, m, err := readMemberScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ refused at once: only Claude's lead can stop it; ask Claude's lead.`,
 // remove its worktree fail-closed. Unless Removed, the error says why it
 // is still a member.
 func departOne(ctx context.Context, c *ucli.Command, env Env, t team.Team, name string) (lifecycle.Departure, error) {
-	deps, err := lifecycleOptions(c, env).Depart(ctx, t, []string{name})
+	deps, err := readLifecycle(c, env).Depart(ctx, t, []string{name})
 	if len(deps) != 1 {
 		return lifecycle.Departure{Name: name}, err
 	}
@@ -87,34 +87,4 @@ func departOne(ctx context.Context, c *ucli.Command, env Env, t team.Team, name 
 		return d, fmt.Errorf("%s stopped and left the team, but: %w", name, err)
 	}
 	return d, err
-}
-
-// memberFlag is --name for commands acting on one teammate.
-func memberFlag(usage string) ucli.Flag {
-	return &ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: usage}
-}
-
-// memberOf opens the team and finds the teammate named by --name; the lead
-// is refused (its pane is the user's own), and so is a teammate Claude
-// Code started (only Claude's lead may stop or move it).
-func memberOf(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, *team.Member, error) {
-	name := c.String("name")
-	if name == "" {
-		return team.Team{}, nil, nil, usagef("no teammate given: pass --name NAME")
-	}
-	t, cfg, err := openTeam(ctx, c, env)
-	if err != nil {
-		return t, nil, nil, err
-	}
-	m := cfg.Member(name)
-	if m == nil {
-		return t, nil, nil, fmt.Errorf("team %s has no member %q (members: %s)", t.Name, name, strings.Join(cfg.MemberNames(), ", "))
-	}
-	if m.Name == team.LeadName {
-		return t, nil, nil, usagef("%s is the lead, whose pane is yours: paneteam only manages teammates' panes", m.Name)
-	}
-	if err := lifecycle.RefuseClaudeTeammate(cfg, m); err != nil {
-		return t, nil, nil, err
-	}
-	return t, cfg, m, nil
 }

@@ -33,7 +33,7 @@ To type into the teammate, use 'paneteam attach --team T --name N'.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, cfg, err := openTeam(ctx, c, env)
+			t, cfg, err := readTeamScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/term/visible"
-	"github.com/paneteam/paneteam/team"
 )
 
 func monitorCommand(env Env) *ucli.Command {
@@ -52,11 +51,11 @@ heldForSeconds).`,
 			if c.Duration("poll") <= 0 || c.Duration("lock-age") <= 0 {
 				return usagef("--poll and --lock-age must be positive, such as 1s")
 			}
-			t, _, err := openTeam(ctx, c, env)
+			t, _, err := readTeamScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}
-			w := newTeamWatcher(c, env, t)
+			w := newTeamWatcher(env, t, readWatchOptions(c))
 			defer w.Close()
 			if _, _, err := w.Next(ctx); err != nil {
 				return stopped(err)
@@ -80,25 +79,6 @@ heldForSeconds).`,
 			}
 		},
 	}
-}
-
-// newTeamWatcher follows the team named by --team with the command's
-// --poll and --lock-age (when it has them), checking pane liveness as
-// status does, and reporting problems it survives once each.
-func newTeamWatcher(c *ucli.Command, env Env, t team.Team) *teamwatch.Watcher {
-	opts := stateOptions(env)
-	opts.LockAge = c.Duration("lock-age")
-	var last string
-	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
-		Options: opts,
-		Poll:    c.Duration("poll"),
-		OnError: func(err error) {
-			if msg := err.Error(); msg != last {
-				last = msg
-				fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(msg))
-			}
-		},
-	})
 }
 
 // stopped turns an interrupt (SIGINT, SIGTERM) into a clean exit.

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/paneteam/paneteam/lockfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paneteam/paneteam/lockfile"
 
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
 	"github.com/paneteam/paneteam/internal/sys/proc"

@@ -263,7 +263,7 @@ func promptOnce(ctx context.Context, c *ucli.Command, env Env, term *ask.Termina
 	if p.team == "" {
 		return 0, usagef("no team given: pass --team NAME or set PANETEAM_TEAM%s", tmuxTeamHint(env))
 	}
-	root, err := rootOf(c, env)
+	root, err := readRoot(c, env)
 	if err != nil {
 		return 0, err
 	}

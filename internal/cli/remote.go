@@ -38,7 +38,7 @@ to start over) and one that does not run on another host.`,
 			if c.NArg() > 0 {
 				return usagef("reconnect takes no arguments (got %q): name the teammate with --name", c.Args().First())
 			}
-			t, cfg, m, err := memberOf(ctx, c, env)
+			t, cfg, m, err := readMemberScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +10,6 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 )
@@ -53,7 +50,7 @@ line break, echo a\nb a typed backslash-n). --json prints an array (with
 			if c.Duration("poll") <= 0 {
 				return usagef("--poll must be positive, such as 1s")
 			}
-			lead, err := openLead(ctx, c, env)
+			lead, err := openLead(ctx, readTeamScope(c), env)
 			if err != nil {
 				return err
 			}
@@ -75,25 +72,6 @@ line break, echo a\nb a typed backslash-n). --json prints an array (with
 			return nil
 		},
 	}
-}
-
-// openLead opens the lead side of the team named by --team. Only a
-// caller acting as the lead (not a process inside a teammate) holds the
-// teammates' signing keys, so only it can answer a keyed teammate.
-func openLead(ctx context.Context, c *ucli.Command, env Env) (*approval.Lead, error) {
-	t, _, err := openTeam(ctx, c, env)
-	if err != nil {
-		return nil, err
-	}
-	l := &approval.Lead{Team: t, Lock: lockOpts(c)}
-	if !actsAsLead(env) {
-		l.Teammate = env.Getenv("PANETEAM_AGENT")
-	} else {
-		if st, err := provenance.DefaultStore(env.Getenv); err == nil {
-			l.Keys = st
-		}
-	}
-	return l, nil
 }
 
 func watchRequests(ctx context.Context, c *ucli.Command, env Env, lead *approval.Lead) error {
@@ -146,20 +124,4 @@ func requestViews(rs []approval.Request, now time.Time) []requestView {
 		out = append(out, requestView{Request: r, Subject: approval.Subject(r), AgeSeconds: int64(now.Sub(r.Time).Seconds())})
 	}
 	return out
-}
-
-// printSafeJSON prints v as JSON (indented, or one line) with the
-// characters a terminal could act on escaped (visible.JSON).
-func printSafeJSON(w io.Writer, v any, indent bool) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
-	}
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(visible.JSON(buf.Bytes()))
-	return err
 }

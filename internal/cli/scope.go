@@ -20,7 +20,7 @@ type teamScope struct {
 }
 
 func readTeamScope(c *ucli.Command) teamScope {
-	return teamScope{Root: c.String("root"), Team: c.String("team"), Lock: lockOpts(c)}
+	return teamScope{Root: c.String("root"), Team: c.String("team"), Lock: readLock(c)}
 }
 
 // open opens the team named by --team (or PANETEAM_TEAM), else (inside

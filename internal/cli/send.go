@@ -73,12 +73,12 @@ A script that sends many messages should keep one --lines open rather than
 start paneteam per message: each start costs a few milliseconds.`,
 		Flags: sendFlags(),
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, cfg, err := openTeam(ctx, c, env)
+			t, cfg, err := readTeamScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}
 			caller := callerOf(env)
-			from, err := caller.Sender(cfg, explicitFrom(c, env))
+			from, err := caller.Sender(cfg, readFrom(c, env))
 			if err != nil {
 				return usageError{err}
 			}
@@ -87,7 +87,7 @@ start paneteam per message: each start costs a few milliseconds.`,
 				return err
 			}
 			defer noteUnpolled(env, t, cfg, to)
-			p, err := caller.Open(t, cfg, lockOpts(c), from, to, c.String("color"))
+			p, err := caller.Open(t, cfg, readLock(c), from, to, c.String("color"))
 			if err != nil {
 				return postError(err)
 			}
@@ -322,35 +322,4 @@ func sendLines(ctx context.Context, c *ucli.Command, env Env, p *post.Post, to [
 		}
 	}
 	return p.SendLines(ctx, env.Stdin, to, c.String("summary"), printed)
-}
-
-// callerOf is the process as the post package sees it: its environment,
-// its warnings on stderr.
-func callerOf(env Env) post.Caller {
-	return post.Caller{Getenv: env.Getenv, Warn: backendEnv(env).Warn}
-}
-
-// explicitFrom is --from as the person typed it: "" when not given or
-// when it is $PANETEAM_AGENT (the flag's default).
-func explicitFrom(c *ucli.Command, env Env) string {
-	if from := c.String("from"); c.IsSet("from") && from != env.Getenv("PANETEAM_AGENT") {
-		return from
-	}
-	return ""
-}
-
-// postError shows a post refused for what was asked as a wrong call.
-func postError(err error) error {
-	var u *post.UsageError
-	if errors.As(err, &u) {
-		return usageError{err}
-	}
-	return err
-}
-
-// The signing rules (post.Caller) for the commands that sign.
-func actsAsLead(env Env) bool           { return callerOf(env).ActsAsLead() }
-func leadSigner(env Env) mailbox.Signer { return callerOf(env).Signer() }
-func checkSignable(env Env, t team.Team, cfg *team.Config, names []string, from string) error {
-	return callerOf(env).CheckSignable(t, cfg, names, from)
 }

@@ -137,22 +137,19 @@ func TestCommandsDoNotUseEachOthersHelpers(t *testing.T) {
 		if !buildsCommand(f) || shapeNotYet[n] {
 			continue
 		}
-		ast.Inspect(f, func(node ast.Node) bool {
-			id, ok := node.(*ast.Ident)
-			if !ok {
-				return true
-			}
+		// What a file names but does not declare itself (the parser's
+		// Unresolved) is the package's, the universe's or an import's.
+		for _, id := range f.Unresolved {
 			from, ok := declared[id.Name]
 			if !ok || from == n || !buildsCommand(files[from]) || family(from) == family(n) {
-				return true
+				continue
 			}
 			key := n + " uses " + id.Name + " of " + from
 			if !seen[key] {
 				seen[key] = true
 				bad = append(bad, key+" ("+fset.Position(id.Pos()).String()+")")
 			}
-			return true
-		})
+		}
 	}
 	sort.Strings(bad)
 	for _, b := range bad {

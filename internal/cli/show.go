@@ -56,7 +56,7 @@ Without an ID:
 }
 
 func showRequest(ctx context.Context, c *ucli.Command, env Env, id string) error {
-	lead, err := openLead(ctx, c, env)
+	lead, err := openLead(ctx, readTeamScope(c), env)
 	if err != nil {
 		return err
 	}

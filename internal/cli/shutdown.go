@@ -56,7 +56,7 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 			if c.Bool("all") == (len(names) > 0) {
 				return usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
 			}
-			t, cfg, err := openTeam(ctx, c, env)
+			t, cfg, err := readTeamScope(c).open(ctx, env)
 			if err != nil {
 				return err
 			}
@@ -71,7 +71,7 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 					return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
 				}
 			}
-			res, err := lifecycleOptions(c, env).Shutdown(ctx, t, lifecycle.ShutdownOptions{
+			res, err := readLifecycle(c, env).Shutdown(ctx, t, lifecycle.ShutdownOptions{
 				Names: names, All: c.Bool("all"), Reason: c.String("reason"),
 				Timeout: c.Duration("timeout"), Force: c.Bool("force"),
 			})
@@ -91,12 +91,6 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 			return shutdownExit(res, c.Bool("force"))
 		},
 	}
-}
-
-// lifecycleOptions is what the lifecycle commands need from the command
-// line and the environment captured at start.
-func lifecycleOptions(c *ucli.Command, env Env) lifecycle.Options {
-	return lifecycle.Options{Lock: lockOpts(c), Backend: backendEnv(env), Signer: leadSigner(env)}
 }
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {

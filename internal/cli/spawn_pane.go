@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,10 +71,10 @@ func spawnPane(ctx context.Context, c *ucli.Command, env Env) error {
 	if err != nil {
 		return err
 	}
-	if req.Team, req.Config, err = openTeam(ctx, c, env); err != nil {
+	if req.Team, req.Config, err = readTeamScope(c).open(ctx, env); err != nil {
 		return err
 	}
-	if req.Layout, req.KeepLayout, err = layoutChoice(c, backend.TeamLayout(req.Config)); err != nil {
+	if req.Layout, req.KeepLayout, err = readLayout(c).over(backend.TeamLayout(req.Config)); err != nil {
 		return err
 	}
 	res, err := spawn.Run(ctx, req)
@@ -93,7 +92,7 @@ func spawnPane(ctx context.Context, c *ucli.Command, env Env) error {
 // spawn.Request (its team and layout are added once the team is read).
 func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	r := spawn.Request{
-		Lock: lockOpts(c), BackendName: c.String("backend"), BackendEnv: backendEnv(env), Caller: callerOf(env),
+		Lock: readLock(c), BackendName: c.String("backend"), BackendEnv: backendEnv(env), Caller: callerOf(env),
 		StartupCheck: c.Duration("startup-check"), Worktree: c.Bool("worktree"),
 	}
 	command := c.Args().Slice()
@@ -116,7 +115,7 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	}
 	// Checked before anything happens; applied over the team's kept
 	// layout once the config is read.
-	if _, _, err := layoutChoice(c, layout.Policy{}); err != nil {
+	if _, _, err := readLayout(c).over(layout.Policy{}); err != nil {
 		return r, err
 	}
 	// With --host, --cwd is a folder there (onHost); the pane here
@@ -128,7 +127,7 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 			return r, err
 		}
 	}
-	if root, err := rootOf(c, env); err == nil && c.String("root") != "" {
+	if root, err := readRoot(c, env); err == nil && c.String("root") != "" {
 		r.Root = root
 	}
 	r.Launcher = spawn.Command{Argv: command}
@@ -177,15 +176,4 @@ func workDir(dir string) (string, error) {
 		return "", usagef("--cwd %s is not a folder: give an existing folder", dir)
 	}
 	return abs, nil
-}
-
-// backendEnv is what backends learn of the command's world; their
-// announcements (a fallback and its fix) go to stderr.
-func backendEnv(env Env) backend.Env {
-	return backend.Env{
-		Getenv:   env.Getenv,
-		LookPath: exec.LookPath,
-		Exe:      env.Exe,
-		Warn:     func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) },
-	}
 }

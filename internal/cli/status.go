@@ -113,13 +113,13 @@ type loadedTeam struct {
 // config does not parse is reported, not fatal.
 func loadTeams(ctx context.Context, c *ucli.Command, env Env) ([]loadedTeam, error) {
 	if c.String("team") != "" {
-		t, cfg, err := openTeam(ctx, c, env)
+		t, cfg, err := readTeamScope(c).open(ctx, env)
 		if err != nil {
 			return nil, err
 		}
 		return []loadedTeam{{team: t, cfg: cfg}}, nil
 	}
-	root, err := rootOf(c, env)
+	root, err := readRoot(c, env)
 	if err != nil {
 		return nil, err
 	}
@@ -163,21 +163,6 @@ func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamSt
 	s := teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, opts)
 	ts.Description, ts.Backend, ts.Lead, ts.LeadInbox, ts.Members = s.Description, s.Backend, s.Lead, s.LeadInbox, s.Members
 	return ts
-}
-
-// stateOptions is how every command that shows a team's state takes it:
-// panes asked of the backends that started them, announcing nothing.
-func stateOptions(env Env) teamwatch.Options {
-	bend := statusBackendEnv(env)
-	return teamwatch.Options{Backend: &bend}
-}
-
-// statusBackendEnv is the backend environment of a read-only command:
-// nothing to announce.
-func statusBackendEnv(env Env) backend.Env {
-	b := backendEnv(env)
-	b.Warn = func(string, ...any) {} // status reports; it starts nothing
-	return b
 }
 
 func writeStatus(env Env, teams []teamStatus) error {

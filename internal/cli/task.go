@@ -60,7 +60,7 @@ type taskOptions struct {
 }
 
 func readTaskOptions(c *ucli.Command, env Env) taskOptions {
-	return taskOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), From: explicitFrom(c, env)}
+	return taskOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), From: readFrom(c, env)}
 }
 
 // board opens the team's task list as the caller acts on it: By is who
@@ -86,9 +86,9 @@ func (o taskOptions) view(ctx context.Context, env Env) (*tasks.Board, error) {
 	return &tasks.Board{Team: t, Config: cfg, Lock: o.Scope.Lock, Caller: callerOf(env)}, nil
 }
 
-// taskID is the one ID argument of a task subcommand, checked before it
+// readTaskID is the one ID argument of a task subcommand, checked before it
 // gets anywhere near a file name.
-func taskID(c *ucli.Command) (string, error) {
+func readTaskID(c *ucli.Command) (string, error) {
 	if c.NArg() != 1 {
 		return "", usagef("task %s takes one task ID, got %d arguments", c.Name, c.NArg())
 	}
@@ -99,8 +99,8 @@ func taskID(c *ucli.Command) (string, error) {
 	return id, nil
 }
 
-// idList reads a flag like "1,2, 3" as a list of task ids, checked.
-func idList(c *ucli.Command, flag string) ([]string, error) {
+// readIDList reads a flag like "1,2, 3" as a list of task ids, checked.
+func readIDList(c *ucli.Command, flag string) ([]string, error) {
 	var ids []string
 	for _, p := range strings.Split(c.String(flag), ",") {
 		if p = strings.TrimSpace(p); p == "" {
@@ -114,8 +114,8 @@ func idList(c *ucli.Command, flag string) ([]string, error) {
 	return ids, nil
 }
 
-// statusFlag reads a --status flag, refusing what is not a task status.
-func statusFlag(c *ucli.Command) (string, error) {
+// readStatus reads a --status flag, refusing what is not a task status.
+func readStatus(c *ucli.Command) (string, error) {
 	status := c.String("status")
 	if c.IsSet("status") && !team.ValidStatus(status) {
 		return "", usagef("--status %q is not a task status: use one of %s", status, strings.Join(team.Statuses, ", "))
@@ -123,8 +123,8 @@ func statusFlag(c *ucli.Command) (string, error) {
 	return status, nil
 }
 
-// optional is a flag's value when it was given, else nil.
-func optional(c *ucli.Command, flag string) *string {
+// readOptional is a flag's value when it was given, else nil.
+func readOptional(c *ucli.Command, flag string) *string {
 	if !c.IsSet(flag) {
 		return nil
 	}

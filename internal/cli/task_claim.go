@@ -30,7 +30,7 @@ the reason and exit status 1. A new owner gets a task_assignment message.
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			id, err := taskID(c)
+			id, err := readTaskID(c)
 			if err != nil {
 				return err
 			}

@@ -50,11 +50,11 @@ task_assignment message.`,
 }
 
 func readTaskCreateOptions(c *ucli.Command, env Env) (taskCreateOptions, error) {
-	subject, err := createSubject(c)
+	subject, err := readSubject(c)
 	if err != nil {
 		return taskCreateOptions{}, err
 	}
-	blockedBy, err := idList(c, "blocked-by")
+	blockedBy, err := readIDList(c, "blocked-by")
 	if err != nil {
 		return taskCreateOptions{}, err
 	}
@@ -83,8 +83,8 @@ func runTaskCreate(ctx context.Context, env Env, o taskCreateOptions) error {
 	return err
 }
 
-// createSubject is task create's subject: its one argument or --subject.
-func createSubject(c *ucli.Command) (string, error) {
+// readSubject is task create's subject: its one argument or --subject.
+func readSubject(c *ucli.Command) (string, error) {
 	switch {
 	case c.NArg() > 1:
 		return "", usagef("task create takes one SUBJECT, got %d arguments: quote it, such as task create \"Write parser tests\"", c.NArg())

@@ -23,7 +23,7 @@ task gets it. Tasks that listed it in blockedBy no longer wait for it.
     paneteam task delete --team review 3`,
 		Flags: []ucli.Flag{teamFlag(), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			id, err := taskID(c)
+			id, err := readTaskID(c)
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,7 @@ func taskGetCommand(env Env) *ucli.Command {
     paneteam task get --team review 3`,
 		Flags: []ucli.Flag{teamFlag(), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			id, err := taskID(c)
+			id, err := readTaskID(c)
 			if err != nil {
 				return err
 			}

@@ -39,12 +39,12 @@ warning on stderr (and left untouched).
 			if c.NArg() != 0 {
 				return usagef("task list takes no arguments (got %q)", c.Args().First())
 			}
-			status, err := statusFlag(c)
+			status, err := readStatus(c)
 			if err != nil {
 				return err
 			}
 			return runTaskList(ctx, env, taskListOptions{taskOptions: readTaskOptions(c, env),
-				Status: status, Owner: optional(c, "owner"), Available: c.Bool("available")})
+				Status: status, Owner: readOptional(c, "owner"), Available: c.Bool("available")})
 		},
 	}
 }

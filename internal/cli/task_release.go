@@ -22,7 +22,7 @@ for the tasks of a teammate that shuts down:
     paneteam task release --team review 3`,
 		Flags: []ucli.Flag{teamFlag(), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			id, err := taskID(c)
+			id, err := readTaskID(c)
 			if err != nil {
 				return err
 			}

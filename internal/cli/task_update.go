@@ -57,27 +57,27 @@ MCP teammate's update_task keeps its note.`,
 }
 
 func readTaskUpdateOptions(c *ucli.Command, env Env) (taskUpdateOptions, error) {
-	id, err := taskID(c)
+	id, err := readTaskID(c)
 	if err != nil {
 		return taskUpdateOptions{}, err
 	}
-	if _, err := statusFlag(c); err != nil {
+	if _, err := readStatus(c); err != nil {
 		return taskUpdateOptions{}, err
 	}
 	if c.IsSet("subject") && strings.TrimSpace(c.String("subject")) == "" {
 		return taskUpdateOptions{}, usagef("--subject is empty: give the new title")
 	}
-	addBlockedBy, err := idList(c, "add-blocked-by")
+	addBlockedBy, err := readIDList(c, "add-blocked-by")
 	if err != nil {
 		return taskUpdateOptions{}, err
 	}
 	return taskUpdateOptions{taskOptions: readTaskOptions(c, env), ID: id, Change: tasks.Change{
-		Status:       optional(c, "status"),
-		Owner:        optional(c, "owner"),
-		Subject:      optional(c, "subject"),
-		Description:  optional(c, "description"),
-		ActiveForm:   optional(c, "active-form"),
-		Note:         optional(c, "note"),
+		Status:       readOptional(c, "status"),
+		Owner:        readOptional(c, "owner"),
+		Subject:      readOptional(c, "subject"),
+		Description:  readOptional(c, "description"),
+		ActiveForm:   readOptional(c, "active-form"),
+		Note:         readOptional(c, "note"),
 		AddBlockedBy: addBlockedBy,
 	}}, nil
 }

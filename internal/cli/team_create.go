@@ -39,7 +39,7 @@ the process of the tmux pane this runs in, else the parent shell.`,
 			if c.NArg() != 1 {
 				return usagef("team-create takes one NAME, got %d arguments", c.NArg())
 			}
-			root, err := rootOf(c, env)
+			root, err := readRoot(c, env)
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,7 @@ spawn-pane sets them, so this just works:
 }
 
 func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
-	t, cfg, err := openTeam(ctx, c, env)
+	t, cfg, err := readTeamScope(c).open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
 		return usagef("no teammate name: pass --name NAME or set PANETEAM_AGENT")
 	}
 	tc := teammate.Config{
-		Team: t, Name: name, Lock: lockOpts(c),
+		Team: t, Name: name, Lock: readLock(c),
 		Poll: c.Duration("poll"), IdleAfter: c.Duration("idle-after"), Log: env.Stderr,
 	}
 	argv := c.Args().Slice()
@@ -76,7 +76,7 @@ func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
 			color = m.Color
 		}
 		fmt.Fprintf(env.Stdout, "%s@%s: reference teammate; answering each message with a quote of it\r\n", name, t.Name)
-		ref := &teammate.Reference{Team: t, Name: name, Color: color, Lock: lockOpts(c), Out: env.Stdout}
+		ref := &teammate.Reference{Team: t, Name: name, Color: color, Lock: readLock(c), Out: env.Stdout}
 		return teammate.Run(ctx, tc, ref)
 	}
 	return runWrapped(ctx, env, tc, argv)

@@ -55,7 +55,7 @@ fails the wait at once, naming it (for --until gone, leaving is success).
 			if err != nil {
 				return err
 			}
-			w := newTeamWatcher(c, env, t)
+			w := newTeamWatcher(env, t, readWatchOptions(c))
 			defer w.Close()
 			return runWait(ctx, env, o, w)
 		},
