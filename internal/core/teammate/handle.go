@@ -27,6 +27,10 @@ func (l *loop) handle(ctx context.Context, m mailbox.Message) (bool, error) {
 			if !ok {
 				break
 			}
+			if l.own(m) {
+				l.handled[key(m)] = true
+				return false, nil
+			}
 			text = fmt.Sprintf("Task #%s assigned to you by %s: %s\n\n%s", ta.TaskID, ta.AssignedBy, ta.Subject, ta.Description)
 		default:
 			// Permission, plan and mode messages are for Claude Code's own
@@ -55,6 +59,16 @@ func (l *loop) handle(ctx context.Context, m mailbox.Message) (bool, error) {
 		l.setActive(ctx, true)
 	}
 	return false, nil
+}
+
+// own reports whether m is a task_assignment the teammate sent itself:
+// as in Claude Code, taking or starting a task writes one to the new
+// owner, the teammate included, and telling it what it has just done
+// costs it a turn for nothing. It stays unread in the inbox, where the
+// teammate's own reading (read_inbox) still shows it.
+func (l *loop) own(m mailbox.Message) bool {
+	p, ok := mailbox.Parse(m.Text)
+	return ok && p.Type == mailbox.TypeTaskAssignment && strings.EqualFold(m.From, l.Name)
 }
 
 // markRead marks exactly the delivered message read; the in-memory record

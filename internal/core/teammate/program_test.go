@@ -170,3 +170,25 @@ func TestProgramExitIsReportedToTheLead(t *testing.T) {
 		t.Fatalf("want one idle_notification with idleReason failed, got %+v", idle)
 	}
 }
+
+// A task_assignment the teammate sent itself (it took the task) is not
+// typed into it; one from someone else is, and both stay readable.
+func TestOwnTaskAssignmentIsNotDelivered(t *testing.T) {
+	tm := newTeam(t)
+	r := runProgram(t, tm, time.Hour, quietCat...)
+	now := mailbox.Timestamp(time.Now())
+	sendProtocol(t, tm, "worker", "worker", mailbox.TaskAssignment{Type: mailbox.TypeTaskAssignment, TaskID: "1",
+		Subject: "mine already", AssignedBy: "worker", Timestamp: now})
+	sendProtocol(t, tm, "bob", "worker", mailbox.TaskAssignment{Type: mailbox.TypeTaskAssignment, TaskID: "2",
+		Subject: "handed over", AssignedBy: "bob", Timestamp: now})
+	testutil.Eventually(t, long, "bob's assignment to reach cat", func() bool {
+		return strings.Contains(r.out.String(), "Task #2 assigned to you by bob: handed over")
+	})
+	time.Sleep(300 * time.Millisecond) // the own one, if typed, would show by now
+	if strings.Contains(r.out.String(), "mine already") {
+		t.Errorf("the teammate's own task_assignment was typed into it:\n%s", r.out.String())
+	}
+	if n := unreadCount(t, tm, "worker"); n != 1 {
+		t.Errorf("%d unread, want the own assignment left unread", n)
+	}
+}

@@ -77,6 +77,10 @@ func (l *loop) runTurns(ctx context.Context) error {
 		}
 		var notify []mailbox.Message
 		for _, m := range Order(todo, l.lead) {
+			if l.own(m) {
+				l.handled[key(m)] = true
+				continue
+			}
 			p, isProtocol := mailbox.Parse(m.Text)
 			if isProtocol && p.Type != mailbox.TypeTaskAssignment {
 				// A shutdown request, or a message only Claude Code acts on.
