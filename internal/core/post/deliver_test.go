@@ -96,10 +96,12 @@ func TestSendLines(t *testing.T) {
 	tm, p := bobPost(t)
 	r, w := io.Pipe()
 	reported := make(chan post.Delivery)
+	looked := make(chan struct{}) // the test has read the inbox: the next line may go
 	done := make(chan error, 1)
 	go func() {
 		done <- p.SendLines(context.Background(), r, []string{"alice"}, "log", func(d post.Delivery) error {
 			reported <- d
+			<-looked
 			return nil
 		})
 	}()
@@ -113,6 +115,7 @@ func TestSendLines(t *testing.T) {
 			if got := texts(t, tm, "alice"); !strings.HasSuffix(got, want) {
 				t.Fatalf("reported %q before it was on disk (inbox: %q)", want, got)
 			}
+			looked <- struct{}{}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%q not delivered while the input stays open", want)
 		}
@@ -124,6 +127,7 @@ func TestSendLines(t *testing.T) {
 	if d := <-reported; d.Message.Text != "last, no newline" {
 		t.Fatalf("reported %+v", d)
 	}
+	looked <- struct{}{}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
