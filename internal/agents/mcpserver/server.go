@@ -147,7 +147,8 @@ to start for a name that is not a member, or for the lead's name.
 
 Tools: send_message {to, text, summary?}, read_inbox {unread_only?},
 team_status, list_tasks, claim_task {task_id}, update_task {task_id,
-status?, note?}.
+status?, note?}. A text or note holds up to 64 KiB, other arguments 1 KiB;
+a request line over 1 MiB is answered with an error and skipped.
 
 Register it with an agent CLI, for example Codex:
 
