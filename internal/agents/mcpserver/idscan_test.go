@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,4 +38,28 @@ func TestIDScan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// On a JSON object, idScan finds what encoding/json finds as its
+// top-level "id" (keys written with \u escapes aside: it reads keys raw).
+func FuzzIDScan(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":7,"method":"x"}`, `{"method":"x","params":{"id":1,"a":[{"id":2}]},"id":"s"}`,
+		`{"a":"\"id\":3","id":4}`, `{"id":1,"id":null}`, `{}`, `{"id":[1,{"id":2}]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var top map[string]json.RawMessage
+		if strings.Contains(line, `\u`) || json.Unmarshal([]byte(line), &top) != nil {
+			return
+		}
+		var s idScan
+		s.feed([]byte(line))
+		want, ok := top["id"]
+		if !ok || len(want) > maxIDBytes {
+			want = nil
+		}
+		if got := s.id(); !bytes.Equal(got, bytes.TrimSpace(want)) {
+			t.Errorf("id of %q = %q, encoding/json reads %q", line, got, want)
+		}
+	})
 }
