@@ -148,6 +148,8 @@ func (g *guard) refuse(rawID json.RawMessage, code int64, msg string) {
 	if err != nil {
 		return
 	}
+	// A failed write is the SDK's to meet: its next write fails too and
+	// ends the connection.
 	g.out.Write(append(b, '\n'))
 }
 
