@@ -19,7 +19,7 @@ var Version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := mcpserver.Main(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr, Version)
+	code := mcpserver.Main(ctx, os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr, Version)
 	stop()
 	os.Exit(code)
 }

@@ -43,12 +43,15 @@ func (tm *Team) Send(ctx context.Context, a SendArgs) (Sent, error) {
 	if err != nil {
 		return Sent{}, err
 	}
+	if err := checkSendSizes(a); err != nil {
+		return Sent{}, err
+	}
 	switch post.CheckPlain(a.Text) {
 	case post.ErrBlank:
 		return Sent{}, userErr("text is empty: give the message to send")
-	case post.ErrFrame:
-		return Sent{}, userErr("text is a protocol message (a JSON object with a \"type\"): send_message sends plain text; " +
-			"write the message in words")
+	case post.ErrFrame, post.ErrTooDeep:
+		return Sent{}, userErr("text is a protocol message (a JSON object with a \"type\", or nested too deeply to tell): " +
+			"send_message sends plain text; write the message in words")
 	}
 	from := tm.ID.Agent
 	to, err := post.Recipients(tm.ID.Team, cfg, from, post.Address{To: a.To, NotSelf: true})
@@ -68,6 +71,18 @@ func (tm *Team) Send(ctx context.Context, a SendArgs) (Sent, error) {
 		out.Delivered = append(out.Delivered, d.To)
 	}
 	return out, err
+}
+
+// checkSendSizes refuses send_message arguments over their limits, before
+// anything reads them.
+func checkSendSizes(a SendArgs) error {
+	if err := checkSize("text", a.Text, MaxTextBytes, fixText); err != nil {
+		return err
+	}
+	if err := checkSize("to", a.To, MaxFieldBytes, fixField); err != nil {
+		return err
+	}
+	return checkSize("summary", a.Summary, MaxFieldBytes, fixField)
 }
 
 // recipientErr words a refused recipient for the agent's model, in

@@ -102,9 +102,10 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 // Main runs the server on stdin and stdout for the teammate the
-// environment names, and returns the exit code. Errors go to stderr,
-// which agent CLIs show in their MCP logs.
-func Main(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, version string) int {
+// environment names, and returns the exit code. Errors, and requests
+// refused before they reach a tool, go to stderr, which agent CLIs show
+// in their MCP logs.
+func Main(ctx context.Context, args []string, getenv func(string) string, stdin io.ReadCloser, stdout, stderr io.Writer, version string) int {
 	if len(args) > 1 {
 		switch args[1] {
 		case "-h", "--help", "help":
@@ -123,12 +124,18 @@ func Main(ctx context.Context, args []string, getenv func(string) string, stdout
 		return 1
 	}
 	s := New(&Team{ID: id}, version)
-	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := s.Run(ctx, Transport(stdin, nopCloser{stdout}, stderr, MaxRequestBytes)); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "paneteam mcp: %v\n", err)
 		return 1
 	}
 	return 0
 }
+
+// nopCloser leaves stdout open when the connection closes, as the SDK's
+// StdioTransport does.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // Help is the server's --help.
 const Help = `paneteam mcp: the team as MCP tools for one teammate, on stdin and stdout.
@@ -140,7 +147,8 @@ to start for a name that is not a member, or for the lead's name.
 
 Tools: send_message {to, text, summary?}, read_inbox {unread_only?},
 team_status, list_tasks, claim_task {task_id}, update_task {task_id,
-status?, note?}.
+status?, note?}. A text or note holds up to 64 KiB, other arguments 1 KiB;
+a request line over 1 MiB is answered with an error and skipped.
 
 Register it with an agent CLI, for example Codex:
 

@@ -175,6 +175,9 @@ type TaskID string
 
 func (id *TaskID) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if err := checkSize("task_id", string(b), MaxFieldBytes, fixField); err != nil {
+		return err
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -292,6 +295,12 @@ func (tm *Team) Update(ctx context.Context, a UpdateArgs) (TaskView, error) {
 	}
 	id, err := a.TaskID.check()
 	if err != nil {
+		return TaskView{}, err
+	}
+	if err := checkSize("status", a.Status, MaxFieldBytes, fixField); err != nil {
+		return TaskView{}, err
+	}
+	if err := checkSize("note", a.Note, MaxTextBytes, fixNote); err != nil {
 		return TaskView{}, err
 	}
 	if a.Status == "" && a.Note == "" {

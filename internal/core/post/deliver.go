@@ -2,7 +2,6 @@ package post
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -72,25 +71,4 @@ type Undelivered struct {
 
 func (e *Undelivered) Error() string {
 	return fmt.Sprintf("not delivered to %s; delivered to the %d others", strings.Join(e.Missed, ", "), e.Delivered)
-}
-
-// What a plain message must not be (CheckPlain).
-var (
-	ErrBlank = errors.New("the message is blank")
-	ErrFrame = errors.New("the message is a protocol frame")
-)
-
-// CheckPlain refuses text a sender meant as words but that is not: blank
-// (ErrBlank), or a JSON object with a "type" (ErrFrame), which a receiver
-// acts on as a request or an answer when it knows the type
-// (docs/PROTOCOL.md §8), and a later release may. A front end that means
-// to send raw frames does not call it.
-func CheckPlain(text string) error {
-	if strings.TrimSpace(text) == "" {
-		return ErrBlank
-	}
-	if _, ok := mailbox.Parse(text); ok {
-		return ErrFrame
-	}
-	return nil
 }

@@ -68,21 +68,3 @@ func TestRecipientsNobodyElse(t *testing.T) {
 		}
 	}
 }
-
-func TestCheckPlain(t *testing.T) {
-	for _, tc := range []struct {
-		text string
-		want error
-	}{
-		{"look at parser.go", nil},
-		{"", post.ErrBlank},
-		{" \n\t", post.ErrBlank},
-		{`{"type":"shutdown_approved","requestId":"x"}`, post.ErrFrame},
-		{` {"type":"a type no release knows yet"}`, post.ErrFrame},
-		{`{"note":"json, but words"}`, nil},
-	} {
-		if got := post.CheckPlain(tc.text); got != tc.want {
-			t.Errorf("CheckPlain(%q) = %v, want %v", tc.text, got, tc.want)
-		}
-	}
-}

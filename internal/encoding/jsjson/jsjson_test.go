@@ -3,6 +3,7 @@ package jsjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"os/exec"
 	"strings"
@@ -143,5 +144,20 @@ func TestParseRefuses(t *testing.T) {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("Parse(%q) accepted it", bad)
 		}
+	}
+}
+
+// Too deep is told apart from not JSON: JSON.parse reads any depth.
+func TestParseTooDeep(t *testing.T) {
+	deep := strings.Repeat("[", MaxNesting+2) + strings.Repeat("]", MaxNesting+2)
+	if _, err := Parse([]byte(deep)); !errors.Is(err, ErrTooDeep) || !errors.Is(err, ErrSyntax) {
+		t.Errorf("Parse of %d nested arrays: %v, want ErrTooDeep and ErrSyntax", MaxNesting+2, err)
+	}
+	ok := strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting)
+	if _, err := Parse([]byte(ok)); err != nil {
+		t.Errorf("Parse of %d nested arrays: %v", MaxNesting, err)
+	}
+	if _, err := Parse([]byte(`[1,]`)); errors.Is(err, ErrTooDeep) {
+		t.Errorf("a syntax error reads as too deep: %v", err)
 	}
 }

@@ -167,6 +167,12 @@ func canonical(v any, depth int) any {
 // ErrSyntax is wrapped by Parse's errors.
 var ErrSyntax = errors.New("not JSON")
 
+// ErrTooDeep is wrapped, beside ErrSyntax, by Parse's error for a value
+// nested deeper than MaxNesting: JSON.parse (V8's parser does not recurse)
+// reads such a value, so a caller judging text as JavaScript would must
+// not take this error for "not JSON".
+var ErrTooDeep = errors.New("nested too deeply")
+
 // Parse reads one JSON value as JSON.parse does: numbers as float64 (too
 // large ones as ±Inf, which Marshal writes as null, as JSON.stringify
 // does), objects in JavaScript's member order, escaped lone surrogates
@@ -185,8 +191,9 @@ func Parse(data []byte) (any, error) {
 	return v, nil
 }
 
-// maxNesting bounds recursion on hostile input.
-const maxNesting = 10000
+// MaxNesting is how deep Parse reads: it recurses, and this bounds its
+// stack on hostile input (encoding/json stops at the same depth).
+const MaxNesting = 10000
 
 type parser struct {
 	b []byte
@@ -209,8 +216,8 @@ func (p *parser) space() {
 }
 
 func (p *parser) value(depth int) (any, error) {
-	if depth > maxNesting {
-		return nil, p.fail("nested too deeply")
+	if depth > MaxNesting {
+		return nil, fmt.Errorf("%w: %w at offset %d", ErrSyntax, ErrTooDeep, p.i)
 	}
 	if p.i >= len(p.b) {
 		return nil, p.fail("unexpected end")
