@@ -131,7 +131,7 @@ func serverGone(sock string) bool {
 // every cgo build of paneteam link libc dynamically, a cost paid at every
 // process start (issue 15).
 func dialUnix(path string) error {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := unixSocket()
 	if err != nil {
 		return err
 	}

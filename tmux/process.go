@@ -37,10 +37,10 @@ func runProcess(ctx context.Context, bin string, argv, env []string) (stdout, st
 	}
 	defer syscall.Close(null)
 	var outP, errP [2]int
-	if err := syscall.Pipe2(outP[:], syscall.O_CLOEXEC); err != nil {
+	if err := cloexecPipe(outP[:]); err != nil {
 		return nil, nil, fmt.Errorf("pipe: %w", err)
 	}
-	if err := syscall.Pipe2(errP[:], syscall.O_CLOEXEC); err != nil {
+	if err := cloexecPipe(errP[:]); err != nil {
 		syscall.Close(outP[0])
 		syscall.Close(outP[1])
 		return nil, nil, fmt.Errorf("pipe: %w", err)

@@ -232,7 +232,7 @@ func (p *Program) drained(ctx context.Context) error {
 	deadline := time.Now().Add(timeout)
 	var emptySince time.Time
 	for {
-		n, err := unix.IoctlGetInt(p.slaveFd, unix.TIOCINQ)
+		n, err := unix.IoctlGetInt(p.slaveFd, inputQueued)
 		if err != nil {
 			return fmt.Errorf("%s has ended", p.argv[0])
 		}

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/paneteam/paneteam/internal/sys/sock"
 )
 
 // model is a scripted stand-in for Anthropic's Messages API, served on
@@ -48,7 +50,7 @@ const (
 )
 
 func startModel() (*model, error) {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fd, err := sock.Socket(unix.AF_INET)
 	if err != nil {
 		return nil, fmt.Errorf("serve the scripted model: socket: %w", err)
 	}
@@ -82,7 +84,7 @@ func (m *model) accept() {
 		var nfd int
 		var aerr error
 		err := rc.Read(func(fd uintptr) bool {
-			nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			nfd, aerr = sock.Accept(int(fd))
 			return aerr != unix.EAGAIN
 		})
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/paneteam/paneteam/internal/sys/sock"
 )
 
 // The attach socket is a Unix-domain stream socket driven through os.File
@@ -23,7 +25,7 @@ type sockListener struct{ f *os.File }
 
 // listenUnix listens on path (which must not exist).
 func listenUnix(path string) (*sockListener, error) {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fd, err := sock.Socket(unix.AF_UNIX)
 	if err != nil {
 		return nil, fmt.Errorf("socket: %w", err)
 	}
@@ -47,7 +49,7 @@ func (l *sockListener) Accept() (*os.File, error) {
 	var nfd int
 	var aerr error
 	err = rc.Read(func(fd uintptr) bool {
-		nfd, _, aerr = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		nfd, aerr = sock.Accept(int(fd))
 		return aerr != unix.EAGAIN
 	})
 	if err != nil {
@@ -66,7 +68,7 @@ func (l *sockListener) Close() error { return l.f.Close() }
 // backlog is full, until ctx is done.
 func dialUnix(ctx context.Context, path string) (*os.File, error) {
 	for {
-		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		fd, err := sock.Socket(unix.AF_UNIX)
 		if err != nil {
 			return nil, fmt.Errorf("socket: %w", err)
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package sshhost starts a second "host" for tests of teammates on other
 // machines: Debian's sshd on 127.0.0.1 inside its own pid, mount and uts
 // namespaces, with a tmpfs over the home folder and over every lead folder
