@@ -35,24 +35,41 @@ It refuses a teammate whose pane or connection is still up (kill-pane it
 to start over) and one that does not run on another host.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to start again on its host"), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("reconnect takes no arguments (got %q): name the teammate with --name", c.Args().First())
-			}
-			t, cfg, m, err := readMemberScope(c).open(ctx, env)
+			o, err := readReconnectOptions(c)
 			if err != nil {
 				return err
 			}
-			res, err := reconnect(ctx, env, t, cfg, m)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(env.Stdout, res)
-			}
-			fmt.Fprintf(env.Stdout, "%s reconnected on %s in %s pane %s\n", visible.Line(res.Name), visible.Line(res.Host), res.Backend, res.PaneID)
-			return nil
+			return runReconnect(ctx, env, o)
 		},
 	}
+}
+
+type reconnectOptions struct {
+	Member memberScope
+	JSON   bool
+}
+
+func readReconnectOptions(c *ucli.Command) (reconnectOptions, error) {
+	if c.NArg() > 0 {
+		return reconnectOptions{}, usagef("reconnect takes no arguments (got %q): name the teammate with --name", c.Args().First())
+	}
+	return reconnectOptions{Member: readMemberScope(c), JSON: c.Bool("json")}, nil
+}
+
+func runReconnect(ctx context.Context, env Env, o reconnectOptions) error {
+	t, cfg, m, err := o.Member.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	res, err := reconnect(ctx, env, t, cfg, m)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(env.Stdout, res)
+	}
+	fmt.Fprintf(env.Stdout, "%s reconnected on %s in %s pane %s\n", visible.Line(res.Name), visible.Line(res.Host), res.Backend, res.PaneID)
+	return nil
 }
 
 // reconnected is what reconnect --json prints.
@@ -133,11 +150,11 @@ func remoteCommand(env Env) *ucli.Command {
 				ArgsUsage:       "ROOT TEAM",
 				SkipFlagParsing: true,
 				Action: func(ctx context.Context, c *ucli.Command) error {
-					a := c.Args().Slice()
-					if len(a) != 2 {
-						return usagef("remote sftp-jail ROOT TEAM")
+					o, err := readSFTPJailOptions(c)
+					if err != nil {
+						return err
 					}
-					return remote.ServeConfined(a[0], a[1])
+					return remote.ServeConfined(o.Root, o.Team)
 				},
 			},
 			{
@@ -146,23 +163,44 @@ func remoteCommand(env Env) *ucli.Command {
 				ArgsUsage:       "JOB",
 				SkipFlagParsing: true,
 				Action: func(ctx context.Context, c *ucli.Command) error {
-					a := c.Args().Slice()
-					if len(a) != 1 {
-						return usagef("remote run JOB")
-					}
-					job, err := remote.DecodeJob(a[0])
+					job, err := readRemoteJob(c)
 					if err != nil {
 						return err
 					}
-					err = remote.Run(ctx, job, os.Stderr)
-					// The pane ends with the teammate's own exit code.
-					var exit *exec.ExitError
-					if errors.As(err, &exit) && exit.ExitCode() > 0 {
-						return exitError{code: exit.ExitCode(), err: err}
-					}
-					return err
+					return runRemoteJob(ctx, job)
 				},
 			},
 		},
 	}
+}
+
+// sftpJailOptions are 'remote sftp-jail ROOT TEAM': the team whose folders
+// are served.
+type sftpJailOptions struct{ Root, Team string }
+
+func readSFTPJailOptions(c *ucli.Command) (sftpJailOptions, error) {
+	a := c.Args().Slice()
+	if len(a) != 2 {
+		return sftpJailOptions{}, usagef("remote sftp-jail ROOT TEAM")
+	}
+	return sftpJailOptions{Root: a[0], Team: a[1]}, nil
+}
+
+// readRemoteJob is 'remote run JOB': the job the lead encoded.
+func readRemoteJob(c *ucli.Command) (remote.Job, error) {
+	a := c.Args().Slice()
+	if len(a) != 1 {
+		return remote.Job{}, usagef("remote run JOB")
+	}
+	return remote.DecodeJob(a[0])
+}
+
+func runRemoteJob(ctx context.Context, job remote.Job) error {
+	err := remote.Run(ctx, job, os.Stderr)
+	// The pane ends with the teammate's own exit code.
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() > 0 {
+		return exitError{code: exit.ExitCode(), err: err}
+	}
+	return err
 }
