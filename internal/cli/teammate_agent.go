@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -22,12 +23,22 @@ func agentTeammateFlags() []ucli.Flag {
 	}
 }
 
+// agentTeammateOptions are teammate's --agent and the flags that go with it.
+type agentTeammateOptions struct {
+	Agent, Prompt, Model, PermissionMode string
+}
+
+func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
+	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
+		PermissionMode: c.String("permission-mode")}
+}
+
 // runAgentTeammate prepares the agent CLI's run from its profile and
 // runs it under a pseudo-terminal, following its turns through its hook
 // (teammate.Turns): messages are announced between turns only, as a fixed
 // notice; a shutdown types the CLI's own quit before any signal.
-func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate.Config, argv []string) error {
-	p, err := profile.Find(c.String("agent"), env.Getenv)
+func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []string, o agentTeammateOptions) error {
+	p, err := profile.Find(o.Agent, env.Getenv)
 	if err != nil {
 		return usageError{err}
 	}
@@ -38,13 +49,13 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 	if err != nil {
 		return fmt.Errorf("find the current folder: %w", err)
 	}
-	prog, err := agentProgram(p, env)
+	prog, err := p.Locate(env.Getenv("PATH"))
 	if err != nil {
 		return err
 	}
 	rt, err := launch.NewRuntime(ctx, launch.Request{
 		Profile: p, Team: tc.Team, Agent: tc.Name, Cwd: cwd, Paneteam: env.Exe,
-		Prompt: c.String("prompt"), Model: c.String("model"), PermissionMode: c.String("permission-mode"), Getenv: env.Getenv,
+		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Getenv: env.Getenv,
 	}, tc, prog)
 	if err != nil {
 		return err
@@ -54,19 +65,10 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 		vars[k] = v
 	}
 	for _, kv := range rt.Env {
-		k, v, _ := cutEq(kv)
+		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	env.Vars = vars
 	tc.Turns = rt.Turns
 	return runWrappedAs(ctx, env, tc, rt.Argv, rt.Wrap)
-}
-
-func cutEq(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }
