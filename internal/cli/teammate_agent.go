@@ -11,6 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/mailbox"
 )
 
 // agentTeammateFlags are teammate's flags for an agent CLI (--agent).
@@ -19,7 +20,7 @@ func agentTeammateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "agent", Usage: "run the agent CLI this profile describes (codex, gemini, opencode; see 'paneteam agents') with the team's MCP tools and its turn-end hook"},
 		&ucli.StringFlag{Name: "prompt", Usage: "with --agent: the first prompt"},
 		&ucli.StringFlag{Name: "model", Usage: "with --agent: the model"},
-		&ucli.StringFlag{Name: "permission-mode", Usage: "with --agent: " + fmt.Sprint(permissionModes) + ", mapped to the CLI's own flags"},
+		&ucli.StringFlag{Name: "permission-mode", Usage: "with --agent: " + fmt.Sprint(mailbox.PermissionModes) + ", mapped to the CLI's own flags"},
 	}
 }
 
