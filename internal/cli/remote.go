@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/internal/term/visible"
-	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/team"
 )
 
 func reconnectCommand(env Env) *ucli.Command {
@@ -61,7 +57,8 @@ func runReconnect(ctx context.Context, env Env, o reconnectOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := reconnect(ctx, env, t, cfg, m)
+	res, err := spawn.Reconnect(ctx, spawn.Reconnection{Team: t, Config: cfg, Member: m,
+		BackendEnv: backendEnv(env), Getenv: env.Getenv, Exe: env.Exe, Say: env.Stderr})
 	if err != nil {
 		return err
 	}
@@ -70,69 +67,6 @@ func runReconnect(ctx context.Context, env Env, o reconnectOptions) error {
 	}
 	fmt.Fprintf(env.Stdout, "%s reconnected on %s in %s pane %s\n", visible.Line(res.Name), visible.Line(res.Host), res.Backend, res.PaneID)
 	return nil
-}
-
-// reconnected is what reconnect --json prints.
-type reconnected struct {
-	Name    string `json:"name"`
-	Host    string `json:"host"`
-	PaneID  string `json:"pane_id"`
-	Backend string `json:"backend"`
-}
-
-// reconnect starts m again on its host (remote.Reconnect) in a new pane
-// of the backend that ran it, and records the pane in m's row.
-func reconnect(ctx context.Context, env Env, t team.Team, cfg *team.Config, m *team.Member) (reconnected, error) {
-	teamDir := filepath.Base(t.Dir())
-	host := remote.Host(env.Getenv, t.Root, teamDir, m.Name)
-	if host == "" {
-		return reconnected{}, fmt.Errorf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", visible.Line(m.Name))
-	}
-	b, err := backend.ForMember(backendEnv(env), cfg, m)
-	if err != nil {
-		return reconnected{}, err
-	}
-	if alive, err := b.Alive(ctx, cfg, m); err == nil && alive {
-		return reconnected{}, fmt.Errorf("%s's pane %s is still running: reconnect is for a teammate whose connection ended; kill-pane it to start over", visible.Line(m.Name), m.TmuxPaneID)
-	}
-	// The host's start lock is held until the new pane is open, so no
-	// other start takes the session the pane needs.
-	release := func() {}
-	argv, undo, err := remote.Reconnect(ctx, env.Getenv, t.Root, teamDir, m.Name, env.Exe, env.Stderr, func(r func()) { release = r })
-	if err != nil {
-		return reconnected{}, err
-	}
-	if m.TmuxPaneID != "" {
-		b.Kill(ctx, cfg, m) // the dead pane; one already gone is fine
-	}
-	pane, err := b.Spawn(ctx, backend.Spec{Team: t, Config: cfg, Member: *m, Argv: argv,
-		Env: []string{"PANETEAM_ROOT=" + t.Root}, StartupCheck: spawn.DefaultStartupCheck})
-	if err != nil {
-		undo()
-		return reconnected{}, fmt.Errorf("start %s's pane: %w", m.Name, err)
-	}
-	release()
-	_, err = t.Update(ctx, lockfile.Options{}, func(cur *team.Config) error {
-		row := cur.Member(m.Name)
-		if row == nil || row.AgentID != m.AgentID {
-			return fmt.Errorf("%s left the team while it reconnected", m.Name)
-		}
-		keyed := row.Paneteam != nil && row.Paneteam.Keyed
-		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
-		if row.Paneteam == nil {
-			row.Paneteam = &team.MemberMeta{}
-		}
-		row.Paneteam.Keyed = keyed
-		return nil
-	})
-	if err != nil {
-		if derr := backend.Discard(ctx, b, cfg, *m, pane); derr != nil {
-			err = fmt.Errorf("%w (and ending its pane %s failed: %v)", err, pane.ID, derr)
-		}
-		undo()
-		return reconnected{}, err
-	}
-	return reconnected{Name: m.Name, Host: host, PaneID: pane.ID, Backend: pane.Backend}, nil
 }
 
 // remoteCommand holds what 'spawn-pane --host' starts, never people: on
