@@ -32,27 +32,40 @@ server is nested in this pane; 'paneteam attach' in a tmux popup keeps it
 out of your layout (see tmux.conf.example).`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to show (default: the whole team)")},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, cfg, err := readTeamScope(c).open(ctx, env)
-			if err != nil {
-				return err
-			}
-			var m *team.Member
-			if name := c.String("name"); name != "" {
-				if m = cfg.Member(name); m == nil {
-					return fmt.Errorf("team %s has no member %q (members: %s)", t.Name, name, strings.Join(cfg.MemberNames(), ", "))
-				}
-				if m.BackendType == team.BackendInProcess {
-					return attachInProcess(ctx, c, env, t, m)
-				}
-			}
-			return attachTmux(ctx, c, env, cfg, m)
+			return runAttach(ctx, env, readAttachOptions(c))
 		},
 	}
 }
 
+type attachOptions struct {
+	Scope teamScope
+	Name  string // "": the whole team
+}
+
+func readAttachOptions(c *ucli.Command) attachOptions {
+	return attachOptions{Scope: readTeamScope(c), Name: c.String("name")}
+}
+
+func runAttach(ctx context.Context, env Env, o attachOptions) error {
+	t, cfg, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	var m *team.Member
+	if o.Name != "" {
+		if m = cfg.Member(o.Name); m == nil {
+			return fmt.Errorf("team %s has no member %q (members: %s)", t.Name, o.Name, strings.Join(cfg.MemberNames(), ", "))
+		}
+		if m.BackendType == team.BackendInProcess {
+			return attachInProcess(ctx, env, t, m)
+		}
+	}
+	return attachTmux(ctx, env, cfg, m)
+}
+
 // attachTmux attaches to (or, from inside that same server, switches to)
 // the team's tmux server.
-func attachTmux(ctx context.Context, c *ucli.Command, env Env, cfg *team.Config, m *team.Member) error {
+func attachTmux(ctx context.Context, env Env, cfg *team.Config, m *team.Member) error {
 	sock, private := teamSocket(cfg, m)
 	target := "=" + backend.PrivateSession
 	if sock == "" {

@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	ucli "github.com/urfave/cli/v3"
-
 	"github.com/paneteam/paneteam/internal/panes/ptyhost"
 	"github.com/paneteam/paneteam/team"
 )
@@ -26,7 +24,7 @@ const (
 // goes in, output comes out (the most recent output first), the terminal's
 // size follows SIGWINCH, and Ctrl-] detaches. The terminal is put back as
 // it was on every way out (deferred restore).
-func attachInProcess(ctx context.Context, c *ucli.Command, env Env, t team.Team, m *team.Member) error {
+func attachInProcess(ctx context.Context, env Env, t team.Team, m *team.Member) error {
 	paths, st, err := hostOf(t, m)
 	if err != nil {
 		return err

@@ -60,16 +60,34 @@ of that release paneteam does not know.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			return runClaude(ctx, c, env)
+			o, err := readClaudeOptions(c)
+			if err != nil {
+				return err
+			}
+			return runClaude(ctx, env, o)
 		},
 	}
 }
 
-func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
+type claudeOptions struct {
+	Layout  layout.Kind
+	Backend string
+	DryRun  bool
+	Check   bool
+	JSON    bool
+	Args    []string // Claude Code's own, after --
+}
+
+func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
 	kind, err := layout.ParseKind(c.String("layout"))
 	if err != nil {
-		return usagef("--layout: %v", err)
+		return claudeOptions{}, usagef("--layout: %v", err)
 	}
+	return claudeOptions{Layout: kind, Backend: c.String("backend"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
+		JSON: c.Bool("json"), Args: c.Args().Slice()}, nil
+}
+
+func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	claude, err := claudestart.FindClaude(env.Getenv("PATH"))
 	if err != nil {
 		return err
@@ -86,7 +104,7 @@ func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
 	}
 	o := claudestart.Options{
 		Getenv: env.Getenv, Environ: env.Environ(), Exe: env.Exe, Claude: claude,
-		Args: c.Args().Slice(), Layout: kind, Backend: c.String("backend"), StateDir: state, Cwd: cwd,
+		Args: co.Args, Layout: co.Layout, Backend: co.Backend, StateDir: state, Cwd: cwd,
 	}
 	if !release.IsZero() {
 		o.Release = release.String()
@@ -102,11 +120,11 @@ func runClaude(ctx context.Context, c *ucli.Command, env Env) error {
 	if !release.IsZero() && claudeversion.Tested.Less(release) {
 		warnNewerOnce(state, release, warn)
 	}
-	if c.Bool("check") {
-		return runCheck(ctx, c, env, claude, o.Release)
+	if co.Check {
+		return runCheck(ctx, env, claude, o.Release, co.JSON)
 	}
-	if c.Bool("dry-run") {
-		return printLaunch(c, env, l)
+	if co.DryRun {
+		return printLaunch(env, l, co.JSON)
 	}
 	for _, n := range l.Notes {
 		warn("%s", n)
@@ -134,7 +152,7 @@ func warnNewerOnce(state string, v claudeversion.Version, warn func(string, ...a
 
 // printLaunch shows what would run: the command, the environment paneteam
 // changes, the shim and its log, and the notes.
-func printLaunch(c *ucli.Command, env Env, l claudestart.Launch) error {
+func printLaunch(env Env, l claudestart.Launch, asJSON bool) error {
 	changed := map[string]string{}
 	for _, kv := range l.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -148,7 +166,7 @@ func printLaunch(c *ucli.Command, env Env, l claudestart.Launch) error {
 			removed = append(removed, k)
 		}
 	}
-	if c.Bool("json") {
+	if asJSON {
 		return printJSON(env.Stdout, map[string]any{
 			"path": l.Path, "argv": l.Argv, "env": changed, "unset": removed,
 			"terminal": l.Terminal, "shim": l.Shim, "log": l.Log, "notes": l.Notes,
@@ -187,20 +205,20 @@ func hasEnv(env []string, k string) bool {
 }
 
 // runCheck runs 'paneteam claude --check' and prints its report.
-func runCheck(ctx context.Context, c *ucli.Command, env Env, claude, release string) error {
+func runCheck(ctx context.Context, env Env, claude, release string, asJSON bool) error {
 	real, _, err := shim.FindReal(env.Getenv, env.Exe)
 	if err != nil {
 		return err
 	}
 	o := claudecheck.Options{Exe: env.Exe, Claude: claude, Release: release, Environ: env.Environ(), Tmux: real}
-	if !c.Bool("json") {
+	if !asJSON {
 		o.Progress = func(step string) { fmt.Fprintf(env.Stderr, "paneteam: checking: %s\n", step) }
 	}
 	rep, err := claudecheck.Run(ctx, o)
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if asJSON {
 		if err := printJSON(env.Stdout, rep); err != nil {
 			return err
 		}

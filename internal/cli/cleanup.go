@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
+	"github.com/paneteam/paneteam/team"
 )
 
 func cleanupCommand(env Env) *ucli.Command {
@@ -66,32 +68,68 @@ nothing to do (unless on a terminal), and concurrent runs take turns.
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.Bool("orphans") {
-				return cleanupOrphans(ctx, c, env)
+			o, err := readCleanupOptions(c, env)
+			if err != nil {
+				return err
 			}
-			if c.IsSet("older-than") {
-				return usagef("--older-than goes with --orphans")
+			if o.Orphans {
+				return runCleanupOrphans(ctx, env, o)
 			}
-			return cleanupTeam(ctx, c, env)
+			return runCleanupTeam(ctx, env, o)
 		},
 	}
 }
 
-func cleanupTeam(ctx context.Context, c *ucli.Command, env Env) error {
-	if c.String("team") == "" {
-		return usagef("say what to clean up: --team NAME, or --orphans for teams whose lead is gone")
+type cleanupOptions struct {
+	Scope     teamScope
+	Lifecycle lifecycle.Options
+	Orphans   bool
+	Force     bool
+	DryRun    bool
+	// OlderThan is --older-than, nil when not given.
+	OlderThan *time.Duration
+	JSON      bool
+}
+
+func readCleanupOptions(c *ucli.Command, env Env) (cleanupOptions, error) {
+	o := cleanupOptions{
+		Scope: readTeamScope(c), Lifecycle: readLifecycle(c, env), Orphans: c.Bool("orphans"),
+		Force: c.Bool("force"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"),
 	}
-	t, _, err := readTeamScope(c).open(ctx, env)
+	if c.IsSet("older-than") {
+		d := c.Duration("older-than")
+		o.OlderThan = &d
+	}
+	if !o.Orphans {
+		if o.OlderThan != nil {
+			return o, usagef("--older-than goes with --orphans")
+		}
+		if o.Scope.Team == "" {
+			return o, usagef("say what to clean up: --team NAME, or --orphans for teams whose lead is gone")
+		}
+		return o, nil
+	}
+	// PANETEAM_TEAM may be set in a teammate's environment; only a --team
+	// typed next to --orphans is a mistake.
+	if t := o.Scope.Team; t != "" && t != env.Getenv("PANETEAM_TEAM") {
+		return o, usagef("--orphans looks at every team; drop --team %s (or drop --orphans to delete that team)", t)
+	}
+	if o.Force {
+		return o, usagef("--force goes with --team; --orphans already closes the panes of teams whose lead is gone")
+	}
+	return o, nil
+}
+
+func runCleanupTeam(ctx context.Context, env Env, o cleanupOptions) error {
+	t, _, err := o.Scope.open(ctx, env)
 	if err != nil {
 		return err
 	}
-	res, err := readLifecycle(c, env).Cleanup(ctx, t, lifecycle.CleanupOptions{
-		Force: c.Bool("force"), DryRun: c.Bool("dry-run"),
-	})
+	res, err := o.Lifecycle.Cleanup(ctx, t, lifecycle.CleanupOptions{Force: o.Force, DryRun: o.DryRun})
 	if res == nil {
 		return err
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		if perr := printJSON(env.Stdout, res); perr != nil {
 			return perr
 		}
@@ -101,34 +139,27 @@ func cleanupTeam(ctx context.Context, c *ucli.Command, env Env) error {
 	return err
 }
 
-func cleanupOrphans(ctx context.Context, c *ucli.Command, env Env) error {
-	// PANETEAM_TEAM may be set in a teammate's environment; only a --team
-	// typed next to --orphans is a mistake.
-	if team := c.String("team"); team != "" && team != env.Getenv("PANETEAM_TEAM") {
-		return usagef("--orphans looks at every team; drop --team %s (or drop --orphans to delete that team)", team)
-	}
-	if c.Bool("force") {
-		return usagef("--force goes with --team; --orphans already closes the panes of teams whose lead is gone")
-	}
-	root, err := readRoot(c, env)
+func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
+	root, err := team.Root(o.Scope.Root, env.Getenv)
 	if err != nil {
 		return err
 	}
-	ro := lifecycle.ReapOptions{DryRun: c.Bool("dry-run"), OlderThan: c.Duration("older-than")}
+	ro := lifecycle.ReapOptions{DryRun: o.DryRun}
 	if state, err := provenance.StateDir(env.Getenv); err == nil {
 		ro.VirtualDir = claudestart.VirtualDir(state)
 	}
-	if c.IsSet("older-than") {
-		ro.ClaudeGrace = c.Duration("older-than")
+	if o.OlderThan != nil {
+		ro.OlderThan = *o.OlderThan
+		ro.ClaudeGrace = *o.OlderThan
 		if ro.ClaudeGrace == 0 {
 			ro.ClaudeGrace = -1 // none; zero would mean the default
 		}
 	}
-	res, err := readLifecycle(c, env).Reap(ctx, root, ro)
+	res, err := o.Lifecycle.Reap(ctx, root, ro)
 	if res == nil {
 		return err
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		if perr := printJSON(env.Stdout, res); perr != nil {
 			return perr
 		}

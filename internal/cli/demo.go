@@ -42,21 +42,36 @@ end), in-process teammates otherwise.
 			&ucli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "give up on a step that takes longer"},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			root := c.String("root")
-			if root == "" {
-				tmp, err := os.MkdirTemp("", "paneteam-demo-")
-				if err != nil {
-					return fmt.Errorf("demo: %w", err)
-				}
-				if !c.Bool("keep") {
-					defer os.RemoveAll(tmp)
-				}
-				root = tmp
-			}
-			d := &demo{env: env, root: root, backend: c.String("backend"), timeout: c.Duration("timeout"), keep: c.Bool("keep")}
-			return d.run(ctx)
+			return runDemo(ctx, env, readDemoOptions(c))
 		},
 	}
+}
+
+type demoOptions struct {
+	Root    string // --root; "": a temporary folder
+	Backend string
+	Keep    bool
+	Timeout time.Duration
+}
+
+func readDemoOptions(c *ucli.Command) demoOptions {
+	return demoOptions{Root: c.String("root"), Backend: c.String("backend"), Keep: c.Bool("keep"), Timeout: c.Duration("timeout")}
+}
+
+func runDemo(ctx context.Context, env Env, o demoOptions) error {
+	root := o.Root
+	if root == "" {
+		tmp, err := os.MkdirTemp("", "paneteam-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		if !o.Keep {
+			defer os.RemoveAll(tmp)
+		}
+		root = tmp
+	}
+	d := &demo{env: env, root: root, backend: o.Backend, timeout: o.Timeout, keep: o.Keep}
+	return d.run(ctx)
 }
 
 // demo drives paneteam's own commands, as a user would type them.

@@ -12,9 +12,9 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-// runDemo runs 'paneteam demo' as a user would on a fresh machine, with
+// runDemoBinary runs 'paneteam demo' as a user would on a fresh machine, with
 // TMPDIR pointed at a folder the test can inspect afterwards.
-func runDemo(t *testing.T, pathDirs string, args ...string) (string, string) {
+func runDemoBinary(t *testing.T, pathDirs string, args ...string) (string, string) {
 	t.Helper()
 	tmp := t.TempDir()
 	sockets := testutil.ShortTempDir(t)
@@ -45,7 +45,7 @@ func runDemo(t *testing.T, pathDirs string, args ...string) (string, string) {
 func TestDemoWithoutTmuxRunsInProcess(t *testing.T) {
 	s := ipSetup(t) // only for its PATH of paneteam, sh, cat, stty, sleep
 	path := s.path
-	out, _ := runDemo(t, path)
+	out, _ := runDemoBinary(t, path)
 	for _, want := range []string{"in-process", "Got your message", "alice: approved", "carol: approved", "Nothing is left behind"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
@@ -59,7 +59,7 @@ func TestDemoWithTmuxLeavesNoServer(t *testing.T) {
 	os.Symlink(tmuxBin, filepath.Join(bin, "tmux"))
 	s := ipSetup(t)
 	path := s.path + ":" + bin
-	out, _ := runDemo(t, path)
+	out, _ := runDemoBinary(t, path)
 	m := regexp.MustCompile(`tmux -S (\S+) attach`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("the demo did not use a private tmux server:\n%s", out)

@@ -19,12 +19,22 @@ func hostCommand(env Env) *ucli.Command {
 		Hidden:          true,
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			o, err := ptyhost.ParseArgs(c.Args().Slice())
+			o, err := readInProcessHostOptions(c)
 			if err != nil {
-				return usagef("%v", err)
+				return err
 			}
 			// The launcher reads the ready line on fd 3 (ptyhost.Start).
 			return ptyhost.Serve(ctx, o, os.NewFile(3, "ready"))
 		},
 	}
+}
+
+// readInProcessHostOptions reads the host's arguments, as
+// ptyhost.Start writes them.
+func readInProcessHostOptions(c *ucli.Command) (ptyhost.Options, error) {
+	o, err := ptyhost.ParseArgs(c.Args().Slice())
+	if err != nil {
+		return o, usagef("%v", err)
+	}
+	return o, nil
 }

@@ -2,11 +2,10 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/diag/iterm2check"
 	"github.com/paneteam/paneteam/iterm2"
 )
 
@@ -40,32 +39,30 @@ Install it, then open teammates with the profile of their colour:
 The output is JSON already; --json is accepted for symmetry.`,
 		Flags: []ucli.Flag{jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() != 0 {
-				return usagef("iterm2 profile takes no arguments")
-			}
-			b, err := iterm2.ProfileJSON()
-			if err != nil {
+			if err := readITerm2ProfileOptions(c); err != nil {
 				return err
 			}
-			_, err = env.Stdout.Write(b)
-			return err
+			return runITerm2Profile(env)
 		},
 	}
 }
 
-// iterm2Report is what 'iterm2 doctor' found.
-type iterm2Report struct {
-	InsideTmux     bool             `json:"insideTmux"`
-	InITerm2       bool             `json:"inITerm2"`
-	TermProgram    string           `json:"termProgram"`
-	ITermSessionID string           `json:"itermSessionId"`
-	LeadSession    string           `json:"leadSession"`
-	It2            string           `json:"it2"`
-	It2Works       bool             `json:"it2Works"`
-	It2Error       string           `json:"it2Error,omitempty"`
-	Tmux           string           `json:"tmux"`
-	Choice         backend.Decision `json:"choice"`
-	ChoiceError    string           `json:"choiceError,omitempty"`
+// readITerm2ProfileOptions checks 'iterm2 profile' has nothing to read:
+// its --json is the only output it has.
+func readITerm2ProfileOptions(c *ucli.Command) error {
+	if c.NArg() != 0 {
+		return usagef("iterm2 profile takes no arguments")
+	}
+	return nil
+}
+
+func runITerm2Profile(env Env) error {
+	b, err := iterm2.ProfileJSON()
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(b)
+	return err
 }
 
 func iterm2DoctorCommand(env Env) *ucli.Command {
@@ -84,70 +81,25 @@ Python API is off).
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			r := iterm2Doctor(env, c.String("backend"))
-			if c.Bool("json") {
-				return printJSON(env.Stdout, r)
-			}
-			printITerm2Report(env, r)
-			return nil
+			return runITerm2Doctor(env, readITerm2DoctorOptions(c))
 		},
 	}
 }
 
-func iterm2Doctor(env Env, requested string) iterm2Report {
-	be := backendEnv(env)
-	r := iterm2Report{
-		InsideTmux:     env.Getenv("TMUX") != "",
-		InITerm2:       backend.InITerm2(be),
-		TermProgram:    env.Getenv("TERM_PROGRAM"),
-		ITermSessionID: env.Getenv("ITERM_SESSION_ID"),
-		LeadSession:    iterm2.SessionFromEnv(env.Getenv("ITERM_SESSION_ID")),
-	}
-	r.It2, _ = be.LookPath("it2")
-	r.Tmux, _ = be.LookPath("tmux")
-	if err := backend.ProbeITerm2(be); err != nil {
-		r.It2Error = err.Error()
-	} else {
-		r.It2Works = true
-	}
-	d, err := backend.Decide(be, nil, requested)
-	r.Choice = d
-	if err != nil {
-		r.ChoiceError = err.Error()
-	}
-	return r
+type iterm2DoctorOptions struct {
+	Backend string // "": $PANETEAM_BACKEND, else the automatic choice
+	JSON    bool
 }
 
-func printITerm2Report(env Env, r iterm2Report) {
-	w := env.Stdout
-	yes := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
+func readITerm2DoctorOptions(c *ucli.Command) iterm2DoctorOptions {
+	return iterm2DoctorOptions{Backend: c.String("backend"), JSON: c.Bool("json")}
+}
+
+func runITerm2Doctor(env Env, o iterm2DoctorOptions) error {
+	r := iterm2check.Run(backendEnv(env), o.Backend)
+	if o.JSON {
+		return printJSON(env.Stdout, r)
 	}
-	orNone := func(s string) string {
-		if s == "" {
-			return "(none)"
-		}
-		return s
-	}
-	fmt.Fprintf(w, "inside tmux:       %s\n", yes(r.InsideTmux))
-	fmt.Fprintf(w, "inside iTerm2:     %s (TERM_PROGRAM=%s, ITERM_SESSION_ID=%s)\n", yes(r.InITerm2), orNone(r.TermProgram), orNone(r.ITermSessionID))
-	fmt.Fprintf(w, "lead session:      %s\n", orNone(r.LeadSession))
-	fmt.Fprintf(w, "it2:               %s\n", orNone(r.It2))
-	if r.It2Works {
-		fmt.Fprintf(w, "it2 session list:  works\n")
-	} else {
-		fmt.Fprintf(w, "it2 session list:  fails: %s\n", r.It2Error)
-	}
-	fmt.Fprintf(w, "tmux:              %s\n", orNone(r.Tmux))
-	if r.ChoiceError != "" {
-		fmt.Fprintf(w, "backend:           none: %s\n", r.ChoiceError)
-		return
-	}
-	fmt.Fprintf(w, "backend:           %s (%s)\n", r.Choice.Backend, r.Choice.Reason)
-	for _, n := range r.Choice.Notes {
-		fmt.Fprintf(w, "note:              %s\n", n)
-	}
+	iterm2check.Write(env.Stdout, r)
+	return nil
 }

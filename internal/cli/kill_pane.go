@@ -31,51 +31,65 @@ A teammate Claude Code started itself (in its process or its own pane) is
 refused at once: only Claude's lead can stop it; ask Claude's lead.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to stop"), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, _, m, err := readMemberScope(c).open(ctx, env)
-			if err != nil {
-				return err
-			}
-			d, departErr := departOne(ctx, c, env, t, m.Name)
-			if !d.Removed {
-				return departErr
-			}
-			if departErr != nil {
-				return departErr
-			}
-			released := d.ReleasedTasks
-			if c.Bool("json") {
-				if released == nil {
-					released = []string{}
-				}
-				out := map[string]any{"agent_id": m.AgentID, "pane_id": m.TmuxPaneID, "released_tasks": released}
-				if d.Worktree != nil {
-					out["worktree"] = d.Worktree
-				}
-				return printJSON(env.Stdout, out)
-			}
-			msg := "stopped " + m.AgentID
-			if len(released) > 0 {
-				msg += "; tasks back to pending: " + strings.Join(released, ", ")
-			}
-			switch w := d.Worktree; {
-			case w == nil:
-			case w.Removed:
-				msg += "; worktree " + w.Path + " removed"
-			default:
-				msg += "; " + w.Kept
-			}
-			_, err = fmt.Fprintln(env.Stdout, msg)
-			return err
+			return runKillPane(ctx, env, readKillPaneOptions(c, env))
 		},
 	}
+}
+
+type killPaneOptions struct {
+	Member    memberScope
+	Lifecycle lifecycle.Options
+	JSON      bool
+}
+
+func readKillPaneOptions(c *ucli.Command, env Env) killPaneOptions {
+	return killPaneOptions{Member: readMemberScope(c), Lifecycle: readLifecycle(c, env), JSON: c.Bool("json")}
+}
+
+func runKillPane(ctx context.Context, env Env, o killPaneOptions) error {
+	t, _, m, err := o.Member.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	d, departErr := departOne(ctx, o.Lifecycle, t, m.Name)
+	if !d.Removed {
+		return departErr
+	}
+	if departErr != nil {
+		return departErr
+	}
+	released := d.ReleasedTasks
+	if o.JSON {
+		if released == nil {
+			released = []string{}
+		}
+		out := map[string]any{"agent_id": m.AgentID, "pane_id": m.TmuxPaneID, "released_tasks": released}
+		if d.Worktree != nil {
+			out["worktree"] = d.Worktree
+		}
+		return printJSON(env.Stdout, out)
+	}
+	msg := "stopped " + m.AgentID
+	if len(released) > 0 {
+		msg += "; tasks back to pending: " + strings.Join(released, ", ")
+	}
+	switch w := d.Worktree; {
+	case w == nil:
+	case w.Removed:
+		msg += "; worktree " + w.Path + " removed"
+	default:
+		msg += "; " + w.Kept
+	}
+	_, err = fmt.Fprintln(env.Stdout, msg)
+	return err
 }
 
 // departOne takes one teammate out of the team the way shutdown does
 // (lifecycle.Depart): close its pane, remove the member, release its tasks,
 // remove its worktree fail-closed. Unless Removed, the error says why it
 // is still a member.
-func departOne(ctx context.Context, c *ucli.Command, env Env, t team.Team, name string) (lifecycle.Departure, error) {
-	deps, err := readLifecycle(c, env).Depart(ctx, t, []string{name})
+func departOne(ctx context.Context, lo lifecycle.Options, t team.Team, name string) (lifecycle.Departure, error) {
+	deps, err := lo.Depart(ctx, t, []string{name})
 	if len(deps) != 1 {
 		return lifecycle.Departure{Name: name}, err
 	}

@@ -19,11 +19,20 @@ func paneExecCommand(env Env) *ucli.Command {
 		Hidden:          true,
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			a := c.Args().Slice()
-			if len(a) != 1 {
-				return usagef("pane-exec FILE")
+			file, err := readPaneExecFile(c)
+			if err != nil {
+				return err
 			}
-			return native.RunExecFile(a[0])
+			return native.RunExecFile(file)
 		},
 	}
+}
+
+// readPaneExecFile is pane-exec's one argument: the launch file.
+func readPaneExecFile(c *ucli.Command) (string, error) {
+	a := c.Args().Slice()
+	if len(a) != 1 {
+		return "", usagef("pane-exec FILE")
+	}
+	return a[0], nil
 }

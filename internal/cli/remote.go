@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/internal/term/visible"
-	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/team"
 )
 
 func reconnectCommand(env Env) *ucli.Command {
@@ -35,87 +31,42 @@ It refuses a teammate whose pane or connection is still up (kill-pane it
 to start over) and one that does not run on another host.`,
 		Flags: []ucli.Flag{teamFlag(), memberFlag("teammate to start again on its host"), jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("reconnect takes no arguments (got %q): name the teammate with --name", c.Args().First())
-			}
-			t, cfg, m, err := readMemberScope(c).open(ctx, env)
+			o, err := readReconnectOptions(c)
 			if err != nil {
 				return err
 			}
-			res, err := reconnect(ctx, env, t, cfg, m)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(env.Stdout, res)
-			}
-			fmt.Fprintf(env.Stdout, "%s reconnected on %s in %s pane %s\n", visible.Line(res.Name), visible.Line(res.Host), res.Backend, res.PaneID)
-			return nil
+			return runReconnect(ctx, env, o)
 		},
 	}
 }
 
-// reconnected is what reconnect --json prints.
-type reconnected struct {
-	Name    string `json:"name"`
-	Host    string `json:"host"`
-	PaneID  string `json:"pane_id"`
-	Backend string `json:"backend"`
+type reconnectOptions struct {
+	Member memberScope
+	JSON   bool
 }
 
-// reconnect starts m again on its host (remote.Reconnect) in a new pane
-// of the backend that ran it, and records the pane in m's row.
-func reconnect(ctx context.Context, env Env, t team.Team, cfg *team.Config, m *team.Member) (reconnected, error) {
-	teamDir := filepath.Base(t.Dir())
-	host := remote.Host(env.Getenv, t.Root, teamDir, m.Name)
-	if host == "" {
-		return reconnected{}, fmt.Errorf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", visible.Line(m.Name))
+func readReconnectOptions(c *ucli.Command) (reconnectOptions, error) {
+	if c.NArg() > 0 {
+		return reconnectOptions{}, usagef("reconnect takes no arguments (got %q): name the teammate with --name", c.Args().First())
 	}
-	b, err := backend.ForMember(backendEnv(env), cfg, m)
+	return reconnectOptions{Member: readMemberScope(c), JSON: c.Bool("json")}, nil
+}
+
+func runReconnect(ctx context.Context, env Env, o reconnectOptions) error {
+	t, cfg, m, err := o.Member.open(ctx, env)
 	if err != nil {
-		return reconnected{}, err
+		return err
 	}
-	if alive, err := b.Alive(ctx, cfg, m); err == nil && alive {
-		return reconnected{}, fmt.Errorf("%s's pane %s is still running: reconnect is for a teammate whose connection ended; kill-pane it to start over", visible.Line(m.Name), m.TmuxPaneID)
-	}
-	// The host's start lock is held until the new pane is open, so no
-	// other start takes the session the pane needs.
-	release := func() {}
-	argv, undo, err := remote.Reconnect(ctx, env.Getenv, t.Root, teamDir, m.Name, env.Exe, env.Stderr, func(r func()) { release = r })
+	res, err := spawn.Reconnect(ctx, spawn.Reconnection{Team: t, Config: cfg, Member: m,
+		BackendEnv: backendEnv(env), Getenv: env.Getenv, Exe: env.Exe, Say: env.Stderr})
 	if err != nil {
-		return reconnected{}, err
+		return err
 	}
-	if m.TmuxPaneID != "" {
-		b.Kill(ctx, cfg, m) // the dead pane; one already gone is fine
+	if o.JSON {
+		return printJSON(env.Stdout, res)
 	}
-	pane, err := b.Spawn(ctx, backend.Spec{Team: t, Config: cfg, Member: *m, Argv: argv,
-		Env: []string{"PANETEAM_ROOT=" + t.Root}, StartupCheck: spawn.DefaultStartupCheck})
-	if err != nil {
-		undo()
-		return reconnected{}, fmt.Errorf("start %s's pane: %w", m.Name, err)
-	}
-	release()
-	_, err = t.Update(ctx, lockfile.Options{}, func(cur *team.Config) error {
-		row := cur.Member(m.Name)
-		if row == nil || row.AgentID != m.AgentID {
-			return fmt.Errorf("%s left the team while it reconnected", m.Name)
-		}
-		keyed := row.Paneteam != nil && row.Paneteam.Keyed
-		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
-		if row.Paneteam == nil {
-			row.Paneteam = &team.MemberMeta{}
-		}
-		row.Paneteam.Keyed = keyed
-		return nil
-	})
-	if err != nil {
-		if derr := backend.Discard(ctx, b, cfg, *m, pane); derr != nil {
-			err = fmt.Errorf("%w (and ending its pane %s failed: %v)", err, pane.ID, derr)
-		}
-		undo()
-		return reconnected{}, err
-	}
-	return reconnected{Name: m.Name, Host: host, PaneID: pane.ID, Backend: pane.Backend}, nil
+	fmt.Fprintf(env.Stdout, "%s reconnected on %s in %s pane %s\n", visible.Line(res.Name), visible.Line(res.Host), res.Backend, res.PaneID)
+	return nil
 }
 
 // remoteCommand holds what 'spawn-pane --host' starts, never people: on
@@ -133,11 +84,11 @@ func remoteCommand(env Env) *ucli.Command {
 				ArgsUsage:       "ROOT TEAM",
 				SkipFlagParsing: true,
 				Action: func(ctx context.Context, c *ucli.Command) error {
-					a := c.Args().Slice()
-					if len(a) != 2 {
-						return usagef("remote sftp-jail ROOT TEAM")
+					o, err := readSFTPJailOptions(c)
+					if err != nil {
+						return err
 					}
-					return remote.ServeConfined(a[0], a[1])
+					return remote.ServeConfined(o.Root, o.Team)
 				},
 			},
 			{
@@ -146,23 +97,44 @@ func remoteCommand(env Env) *ucli.Command {
 				ArgsUsage:       "JOB",
 				SkipFlagParsing: true,
 				Action: func(ctx context.Context, c *ucli.Command) error {
-					a := c.Args().Slice()
-					if len(a) != 1 {
-						return usagef("remote run JOB")
-					}
-					job, err := remote.DecodeJob(a[0])
+					job, err := readRemoteJob(c)
 					if err != nil {
 						return err
 					}
-					err = remote.Run(ctx, job, os.Stderr)
-					// The pane ends with the teammate's own exit code.
-					var exit *exec.ExitError
-					if errors.As(err, &exit) && exit.ExitCode() > 0 {
-						return exitError{code: exit.ExitCode(), err: err}
-					}
-					return err
+					return runRemoteJob(ctx, job)
 				},
 			},
 		},
 	}
+}
+
+// sftpJailOptions are 'remote sftp-jail ROOT TEAM': the team whose folders
+// are served.
+type sftpJailOptions struct{ Root, Team string }
+
+func readSFTPJailOptions(c *ucli.Command) (sftpJailOptions, error) {
+	a := c.Args().Slice()
+	if len(a) != 2 {
+		return sftpJailOptions{}, usagef("remote sftp-jail ROOT TEAM")
+	}
+	return sftpJailOptions{Root: a[0], Team: a[1]}, nil
+}
+
+// readRemoteJob is 'remote run JOB': the job the lead encoded.
+func readRemoteJob(c *ucli.Command) (remote.Job, error) {
+	a := c.Args().Slice()
+	if len(a) != 1 {
+		return remote.Job{}, usagef("remote run JOB")
+	}
+	return remote.DecodeJob(a[0])
+}
+
+func runRemoteJob(ctx context.Context, job remote.Job) error {
+	err := remote.Run(ctx, job, os.Stderr)
+	// The pane ends with the teammate's own exit code.
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() > 0 {
+		return exitError{code: exit.ExitCode(), err: err}
+	}
+	return err
 }

@@ -18,10 +18,20 @@ func shimGateCommand(env Env) *ucli.Command {
 		Hidden:          true,
 		SkipFlagParsing: true,
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.Args().Len() != 1 {
-				return usagef("%s takes one file", shim.GateCommand)
+			file, err := readShimGateFile(c)
+			if err != nil {
+				return err
 			}
-			return shim.Gate(c.Args().First(), env.Environ())
+			return shim.Gate(file, env.Environ())
 		},
 	}
+}
+
+// readShimGateFile is the gate's one argument: the file its command
+// comes in.
+func readShimGateFile(c *ucli.Command) (string, error) {
+	if c.Args().Len() != 1 {
+		return "", usagef("%s takes one file", shim.GateCommand)
+	}
+	return c.Args().First(), nil
 }

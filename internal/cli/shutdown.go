@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -52,45 +53,70 @@ paneteam started there (spawn-pane --claude) is paneteam's to shut down.
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			names := append(c.StringSlice("name"), c.Args().Slice()...)
-			if c.Bool("all") == (len(names) > 0) {
-				return usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
-			}
-			t, cfg, err := readTeamScope(c).open(ctx, env)
+			o, err := readShutdownOptions(c, env)
 			if err != nil {
 				return err
 			}
-			if !c.Bool("force") {
-				// An unsigned request to a keyed teammate would only be
-				// waited on for the whole timeout (--force closes anyway).
-				who := names
-				if c.Bool("all") {
-					who = cfg.MemberNames()
-				}
-				if err := checkSignable(env, t, cfg, who, team.LeadName); err != nil {
-					return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
-				}
-			}
-			res, err := readLifecycle(c, env).Shutdown(ctx, t, lifecycle.ShutdownOptions{
-				Names: names, All: c.Bool("all"), Reason: c.String("reason"),
-				Timeout: c.Duration("timeout"), Force: c.Bool("force"),
-			})
-			if res == nil {
-				return err
-			}
-			if c.Bool("json") {
-				if perr := printJSON(env.Stdout, res); perr != nil {
-					return perr
-				}
-			} else {
-				writeShutdown(env.Stdout, res, c.Duration("timeout").String())
-			}
-			if err != nil {
-				return err
-			}
-			return shutdownExit(res, c.Bool("force"))
+			return runShutdown(ctx, env, o)
 		},
 	}
+}
+
+type shutdownOptions struct {
+	Scope     teamScope
+	Lifecycle lifecycle.Options
+	Names     []string // --name and the arguments
+	All       bool
+	Timeout   time.Duration
+	Force     bool
+	Reason    string
+	JSON      bool
+}
+
+func readShutdownOptions(c *ucli.Command, env Env) (shutdownOptions, error) {
+	names := append(c.StringSlice("name"), c.Args().Slice()...)
+	if c.Bool("all") == (len(names) > 0) {
+		return shutdownOptions{}, usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
+	}
+	return shutdownOptions{
+		Scope: readTeamScope(c), Lifecycle: readLifecycle(c, env), Names: names, All: c.Bool("all"),
+		Timeout: c.Duration("timeout"), Force: c.Bool("force"), Reason: c.String("reason"), JSON: c.Bool("json"),
+	}, nil
+}
+
+func runShutdown(ctx context.Context, env Env, o shutdownOptions) error {
+	t, cfg, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	if !o.Force {
+		// An unsigned request to a keyed teammate would only be
+		// waited on for the whole timeout (--force closes anyway).
+		who := o.Names
+		if o.All {
+			who = cfg.MemberNames()
+		}
+		if err := checkSignable(env, t, cfg, who, team.LeadName); err != nil {
+			return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
+		}
+	}
+	res, err := o.Lifecycle.Shutdown(ctx, t, lifecycle.ShutdownOptions{
+		Names: o.Names, All: o.All, Reason: o.Reason, Timeout: o.Timeout, Force: o.Force,
+	})
+	if res == nil {
+		return err
+	}
+	if o.JSON {
+		if perr := printJSON(env.Stdout, res); perr != nil {
+			return perr
+		}
+	} else {
+		writeShutdown(env.Stdout, res, o.Timeout.String())
+	}
+	if err != nil {
+		return err
+	}
+	return shutdownExit(res, o.Force)
 }
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {

@@ -20,17 +20,17 @@ func agentSpawnFlag() ucli.Flag {
 // agentSpawn makes r start the agent CLI --agent names, through its
 // profile ('paneteam teammate --agent' in the pane). The first prompt is
 // the CLI's own first prompt, not an inbox message.
-func agentSpawn(c *ucli.Command, env Env, r spawn.Request, command []string) (spawn.Request, error) {
-	if len(command) > 0 || c.Bool("claude") {
+func agentSpawn(env Env, r spawn.Request, o spawnPaneOptions) (spawn.Request, error) {
+	if len(o.Command) > 0 || o.Claude {
 		return r, usagef("--agent starts the CLI its profile names: give no COMMAND and no --claude")
 	}
-	p, err := profile.Find(c.String("agent"), env.Getenv)
+	p, err := profile.Find(o.Agent, env.Getenv)
 	if err != nil {
 		return r, usageError{err}
 	}
 	perm := ""
-	if c.IsSet("permission-mode") {
-		perm = c.String("permission-mode")
+	if o.PermissionModeSet {
+		perm = o.PermissionMode
 	}
 	if perm != "" {
 		if _, ok := p.Permission[perm]; !ok {

@@ -34,25 +34,36 @@ func hostFlags() []ucli.Flag {
 	}
 }
 
-// onHost makes r start its teammate on --host, when given.
-func onHost(c *ucli.Command, env Env, r *spawn.Request, claude bool) error {
-	host := c.String("host")
-	if host == "" {
-		if c.Bool("unconfined") {
+// hostOptions are --host and the flags that go with it.
+type hostOptions struct {
+	Host       string
+	SSHFS      bool
+	Unconfined bool
+}
+
+func readHostOptions(c *ucli.Command) hostOptions {
+	return hostOptions{Host: c.String("host"), SSHFS: c.Bool("sshfs"), Unconfined: c.Bool("unconfined")}
+}
+
+// onHost makes r start its teammate on --host, when given; cwd is --cwd,
+// a folder there.
+func onHost(env Env, r *spawn.Request, h hostOptions, cwd string, claude bool) error {
+	if h.Host == "" {
+		if h.Unconfined {
 			return usagef("--unconfined goes with --host")
 		}
-		if c.Bool("sshfs") {
+		if h.SSHFS {
 			return usagef("--sshfs goes with --host")
 		}
 		return nil
 	}
-	if err := remote.CheckHost(host); err != nil {
+	if err := remote.CheckHost(h.Host); err != nil {
 		return usagef("%v", err)
 	}
 	if r.Worktree {
 		return usagef("--worktree makes a worktree on this machine, and a teammate on --host works in a folder there: give --cwd on the host instead")
 	}
-	r.Launcher = &spawn.Remote{Inner: r.Launcher, Host: host, Cwd: c.String("cwd"), Exe: env.Exe, Getenv: env.Getenv,
-		Claude: claude, Unconfined: c.Bool("unconfined"), SSHFS: c.Bool("sshfs"), Say: env.Stderr}
+	r.Launcher = &spawn.Remote{Inner: r.Launcher, Host: h.Host, Cwd: cwd, Exe: env.Exe, Getenv: env.Getenv,
+		Claude: claude, Unconfined: h.Unconfined, SSHFS: h.SSHFS, Say: env.Stderr}
 	return nil
 }

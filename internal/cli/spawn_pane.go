@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -62,80 +63,126 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
 			jsonFlag(),
 		}, append(layoutFlags(), hostFlags()...)...),
-		Action: func(ctx context.Context, c *ucli.Command) error { return spawnPane(ctx, c, env) },
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			o, err := readSpawnPaneOptions(c)
+			if err != nil {
+				return err
+			}
+			return runSpawnPane(ctx, env, o)
+		},
 	}
 }
 
-func spawnPane(ctx context.Context, c *ucli.Command, env Env) error {
-	req, err := spawnRequestFrom(c, env)
+type spawnPaneOptions struct {
+	Scope  teamScope
+	Layout layoutChoice
+	// Command is what the pane runs, after --.
+	Command        []string
+	Name           string
+	Backend        string
+	Cwd            string // --cwd as given
+	Color          string
+	AgentType      string
+	Model          string
+	Prompt         string
+	Claude         bool
+	PermissionMode string
+	// PermissionModeSet says --permission-mode was given, not defaulted.
+	PermissionModeSet bool
+	NoSign            bool
+	PlanModeRequired  bool
+	StartupCheck      time.Duration
+	Worktree          bool
+	Agent             string
+	Host              hostOptions
+	JSON              bool
+}
+
+// readSpawnPaneOptions reads spawn-pane's flags and refuses, before
+// anything happens, what is wrong in them alone.
+func readSpawnPaneOptions(c *ucli.Command) (spawnPaneOptions, error) {
+	command := c.Args().Slice()
+	if len(command) > 0 && command[0] == "--" {
+		command = command[1:]
+	}
+	o := spawnPaneOptions{
+		Scope: readTeamScope(c), Layout: readLayout(c), Command: command,
+		Name: c.String("name"), Backend: c.String("backend"), Cwd: c.String("cwd"), Color: c.String("color"),
+		AgentType: c.String("agent-type"), Model: c.String("model"), Prompt: c.String("prompt"),
+		Claude: c.Bool("claude"), PermissionMode: c.String("permission-mode"), PermissionModeSet: c.IsSet("permission-mode"),
+		NoSign: c.Bool("no-sign"), PlanModeRequired: c.Bool("plan-mode-required"),
+		StartupCheck: c.Duration("startup-check"), Worktree: c.Bool("worktree"),
+		Agent: c.String("agent"), Host: readHostOptions(c), JSON: c.Bool("json"),
+	}
+	if len(o.Command) == 0 && !o.Claude && o.Agent == "" {
+		return o, usagef("no command to run: give it after --, e.g. paneteam spawn-pane --team T --name N -- bash (or pass --claude)")
+	}
+	if err := team.CheckName("member", o.Name); err != nil {
+		return o, usagef("%v", err)
+	}
+	if o.Color != "" && !team.ValidColor(o.Color) {
+		return o, usagef("--color %q is not a team colour: use one of %s", o.Color, strings.Join(team.Colors, ", "))
+	}
+	if !slices.Contains(permissionModes, o.PermissionMode) {
+		return o, usagef("--permission-mode %q: use one of %s", o.PermissionMode, strings.Join(permissionModes, ", "))
+	}
+	// Checked before anything happens; applied over the team's kept
+	// layout once the config is read.
+	if _, _, err := o.Layout.over(layout.Policy{}); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+func runSpawnPane(ctx context.Context, env Env, o spawnPaneOptions) error {
+	req, err := spawnRequest(env, o)
 	if err != nil {
 		return err
 	}
-	if req.Team, req.Config, err = readTeamScope(c).open(ctx, env); err != nil {
+	if req.Team, req.Config, err = o.Scope.open(ctx, env); err != nil {
 		return err
 	}
-	if req.Layout, req.KeepLayout, err = readLayout(c).over(backend.TeamLayout(req.Config)); err != nil {
+	if req.Layout, req.KeepLayout, err = o.Layout.over(backend.TeamLayout(req.Config)); err != nil {
 		return err
 	}
 	res, err := spawn.Run(ctx, req)
 	if err != nil {
 		return postError(err)
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		return printJSON(env.Stdout, res)
 	}
 	_, err = fmt.Fprintln(env.Stdout, res.AgentID)
 	return err
 }
 
-// spawnRequestFrom checks spawn-pane's flags and turns them into a
-// spawn.Request (its team and layout are added once the team is read).
-func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
+// spawnRequest turns spawn-pane's options into a spawn.Request (its team
+// and layout are added once the team is read).
+func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 	r := spawn.Request{
-		Lock: readLock(c), BackendName: c.String("backend"), BackendEnv: backendEnv(env), Caller: callerOf(env),
-		StartupCheck: c.Duration("startup-check"), Worktree: c.Bool("worktree"),
-	}
-	command := c.Args().Slice()
-	if len(command) > 0 && command[0] == "--" {
-		command = command[1:]
-	}
-	claude := c.Bool("claude")
-	if len(command) == 0 && !claude && c.String("agent") == "" {
-		return r, usagef("no command to run: give it after --, e.g. paneteam spawn-pane --team T --name N -- bash (or pass --claude)")
-	}
-	if err := team.CheckName("member", c.String("name")); err != nil {
-		return r, usagef("%v", err)
-	}
-	if c.String("color") != "" && !team.ValidColor(c.String("color")) {
-		return r, usagef("--color %q is not a team colour: use one of %s", c.String("color"), strings.Join(team.Colors, ", "))
-	}
-	perm := c.String("permission-mode")
-	if !slices.Contains(permissionModes, perm) {
-		return r, usagef("--permission-mode %q: use one of %s", perm, strings.Join(permissionModes, ", "))
-	}
-	// Checked before anything happens; applied over the team's kept
-	// layout once the config is read.
-	if _, _, err := readLayout(c).over(layout.Policy{}); err != nil {
-		return r, err
+		Lock: o.Scope.Lock, BackendName: o.Backend, BackendEnv: backendEnv(env), Caller: callerOf(env),
+		StartupCheck: o.StartupCheck, Worktree: o.Worktree,
 	}
 	// With --host, --cwd is a folder there (onHost); the pane here
 	// starts in the current folder.
 	cwd := ""
-	if c.String("host") == "" {
+	if o.Host.Host == "" {
 		var err error
-		if cwd, err = workDir(c.String("cwd")); err != nil {
+		if cwd, err = workDir(o.Cwd); err != nil {
 			return r, err
 		}
 	}
-	if root, err := readRoot(c, env); err == nil && c.String("root") != "" {
-		r.Root = root
+	if o.Scope.Root != "" {
+		if root, err := team.Root(o.Scope.Root, env.Getenv); err == nil {
+			r.Root = root
+		}
 	}
-	r.Launcher = spawn.Command{Argv: command}
-	if claude {
-		r.Launcher = &spawn.Claude{Command: command, PermissionMode: perm, NoSign: c.Bool("no-sign"),
+	r.Launcher = spawn.Command{Argv: o.Command}
+	if o.Claude {
+		r.Launcher = &spawn.Claude{Command: o.Command, PermissionMode: o.PermissionMode, NoSign: o.NoSign,
 			Detector: spawn.Detector(r.Caller, env.Environ())}
 	}
-	if err := onHost(c, env, &r, claude); err != nil {
+	if err := onHost(env, &r, o.Host, o.Cwd, o.Claude); err != nil {
 		return r, err
 	}
 	var plan *bool
@@ -144,16 +191,16 @@ func spawnRequestFrom(c *ucli.Command, env Env) (spawn.Request, error) {
 	// given --permission-mode plan alone approves its own ExitPlanMode and
 	// leaves plan mode without asking anyone; with --plan-mode-required it
 	// sends plan_approval_request and waits for the lead.
-	if c.Bool("plan-mode-required") || perm == "plan" {
+	if o.PlanModeRequired || o.PermissionMode == "plan" {
 		yes := true
 		plan = &yes
 	}
 	r.Member = team.Member{
-		Name: c.String("name"), AgentType: c.String("agent-type"), Model: c.String("model"),
-		Prompt: c.String("prompt"), Color: c.String("color"), PlanModeRequired: plan, Cwd: cwd,
+		Name: o.Name, AgentType: o.AgentType, Model: o.Model,
+		Prompt: o.Prompt, Color: o.Color, PlanModeRequired: plan, Cwd: cwd,
 	}
-	if c.String("agent") != "" {
-		return agentSpawn(c, env, r, command)
+	if o.Agent != "" {
+		return agentSpawn(env, r, o)
 	}
 	return r, nil
 }

@@ -36,48 +36,71 @@ the process of the tmux pane this runs in, else the parent shell.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() != 1 {
-				return usagef("team-create takes one NAME, got %d arguments", c.NArg())
-			}
-			root, err := readRoot(c, env)
+			o, err := readTeamCreateOptions(c)
 			if err != nil {
 				return err
 			}
-			pid := c.Int("leader-pid")
-			if pid == 0 {
-				pid = defaultLeaderPID(ctx, c, env)
-			}
-			start, err := proc.StartTime(pid)
-			if err != nil {
-				return fmt.Errorf("--leader-pid %d: %w (give the pid of a running process)", pid, err)
-			}
-			cwd, _ := os.Getwd()
-			t, cfg, err := team.Create(root, c.Args().First(), team.CreateOptions{
-				Description: c.String("description"),
-				Cwd:         cwd,
-				LeaderPID:   pid,
-				LeaderStart: start,
-			})
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(env.Stdout, map[string]string{
-					"team_name":      cfg.Name,
-					"team_file_path": t.ConfigPath(),
-					"lead_agent_id":  cfg.LeadAgentID,
-				})
-			}
-			_, err = fmt.Fprintln(env.Stdout, cfg.Name)
-			return err
+			return runTeamCreate(ctx, env, o)
 		},
 	}
+}
+
+type teamCreateOptions struct {
+	Root        string // --root as given; "" is the default root
+	Name        string
+	Description string
+	LeaderPID   int // 0: the default (defaultLeaderPID)
+	JSON        bool
+}
+
+func readTeamCreateOptions(c *ucli.Command) (teamCreateOptions, error) {
+	if c.NArg() != 1 {
+		return teamCreateOptions{}, usagef("team-create takes one NAME, got %d arguments", c.NArg())
+	}
+	return teamCreateOptions{
+		Root: c.String("root"), Name: c.Args().First(), Description: c.String("description"),
+		LeaderPID: c.Int("leader-pid"), JSON: c.Bool("json"),
+	}, nil
+}
+
+func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {
+	root, err := team.Root(o.Root, env.Getenv)
+	if err != nil {
+		return err
+	}
+	pid := o.LeaderPID
+	if pid == 0 {
+		pid = defaultLeaderPID(ctx, env)
+	}
+	start, err := proc.StartTime(pid)
+	if err != nil {
+		return fmt.Errorf("--leader-pid %d: %w (give the pid of a running process)", pid, err)
+	}
+	cwd, _ := os.Getwd()
+	t, cfg, err := team.Create(root, o.Name, team.CreateOptions{
+		Description: o.Description,
+		Cwd:         cwd,
+		LeaderPID:   pid,
+		LeaderStart: start,
+	})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(env.Stdout, map[string]string{
+			"team_name":      cfg.Name,
+			"team_file_path": t.ConfigPath(),
+			"lead_agent_id":  cfg.LeadAgentID,
+		})
+	}
+	_, err = fmt.Fprintln(env.Stdout, cfg.Name)
+	return err
 }
 
 // defaultLeaderPID is the process that owns the lead: inside tmux, the
 // process of the pane this command runs in (it outlives this command);
 // elsewhere the parent shell.
-func defaultLeaderPID(ctx context.Context, c *ucli.Command, env Env) int {
+func defaultLeaderPID(ctx context.Context, env Env) int {
 	if env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") != "" {
 		if srv, err := tmux.FromTMUX(env.Getenv("TMUX")); err == nil {
 			if out, err := srv.PanePID(ctx, env.Getenv("TMUX_PANE")); err == nil {

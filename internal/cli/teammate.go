@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -46,40 +47,58 @@ spawn-pane sets them, so this just works:
 			&ucli.DurationFlag{Name: "idle-after", Value: teammate.DefaultIdleAfter, Usage: "quiet time after which the lead is told this teammate is idle"},
 			&ucli.DurationFlag{Name: "poll", Value: teammate.DefaultPoll, Usage: "how often the inbox is read"},
 		}, agentTeammateFlags()...),
-		Action: func(ctx context.Context, c *ucli.Command) error { return runTeammate(ctx, c, env) },
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			return runTeammate(ctx, env, readTeammateOptions(c))
+		},
 	}
 }
 
-func runTeammate(ctx context.Context, c *ucli.Command, env Env) error {
-	t, cfg, err := readTeamScope(c).open(ctx, env)
-	if err != nil {
-		return err
-	}
-	name := c.String("name")
-	if name == "" {
-		return usagef("no teammate name: pass --name NAME or set PANETEAM_AGENT")
-	}
-	tc := teammate.Config{
-		Team: t, Name: name, Lock: readLock(c),
-		Poll: c.Duration("poll"), IdleAfter: c.Duration("idle-after"), Log: env.Stderr,
-	}
+type teammateOptions struct {
+	Scope     teamScope
+	Name      string
+	IdleAfter time.Duration
+	Poll      time.Duration
+	Command   []string // after --; none: the reference teammate
+	Agent     agentTeammateOptions
+}
+
+func readTeammateOptions(c *ucli.Command) teammateOptions {
 	argv := c.Args().Slice()
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
-	if c.String("agent") != "" {
-		return runAgentTeammate(ctx, c, env, tc, argv)
+	return teammateOptions{
+		Scope: readTeamScope(c), Name: c.String("name"), IdleAfter: c.Duration("idle-after"), Poll: c.Duration("poll"),
+		Command: argv, Agent: readAgentTeammateOptions(c),
 	}
-	if len(argv) == 0 {
+}
+
+func runTeammate(ctx context.Context, env Env, o teammateOptions) error {
+	t, cfg, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	name := o.Name
+	if name == "" {
+		return usagef("no teammate name: pass --name NAME or set PANETEAM_AGENT")
+	}
+	tc := teammate.Config{
+		Team: t, Name: name, Lock: o.Scope.Lock,
+		Poll: o.Poll, IdleAfter: o.IdleAfter, Log: env.Stderr,
+	}
+	if o.Agent.Agent != "" {
+		return runAgentTeammate(ctx, env, tc, o.Command, o.Agent)
+	}
+	if len(o.Command) == 0 {
 		color := ""
 		if m := cfg.Member(name); m != nil {
 			color = m.Color
 		}
 		fmt.Fprintf(env.Stdout, "%s@%s: reference teammate; answering each message with a quote of it\r\n", name, t.Name)
-		ref := &teammate.Reference{Team: t, Name: name, Color: color, Lock: readLock(c), Out: env.Stdout}
+		ref := &teammate.Reference{Team: t, Name: name, Color: color, Lock: o.Scope.Lock, Out: env.Stdout}
 		return teammate.Run(ctx, tc, ref)
 	}
-	return runWrapped(ctx, env, tc, argv)
+	return runWrapped(ctx, env, tc, o.Command)
 }
 
 // runWrapped runs argv under a pseudo-terminal mirrored to this one: when

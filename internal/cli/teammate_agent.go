@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/mailbox"
 )
 
 // agentTeammateFlags are teammate's flags for an agent CLI (--agent).
@@ -18,16 +20,26 @@ func agentTeammateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "agent", Usage: "run the agent CLI this profile describes (codex, gemini, opencode; see 'paneteam agents') with the team's MCP tools and its turn-end hook"},
 		&ucli.StringFlag{Name: "prompt", Usage: "with --agent: the first prompt"},
 		&ucli.StringFlag{Name: "model", Usage: "with --agent: the model"},
-		&ucli.StringFlag{Name: "permission-mode", Usage: "with --agent: " + fmt.Sprint(permissionModes) + ", mapped to the CLI's own flags"},
+		&ucli.StringFlag{Name: "permission-mode", Usage: "with --agent: " + fmt.Sprint(mailbox.PermissionModes) + ", mapped to the CLI's own flags"},
 	}
+}
+
+// agentTeammateOptions are teammate's --agent and the flags that go with it.
+type agentTeammateOptions struct {
+	Agent, Prompt, Model, PermissionMode string
+}
+
+func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
+	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
+		PermissionMode: c.String("permission-mode")}
 }
 
 // runAgentTeammate prepares the agent CLI's run from its profile and
 // runs it under a pseudo-terminal, following its turns through its hook
 // (teammate.Turns): messages are announced between turns only, as a fixed
 // notice; a shutdown types the CLI's own quit before any signal.
-func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate.Config, argv []string) error {
-	p, err := profile.Find(c.String("agent"), env.Getenv)
+func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []string, o agentTeammateOptions) error {
+	p, err := profile.Find(o.Agent, env.Getenv)
 	if err != nil {
 		return usageError{err}
 	}
@@ -38,13 +50,13 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 	if err != nil {
 		return fmt.Errorf("find the current folder: %w", err)
 	}
-	prog, err := agentProgram(p, env)
+	prog, err := p.Locate(env.Getenv("PATH"))
 	if err != nil {
 		return err
 	}
 	rt, err := launch.NewRuntime(ctx, launch.Request{
 		Profile: p, Team: tc.Team, Agent: tc.Name, Cwd: cwd, Paneteam: env.Exe,
-		Prompt: c.String("prompt"), Model: c.String("model"), PermissionMode: c.String("permission-mode"), Getenv: env.Getenv,
+		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Getenv: env.Getenv,
 	}, tc, prog)
 	if err != nil {
 		return err
@@ -54,19 +66,10 @@ func runAgentTeammate(ctx context.Context, c *ucli.Command, env Env, tc teammate
 		vars[k] = v
 	}
 	for _, kv := range rt.Env {
-		k, v, _ := cutEq(kv)
+		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	env.Vars = vars
 	tc.Turns = rt.Turns
 	return runWrappedAs(ctx, env, tc, rt.Argv, rt.Wrap)
-}
-
-func cutEq(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }
