@@ -3,9 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"regexp"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -14,7 +11,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
-	"github.com/paneteam/paneteam/internal/sys/program"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -38,41 +35,47 @@ from (its package.json), else what the program reports; "untested" means
 paneteam was not tested with that release (it still runs it).`,
 		Flags: []ucli.Flag{jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			all, err := profile.All(env.Getenv)
-			if err != nil {
-				return err
-			}
-			rows := make([]agentRow, len(all))
-			var wg sync.WaitGroup
-			for i, p := range all {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rows[i] = agentRowOf(ctx, env, p)
-				}()
-			}
-			wg.Wait()
-			if c.Bool("json") {
-				return printJSON(env.Stdout, rows)
-			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "AGENT\tCLI\tINSTALLED\tTESTED\tIDLE KNOWN BY")
-			for _, r := range rows {
-				inst := "no (" + r.Install + ")"
-				if r.Installed {
-					inst = r.Version
-					if inst == "" {
-						inst = "yes (version unknown)"
-					}
-					if !r.TestedRelease {
-						inst += " (untested)"
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Title, inst, r.Tested, r.IdleBy)
-			}
-			return tw.Flush()
+			return runAgents(ctx, env, c.Bool("json"))
 		},
 	}
+}
+
+// runAgents lists every profile, each program looked for and asked its
+// version at the same time.
+func runAgents(ctx context.Context, env Env, asJSON bool) error {
+	all, err := profile.All(env.Getenv)
+	if err != nil {
+		return err
+	}
+	rows := make([]agentRow, len(all))
+	var wg sync.WaitGroup
+	for i, p := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rows[i] = agentRowOf(ctx, env, p)
+		}()
+	}
+	wg.Wait()
+	if asJSON {
+		return printJSON(env.Stdout, rows)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tCLI\tINSTALLED\tTESTED\tIDLE KNOWN BY")
+	for _, r := range rows {
+		inst := "no (" + r.Install + ")"
+		if r.Installed {
+			inst = r.Version
+			if inst == "" {
+				inst = "yes (version unknown)"
+			}
+			if !r.TestedRelease {
+				inst += " (untested)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Title, inst, r.Tested, r.IdleBy)
+	}
+	return tw.Flush()
 }
 
 // agentRow is one profile as 'paneteam agents' shows it.
@@ -92,48 +95,20 @@ type agentRow struct {
 	Source        string `json:"source"`
 }
 
-var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+\.\d+`) })
-
 func agentRowOf(ctx context.Context, env Env, p *profile.Profile) agentRow {
 	r := agentRow{Name: p.Name, Title: p.Title, Program: p.Program, Tested: p.Tested.String(),
 		TestedMin: p.Tested.Min, TestedMax: p.Tested.Max, Install: p.Install, Source: p.Source, IdleBy: "quiet output"}
 	if p.IdleHook {
 		r.IdleBy = "turn-end hook"
 	}
-	path, err := agentProgram(p, env)
+	path, err := p.Locate(env.Getenv("PATH"))
 	if err != nil {
 		return r
 	}
 	r.Path, r.Installed = path, true
-	if v, ok := profile.PackageVersion(path, p.VersionPackage); ok {
-		r.Version = v
-	} else if len(p.VersionArgs) > 0 {
-		r.Version = programVersion(ctx, env, path, p.VersionArgs)
-	}
+	r.Version = p.Version(ctx, path, env.Environ())
 	r.TestedRelease = p.Tested.Contains(r.Version)
 	return r
-}
-
-// agentProgram finds the profile's program on the captured PATH.
-func agentProgram(p *profile.Profile, env Env) (string, error) {
-	if strings.Contains(p.Program, "/") {
-		return exec.LookPath(p.Program)
-	}
-	path, err := program.Find(p.Program, env.Getenv("PATH"))
-	if err != nil {
-		return "", fmt.Errorf("%s (%s) is not installed: %s is not on PATH; install it with '%s'", p.Title, p.Name, p.Program, p.Install)
-	}
-	return path, nil
-}
-
-// programVersion runs the program's version command (10 s at most) and
-// returns the first x.y.z it prints.
-func programVersion(ctx context.Context, env Env, path string, args []string) string {
-	out, err := program.Output(ctx, program.Cmd{Path: path, Args: args, Env: env.Environ(), Timeout: 10 * time.Second})
-	if err != nil && out == "" {
-		return ""
-	}
-	return versionPattern().FindString(out)
 }
 
 func agentHookCommand(env Env) *ucli.Command {
@@ -148,33 +123,56 @@ hook's report, writes the idle_notification Claude Code's lead expects
 (from $PANETEAM_AGENT, with the turn's last reply as its summary and
 result) and marks the turn's end for the teammate's wrapper.`,
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() == 0 {
-				return usagef("agent-hook needs the agent's profile name, such as codex")
-			}
-			p, err := profile.Find(c.Args().First(), env.Getenv)
-			if err != nil {
-				return usageError{err}
-			}
-			reply, ok, err := turnend.Read(p.HookInput, c.Args().Tail(), env.Stdin)
-			if p.HookInput.Stdout != "" {
-				fmt.Fprintln(env.Stdout, p.HookInput.Stdout)
-			}
-			if err != nil || !ok {
-				return err
-			}
-			name, agent := env.Getenv("PANETEAM_TEAM"), env.Getenv("PANETEAM_AGENT")
-			if name == "" || agent == "" {
-				return fmt.Errorf("PANETEAM_TEAM and PANETEAM_AGENT must name the teammate: run the CLI with 'paneteam spawn-pane --agent %s'", p.Name)
-			}
-			root, err := readRoot(c, env)
+			o, err := readAgentHookOptions(c)
 			if err != nil {
 				return err
 			}
-			t, _, err := team.Open(root, name)
-			if err != nil {
-				return err
-			}
-			return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), readLock(c), time.Now())
+			return runAgentHook(ctx, env, o)
 		},
 	}
+}
+
+// agentHookOptions are agent-hook's arguments: the profile, and the
+// hook's report when the CLI passes it as an argument.
+type agentHookOptions struct {
+	Agent  string
+	Report []string
+	Root   string // --root, or PANETEAM_ROOT
+	Lock   lockfile.Options
+}
+
+func readAgentHookOptions(c *ucli.Command) (agentHookOptions, error) {
+	if c.NArg() == 0 {
+		return agentHookOptions{}, usagef("agent-hook needs the agent's profile name, such as codex")
+	}
+	return agentHookOptions{Agent: c.Args().First(), Report: c.Args().Tail(), Root: c.String("root"), Lock: readLock(c)}, nil
+}
+
+// runAgentHook reads the turn's end as the profile's hook reports it and
+// writes the teammate's idle_notification (turnend.Report).
+func runAgentHook(ctx context.Context, env Env, o agentHookOptions) error {
+	p, err := profile.Find(o.Agent, env.Getenv)
+	if err != nil {
+		return usageError{err}
+	}
+	reply, ok, err := turnend.Read(p.HookInput, o.Report, env.Stdin)
+	if p.HookInput.Stdout != "" {
+		fmt.Fprintln(env.Stdout, p.HookInput.Stdout)
+	}
+	if err != nil || !ok {
+		return err
+	}
+	name, agent := env.Getenv("PANETEAM_TEAM"), env.Getenv("PANETEAM_AGENT")
+	if name == "" || agent == "" {
+		return fmt.Errorf("PANETEAM_TEAM and PANETEAM_AGENT must name the teammate: run the CLI with 'paneteam spawn-pane --agent %s'", p.Name)
+	}
+	root, err := team.Root(o.Root, env.Getenv)
+	if err != nil {
+		return err
+	}
+	t, _, err := team.Open(root, name)
+	if err != nil {
+		return err
+	}
+	return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), o.Lock, time.Now())
 }

@@ -44,17 +44,11 @@ paneteam does not hold, paneteam refuses: answer in Claude Code.`,
 			&ucli.StringFlag{Name: "tool", Usage: "with --all: only tool calls of this tool, such as Bash"},
 		),
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			d := approval.Decision{Approve: true, Feedback: c.String("feedback"), Mode: c.String("mode"), Always: c.Bool("always")}
-			if c.Bool("all") {
-				if c.NArg() > 0 {
-					return usagef("give a request ID or --all, not both")
-				}
-				return answerAll(ctx, c, env, d)
+			o, err := readApproveOptions(c)
+			if err != nil {
+				return err
 			}
-			if c.IsSet("tool") {
-				return usagef("--tool narrows --all; with one ID, drop it")
-			}
-			return answerOne(ctx, c, env, d)
+			return runApprove(ctx, env, o)
 		},
 	}
 }
@@ -74,7 +68,11 @@ your feedback. ID may be any unique beginning of the id.
     paneteam deny plan_approval-1767225600000@alice@review --team review --feedback "split step 2"`,
 		Flags: answerFlags(),
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			return answerOne(ctx, c, env, approval.Decision{Feedback: c.String("feedback")})
+			o, err := readDenyOptions(c)
+			if err != nil {
+				return err
+			}
+			return runDeny(ctx, env, o)
 		},
 	}
 }
@@ -88,25 +86,87 @@ func answerFlags() []ucli.Flag {
 	}
 }
 
-func answerOne(ctx context.Context, c *ucli.Command, env Env, d approval.Decision) error {
+// answerOptions are the flags of approve and deny.
+type answerOptions struct {
+	Scope    teamScope
+	JSON     bool
+	Feedback string
+	From     string // only requests from this teammate
+	ID       string // the request ID, or a unique beginning of one
+	// approve only
+	Mode   string
+	Always bool
+	All    bool
+	Tool   string // with --all: only tool calls of this tool
+}
+
+// readAnswerOptions reads the flags approve and deny share.
+func readAnswerOptions(c *ucli.Command) answerOptions {
+	return answerOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Feedback: c.String("feedback"), From: c.String("from")}
+}
+
+// readRequestID is the one request ID approve and deny answer.
+func readRequestID(c *ucli.Command) (string, error) {
 	if c.NArg() != 1 {
-		return usagef("give one request ID (see 'paneteam requests'), got %d arguments", c.NArg())
+		return "", usagef("give one request ID (see 'paneteam requests'), got %d arguments", c.NArg())
 	}
-	lead, err := openLead(ctx, readTeamScope(c), env)
+	return c.Args().First(), nil
+}
+
+func readDenyOptions(c *ucli.Command) (answerOptions, error) {
+	o := readAnswerOptions(c)
+	var err error
+	o.ID, err = readRequestID(c)
+	return o, err
+}
+
+// readApproveOptions reads approve's flags: one request ID, or --all
+// narrowed by --from and --tool.
+func readApproveOptions(c *ucli.Command) (answerOptions, error) {
+	o := readAnswerOptions(c)
+	o.Mode, o.Always, o.All, o.Tool = c.String("mode"), c.Bool("always"), c.Bool("all"), c.String("tool")
+	if o.All {
+		if c.NArg() > 0 {
+			return o, usagef("give a request ID or --all, not both")
+		}
+		return o, nil
+	}
+	if c.IsSet("tool") {
+		return o, usagef("--tool narrows --all; with one ID, drop it")
+	}
+	var err error
+	o.ID, err = readRequestID(c)
+	return o, err
+}
+
+func runApprove(ctx context.Context, env Env, o answerOptions) error {
+	d := approval.Decision{Approve: true, Feedback: o.Feedback, Mode: o.Mode, Always: o.Always}
+	if o.All {
+		return answerAll(ctx, env, o, d)
+	}
+	return answerOne(ctx, env, o, d)
+}
+
+func runDeny(ctx context.Context, env Env, o answerOptions) error {
+	return answerOne(ctx, env, o, approval.Decision{Feedback: o.Feedback})
+}
+
+func answerOne(ctx context.Context, env Env, o answerOptions, d approval.Decision) error {
+	lead, err := openLead(ctx, o.Scope, env)
 	if err != nil {
 		return err
 	}
-	res, err := lead.Answer(ctx, c.Args().First(), c.String("from"), d)
+	res, err := lead.Answer(ctx, o.ID, o.From, d)
 	if err != nil {
 		return err
 	}
-	return printAnswers(c, env, []approval.Result{res}, false)
+	return printAnswers(env, o.JSON, []approval.Result{res}, false)
 }
 
 // answerAll answers every waiting request that --from and --tool keep;
 // one that cannot be answered is reported and the rest still are.
-func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decision) error {
-	lead, err := openLead(ctx, readTeamScope(c), env)
+func answerAll(ctx context.Context, env Env, o answerOptions, d approval.Decision) error {
+	lead, err := openLead(ctx, o.Scope, env)
 	if err != nil {
 		return err
 	}
@@ -117,10 +177,10 @@ func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decisio
 	var done []approval.Result
 	failed := 0
 	for _, r := range ls.Waiting() {
-		if f := c.String("from"); f != "" && !strings.EqualFold(f, r.From) {
+		if f := o.From; f != "" && !strings.EqualFold(f, r.From) {
 			continue
 		}
-		if tool := c.String("tool"); tool != "" && (r.Kind != approval.KindPermission || !strings.EqualFold(tool, r.ToolName)) {
+		if tool := o.Tool; tool != "" && (r.Kind != approval.KindPermission || !strings.EqualFold(tool, r.ToolName)) {
 			continue
 		}
 		res, err := lead.AnswerRequest(ctx, r, d)
@@ -131,10 +191,10 @@ func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decisio
 		}
 		done = append(done, res)
 	}
-	if len(done) == 0 && failed == 0 && !c.Bool("json") {
+	if len(done) == 0 && failed == 0 && !o.JSON {
 		fmt.Fprintln(env.Stderr, "no waiting request matches")
 	}
-	if err := printAnswers(c, env, done, true); err != nil {
+	if err := printAnswers(env, o.JSON, done, true); err != nil {
 		return err
 	}
 	if failed > 0 {
@@ -143,8 +203,8 @@ func answerAll(ctx context.Context, c *ucli.Command, env Env, d approval.Decisio
 	return nil
 }
 
-func printAnswers(c *ucli.Command, env Env, rs []approval.Result, list bool) error {
-	if c.Bool("json") {
+func printAnswers(env Env, asJSON bool, rs []approval.Result, list bool) error {
+	if asJSON {
 		if list {
 			if rs == nil {
 				rs = []approval.Result{}

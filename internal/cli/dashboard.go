@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	ucli "github.com/urfave/cli/v3"
@@ -12,7 +13,6 @@ import (
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/ui/dashboard"
-	"github.com/paneteam/paneteam/team"
 )
 
 func dashboardCommand(env Env) *ucli.Command {
@@ -52,35 +52,45 @@ teammate wrote is shown with control characters as visible escapes.`,
 			&ucli.DurationFlag{Name: "stop-timeout", Usage: "how long s waits for a teammate to answer its shutdown request", Value: lifecycle.DefaultShutdownTimeout},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("dashboard takes no arguments (got %q): name the team with --team", c.Args().First())
+			o, err := readDashboardOptions(c)
+			if err != nil {
+				return err
 			}
-			if c.Duration("poll") <= 0 || c.Duration("stop-timeout") <= 0 {
-				return usagef("--poll and --stop-timeout must be positive, such as 1s")
-			}
-			if !env.StdinTTY || !env.StdoutTTY {
-				return usagef("dashboard draws on a terminal, and stdin or stdout is not one: " +
-					"run it in a terminal or a tmux popup (for scripts: paneteam status, requests or monitor)")
-			}
-			err := dashboardTeam(ctx, c, env)
-			if err != nil && env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "" {
-				// A popup closes when its command exits: say why first.
-				holdOnError(env, err)
-			}
-			return err
+			return runDashboard(ctx, env, o)
 		},
 	}
 }
 
-func dashboardTeam(ctx context.Context, c *ucli.Command, env Env) error {
-	// openTeam finds the team as every command does: --team, else
-	// PANETEAM_TEAM, else inside tmux (a popup included) the session's
-	// @paneteam-team, else the Claude Code session the caller runs in.
-	t, _, err := readTeamScope(c).open(ctx, env)
-	if err != nil {
-		return err
+// dashboardOptions are dashboard's flags.
+type dashboardOptions struct {
+	Scope       teamScope
+	Requests    bool // review mode: one waiting request at a time
+	Poll        time.Duration
+	StopTimeout time.Duration
+}
+
+func readDashboardOptions(c *ucli.Command) (dashboardOptions, error) {
+	if c.NArg() > 0 {
+		return dashboardOptions{}, usagef("dashboard takes no arguments (got %q): name the team with --team", c.Args().First())
 	}
-	return runDashboard(ctx, c, env, t)
+	o := dashboardOptions{Scope: readTeamScope(c), Requests: c.Bool("requests"), Poll: c.Duration("poll"), StopTimeout: c.Duration("stop-timeout")}
+	if o.Poll <= 0 || o.StopTimeout <= 0 {
+		return o, usagef("--poll and --stop-timeout must be positive, such as 1s")
+	}
+	return o, nil
+}
+
+func runDashboard(ctx context.Context, env Env, o dashboardOptions) error {
+	if !env.StdinTTY || !env.StdoutTTY {
+		return usagef("dashboard draws on a terminal, and stdin or stdout is not one: " +
+			"run it in a terminal or a tmux popup (for scripts: paneteam status, requests or monitor)")
+	}
+	err := showDashboard(ctx, env, o)
+	if err != nil && env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "" {
+		// A popup closes when its command exits: say why first.
+		holdOnError(env, err)
+	}
+	return err
 }
 
 // holdOnError shows err and waits for a key, so that a popup does not
@@ -98,19 +108,27 @@ func holdOnError(env Env, err error) {
 	f.Read(b[:]) //nolint:errcheck
 }
 
-func runDashboard(ctx context.Context, c *ucli.Command, env Env, t team.Team) error {
+// showDashboard finds the team as every command does (--team, else
+// PANETEAM_TEAM, else inside tmux, a popup included, the session's
+// @paneteam-team, else the Claude Code session the caller runs in) and
+// runs the dashboard on it until the person quits.
+func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
+	t, _, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
 	bend := statusBackendEnv(env)
 	opts := stateOptions(env)
-	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: c.Duration("poll")})
+	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: o.Poll})
 	defer w.Close()
-	live := &dashboard.Live{Team: t, Lock: readLock(c), Backend: bend, Watch: opts, ShutdownTimeout: c.Duration("stop-timeout"),
+	live := &dashboard.Live{Team: t, Lock: o.Scope.Lock, Backend: bend, Watch: opts, ShutdownTimeout: o.StopTimeout,
 		Caller: post.Caller{Getenv: env.Getenv}}
-	if lead, err := openLead(ctx, readTeamScope(c), env); err == nil {
+	if lead, err := openLead(ctx, o.Scope, env); err == nil {
 		live.Keys = lead.Keys // as approve and deny answer
 	}
 	final, err := dashboard.Run(ctx, live, dashboard.RunOptions{
 		Options: dashboard.Options{
-			Team: t.Name, Review: c.Bool("requests"), Color: env.Color(),
+			Team: t.Name, Review: o.Requests, Color: env.Color(),
 			// A popup has TMUX but no TMUX_PANE: jumping there must close it.
 			QuitAfterJump: env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "",
 		},

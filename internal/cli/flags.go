@@ -7,7 +7,6 @@ import (
 
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
-	"github.com/paneteam/paneteam/team"
 )
 
 func globalFlags() []ucli.Flag {
@@ -39,12 +38,6 @@ func teamFlag() ucli.Flag {
 // jsonFlag is the --json flag of every command that prints data.
 func jsonFlag() ucli.Flag {
 	return &ucli.BoolFlag{Name: "json", Usage: "print JSON for scripts instead of text for people"}
-}
-
-// readRoot resolves the team root a command names (--root, else
-// $PANETEAM_ROOT, else the default).
-func readRoot(c *ucli.Command, env Env) (string, error) {
-	return team.Root(c.String("root"), env.Getenv)
 }
 
 // readLock is the lock configuration of a command.

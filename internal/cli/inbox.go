@@ -42,48 +42,72 @@ them.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("inbox takes no arguments (got %q): name the inbox with --name", c.Args().First())
-			}
-			archived := c.Bool("archived")
-			if archived && (c.Bool("unread") || c.Bool("mark-read")) {
-				return usagef("--archived holds read messages only: drop --unread and --mark-read")
-			}
-			if c.Int("last") < 0 {
-				return usagef("--last must be 0 (all) or more")
-			}
-			t, cfg, name, err := openInboxOf(ctx, c, env)
+			o, err := readInboxOptions(c)
 			if err != nil {
 				return err
 			}
-			in := post.OpenInbox(t, cfg, name, readLock(c))
-			post.Settle(ctx, in)
-			var msgs []mailbox.Message
-			if archived {
-				msgs, err = in.Archived()
-			} else {
-				msgs, err = in.ReadAll()
-			}
-			if err != nil {
-				return err
-			}
-			if c.Bool("unread") {
-				msgs = post.Unread(msgs)
-			}
-			if n := c.Int("last"); n > 0 && len(msgs) > n {
-				msgs = msgs[len(msgs)-n:]
-			}
-			if err := listMessages(env, c.Bool("json"), name, msgs, archived); err != nil {
-				return err
-			}
-			if c.Bool("mark-read") && len(msgs) > 0 {
-				if _, err := in.MarkRead(ctx, msgs); err != nil {
-					return fmt.Errorf("mark %s's messages read: %w", name, err)
-				}
-			}
-			return nil
+			return runInbox(ctx, env, o)
 		},
 	}
+}
+
+// inboxOptions are inbox's flags.
+type inboxOptions struct {
+	Scope    teamScope
+	Name     string // --name: "" for $PANETEAM_AGENT, else the lead's
+	Unread   bool
+	MarkRead bool
+	Archived bool
+	Last     int
+	JSON     bool
+}
+
+func readInboxOptions(c *ucli.Command) (inboxOptions, error) {
+	if c.NArg() > 0 {
+		return inboxOptions{}, usagef("inbox takes no arguments (got %q): name the inbox with --name", c.Args().First())
+	}
+	o := inboxOptions{Scope: readTeamScope(c), Name: c.String("name"), Unread: c.Bool("unread"), MarkRead: c.Bool("mark-read"),
+		Archived: c.Bool("archived"), Last: c.Int("last"), JSON: c.Bool("json")}
+	if o.Archived && (o.Unread || o.MarkRead) {
+		return o, usagef("--archived holds read messages only: drop --unread and --mark-read")
+	}
+	if o.Last < 0 {
+		return o, usagef("--last must be 0 (all) or more")
+	}
+	return o, nil
+}
+
+func runInbox(ctx context.Context, env Env, o inboxOptions) error {
+	t, cfg, name, err := openInbox(ctx, env, o.Scope, o.Name, o.MarkRead)
+	if err != nil {
+		return err
+	}
+	in := post.OpenInbox(t, cfg, name, o.Scope.Lock)
+	post.Settle(ctx, in)
+	var msgs []mailbox.Message
+	if o.Archived {
+		msgs, err = in.Archived()
+	} else {
+		msgs, err = in.ReadAll()
+	}
+	if err != nil {
+		return err
+	}
+	if o.Unread {
+		msgs = post.Unread(msgs)
+	}
+	if n := o.Last; n > 0 && len(msgs) > n {
+		msgs = msgs[len(msgs)-n:]
+	}
+	if err := listMessages(env, o.JSON, name, msgs, o.Archived); err != nil {
+		return err
+	}
+	if o.MarkRead && len(msgs) > 0 {
+		if _, err := in.MarkRead(ctx, msgs); err != nil {
+			return fmt.Errorf("mark %s's messages read: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // nameFlag names whose inbox a command reads.
@@ -96,19 +120,19 @@ func nameFlag() ucli.Flag {
 	}
 }
 
-// openInboxOf opens the team and names the inbox that inbox and
+// openInbox opens the team and names the inbox that inbox and
 // inbox-watch read (--name, else the lead's: post.InboxName), refusing
 // --mark-read of an inbox Claude Code reads itself (post.CheckMarkRead).
-func openInboxOf(ctx context.Context, c *ucli.Command, env Env) (team.Team, *team.Config, string, error) {
-	t, cfg, err := readTeamScope(c).open(ctx, env)
+func openInbox(ctx context.Context, env Env, s teamScope, named string, markRead bool) (team.Team, *team.Config, string, error) {
+	t, cfg, err := s.open(ctx, env)
 	if err != nil {
 		return t, nil, "", err
 	}
-	name, err := post.InboxName(t, cfg, c.String("name"))
+	name, err := post.InboxName(t, cfg, named)
 	if err != nil {
 		return t, nil, "", postError(err)
 	}
-	if c.Bool("mark-read") {
+	if markRead {
 		var mr *post.MarkReadError
 		if err := post.CheckMarkRead(cfg, name); errors.As(err, &mr) {
 			if mr.Lead {

@@ -56,32 +56,59 @@ protocol message type, or "message" for plain text.`,
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval when no file-system event comes", Value: mailbox.DefaultPoll},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("inbox-watch takes no arguments (got %q): name the inbox with --name", c.Args().First())
-			}
-			if c.Duration("poll") <= 0 {
-				return usagef("--poll must be positive, such as 1s")
-			}
-			t, cfg, name, err := openInboxOf(ctx, c, env)
+			o, err := readInboxWatchOptions(c)
 			if err != nil {
 				return err
 			}
-			// A missing inbox folder (writers create it lazily) is waited
-			// for by Watch, never created here: see mailbox.Watch.
-			w := &inboxWatch{env: env, ctx: ctx, c: c, in: post.OpenInbox(t, cfg, name, readLock(c)), style: styleFor(env)}
-			err = w.in.Watch(ctx, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: w.warn}, w.deliver)
-			if errors.Is(err, context.Canceled) {
-				return nil // interrupted: the normal way to stop watching
-			}
-			return err
+			return runInboxWatch(ctx, env, o)
 		},
 	}
+}
+
+// inboxWatchOptions are inbox-watch's flags.
+type inboxWatchOptions struct {
+	Scope    teamScope
+	Name     string // --name: "" for $PANETEAM_AGENT, else the lead's
+	JSON     bool
+	MarkRead bool
+	Once     bool
+	Exec     string
+	From     string // only messages from this sender
+	Type     string // only messages of this type (plainType: plain text)
+	Poll     time.Duration
+}
+
+func readInboxWatchOptions(c *ucli.Command) (inboxWatchOptions, error) {
+	if c.NArg() > 0 {
+		return inboxWatchOptions{}, usagef("inbox-watch takes no arguments (got %q): name the inbox with --name", c.Args().First())
+	}
+	o := inboxWatchOptions{Scope: readTeamScope(c), Name: c.String("name"), JSON: c.Bool("json"), MarkRead: c.Bool("mark-read"),
+		Once: c.Bool("once"), Exec: c.String("exec"), From: c.String("from"), Type: c.String("type"), Poll: c.Duration("poll")}
+	if o.Poll <= 0 {
+		return o, usagef("--poll must be positive, such as 1s")
+	}
+	return o, nil
+}
+
+func runInboxWatch(ctx context.Context, env Env, o inboxWatchOptions) error {
+	t, cfg, name, err := openInbox(ctx, env, o.Scope, o.Name, o.MarkRead)
+	if err != nil {
+		return err
+	}
+	// A missing inbox folder (writers create it lazily) is waited
+	// for by Watch, never created here: see mailbox.Watch.
+	w := &inboxWatch{env: env, ctx: ctx, o: o, in: post.OpenInbox(t, cfg, name, o.Scope.Lock), style: styleFor(env)}
+	err = w.in.Watch(ctx, mailbox.WatchOptions{Poll: o.Poll, OnError: w.warn}, w.deliver)
+	if errors.Is(err, context.Canceled) {
+		return nil // interrupted: the normal way to stop watching
+	}
+	return err
 }
 
 type inboxWatch struct {
 	env      Env
 	ctx      context.Context // the run's, for marking read and --exec
-	c        *ucli.Command
+	o        inboxWatchOptions
 	in       *mailbox.Inbox
 	style    style
 	lastWarn string
@@ -103,22 +130,22 @@ func (w *inboxWatch) deliver(batch []mailbox.Message) error {
 			handled = append(handled, m)
 		}
 	}
-	if w.c.Bool("mark-read") && len(handled) > 0 {
+	if w.o.MarkRead && len(handled) > 0 {
 		if _, err := w.in.MarkRead(w.ctx, handled); err != nil {
 			return fmt.Errorf("mark printed messages read: %w", err)
 		}
 	}
-	if w.c.Bool("once") && len(handled) > 0 {
+	if w.o.Once && len(handled) > 0 {
 		return mailbox.ErrStop
 	}
 	return nil
 }
 
 func (w *inboxWatch) wanted(m mailbox.Message) bool {
-	if f := w.c.String("from"); f != "" && !strings.EqualFold(f, m.From) {
+	if f := w.o.From; f != "" && !strings.EqualFold(f, m.From) {
 		return false
 	}
-	if k := w.c.String("type"); k != "" && k != messageType(m) {
+	if k := w.o.Type; k != "" && k != messageType(m) {
 		return false
 	}
 	return true
@@ -138,10 +165,10 @@ func (w *inboxWatch) handle(m mailbox.Message) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if cmd := w.c.String("exec"); cmd != "" {
+	if cmd := w.o.Exec; cmd != "" {
 		return w.run(cmd, m, line), nil
 	}
-	if w.c.Bool("json") {
+	if w.o.JSON {
 		_, err = fmt.Fprintf(w.env.Stdout, "%s\n", line)
 		return err == nil, err
 	}

@@ -33,28 +33,43 @@ To type into the teammate, use 'paneteam attach --team T --name N'.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, cfg, err := readTeamScope(c).open(ctx, env)
-			if err != nil {
-				return err
-			}
-			name := c.String("name")
-			if name == "" {
-				return usagef("no teammate given: pass --name NAME (members: %s)", strings.Join(cfg.MemberNames(), ", "))
-			}
-			paths, err := logPaths(t, cfg, name)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printLogJSON(env, paths, name)
-			}
-			if c.Bool("follow") {
-				return ptyhost.FollowLog(ctx, paths, env.Stdout)
-			}
-			_, err = ptyhost.CopyLog(paths, env.Stdout)
-			return err
+			return runLogs(ctx, env, readLogsOptions(c))
 		},
 	}
+}
+
+// logsOptions are logs' flags.
+type logsOptions struct {
+	Scope  teamScope
+	Name   string
+	Follow bool
+	JSON   bool
+}
+
+func readLogsOptions(c *ucli.Command) logsOptions {
+	return logsOptions{Scope: readTeamScope(c), Name: c.String("name"), Follow: c.Bool("follow"), JSON: c.Bool("json")}
+}
+
+func runLogs(ctx context.Context, env Env, o logsOptions) error {
+	t, cfg, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	if o.Name == "" {
+		return usagef("no teammate given: pass --name NAME (members: %s)", strings.Join(cfg.MemberNames(), ", "))
+	}
+	paths, err := logPaths(t, cfg, o.Name)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printLogJSON(env, paths, o.Name)
+	}
+	if o.Follow {
+		return ptyhost.FollowLog(ctx, paths, env.Stdout)
+	}
+	_, err = ptyhost.CopyLog(paths, env.Stdout)
+	return err
 }
 
 // logPaths finds the log of name. A member that has left (shut down) still

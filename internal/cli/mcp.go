@@ -36,34 +36,54 @@ The server is the program paneteam-mcp, installed beside paneteam
 PANETEAM_MCP_BIN names another.`,
 		Flags: []ucli.Flag{teamFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("mcp takes no arguments (got %q): the teammate comes from PANETEAM_TEAM and PANETEAM_AGENT", c.Args().Slice())
-			}
-			bin, err := mcpServerPath(env)
+			o, err := readMCPOptions(c)
 			if err != nil {
 				return err
 			}
-			vars := map[string]string{}
-			for k, v := range env.Vars {
-				vars[k] = v
-			}
-			if t := c.String("team"); t != "" {
-				vars["PANETEAM_TEAM"] = t
-			}
-			if r := c.String("root"); r != "" {
-				root, err := filepath.Abs(r)
-				if err != nil {
-					return fmt.Errorf("--root: %w", err)
-				}
-				vars["PANETEAM_ROOT"] = root
-			}
-			// The server takes this process's place: the agent CLI's
-			// signals and pipes reach it directly, and nothing is left
-			// behind when it ends.
-			err = syscall.Exec(bin, []string{bin}, Env{Vars: vars}.Environ())
-			return fmt.Errorf("start the MCP server %s: %w", bin, err)
+			return runMCP(env, o)
 		},
 	}
+}
+
+// mcpOptions are mcp's flags: they name the team, as PANETEAM_TEAM and
+// PANETEAM_ROOT do for the server.
+type mcpOptions struct {
+	Team string // --team, or PANETEAM_TEAM
+	Root string // --root, or PANETEAM_ROOT
+}
+
+func readMCPOptions(c *ucli.Command) (mcpOptions, error) {
+	if c.NArg() > 0 {
+		return mcpOptions{}, usagef("mcp takes no arguments (got %q): the teammate comes from PANETEAM_TEAM and PANETEAM_AGENT", c.Args().Slice())
+	}
+	return mcpOptions{Team: c.String("team"), Root: c.String("root")}, nil
+}
+
+// runMCP replaces this process with the MCP server, in the team named.
+func runMCP(env Env, o mcpOptions) error {
+	bin, err := mcpServerPath(env)
+	if err != nil {
+		return err
+	}
+	vars := map[string]string{}
+	for k, v := range env.Vars {
+		vars[k] = v
+	}
+	if o.Team != "" {
+		vars["PANETEAM_TEAM"] = o.Team
+	}
+	if o.Root != "" {
+		root, err := filepath.Abs(o.Root)
+		if err != nil {
+			return fmt.Errorf("--root: %w", err)
+		}
+		vars["PANETEAM_ROOT"] = root
+	}
+	// The server takes this process's place: the agent CLI's
+	// signals and pipes reach it directly, and nothing is left
+	// behind when it ends.
+	err = syscall.Exec(bin, []string{bin}, Env{Vars: vars}.Environ())
+	return fmt.Errorf("start the MCP server %s: %w", bin, err)
 }
 
 // mcpServerName is the MCP server's program.

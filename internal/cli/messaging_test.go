@@ -200,6 +200,7 @@ func TestSendRefusalsNameTheFixAndWriteNothing(t *testing.T) {
 		{[]string{"--to", "alice", "--type", "mode_set_request", "--mode", "yolo"}, 2, []string{"acceptEdits"}},
 		{[]string{"--to", "alice", "--type", "shutdown_approved"}, 2, []string{"request id"}},
 		{[]string{"--to", "alice", "--type", "plan_approval_response", "--request-id", "p", "--approve", "--reject"}, 2, []string{"not both"}},
+		{[]string{"--to", "alice", "--type", "permission_response", "--request-id", "p", "--allow", "--deny"}, 2, []string{"--allow or --deny, not both"}},
 		{[]string{"--to", "alice", "--type", "permission_response", "--request-id", "nope", "--allow"}, 1, []string{"--input"}},
 		{[]string{"--to", "alice", "--request-id", "x", "hi"}, 2, []string{"--type"}},
 		{[]string{"--to", "alice", "--color", "mauve", "hi"}, 2, []string{"red"}},

@@ -45,39 +45,61 @@ heldForSeconds).`,
 			&ucli.DurationFlag{Name: "lock-age", Usage: "report a lock held longer than this", Value: teamwatch.DefaultLockAge},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("monitor takes no arguments (got %q): name the team with --team", c.Args().First())
-			}
-			if c.Duration("poll") <= 0 || c.Duration("lock-age") <= 0 {
-				return usagef("--poll and --lock-age must be positive, such as 1s")
-			}
-			t, _, err := readTeamScope(c).open(ctx, env)
+			o, err := readMonitorOptions(c)
 			if err != nil {
 				return err
 			}
-			w := newTeamWatcher(env, t, readWatchOptions(c))
-			defer w.Close()
-			if _, _, err := w.Next(ctx); err != nil {
-				return stopped(err)
-			}
-			fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", visible.Line(t.Name))
-			for {
-				_, events, err := w.Next(ctx)
-				if errors.Is(err, teamwatch.ErrTeamGone) {
-					events = []teamwatch.Event{{Time: time.Now(), Kind: teamwatch.KindTeamDeleted, Team: t.Name}}
-				} else if err != nil {
-					return stopped(err)
-				}
-				for _, e := range events {
-					if err := writeEvent(env.Stdout, c.Bool("json"), e); err != nil {
-						return err
-					}
-				}
-				if err != nil {
-					return nil
-				}
-			}
+			return runMonitor(ctx, env, o)
 		},
+	}
+}
+
+// monitorOptions are monitor's flags.
+type monitorOptions struct {
+	Scope teamScope
+	JSON  bool
+	Watch watchOptions
+}
+
+func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
+	if c.NArg() > 0 {
+		return monitorOptions{}, usagef("monitor takes no arguments (got %q): name the team with --team", c.Args().First())
+	}
+	o := monitorOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: readWatchOptions(c)}
+	if o.Watch.Poll <= 0 || o.Watch.LockAge <= 0 {
+		return o, usagef("--poll and --lock-age must be positive, such as 1s")
+	}
+	return o, nil
+}
+
+// runMonitor prints each event of the team (teamwatch.Diff) until
+// interrupted, or until the team is deleted.
+func runMonitor(ctx context.Context, env Env, o monitorOptions) error {
+	t, _, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	w := newTeamWatcher(env, t, o.Watch)
+	defer w.Close()
+	if _, _, err := w.Next(ctx); err != nil {
+		return stopped(err)
+	}
+	fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", visible.Line(t.Name))
+	for {
+		_, events, err := w.Next(ctx)
+		if errors.Is(err, teamwatch.ErrTeamGone) {
+			events = []teamwatch.Event{{Time: time.Now(), Kind: teamwatch.KindTeamDeleted, Team: t.Name}}
+		} else if err != nil {
+			return stopped(err)
+		}
+		for _, e := range events {
+			if err := writeEvent(env.Stdout, o.JSON, e); err != nil {
+				return err
+			}
+		}
+		if err != nil {
+			return nil
+		}
 	}
 }
 

@@ -44,37 +44,58 @@ line break, echo a\nb a typed backslash-n). --json prints an array (with
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval with --watch when no file-system event comes", Value: mailbox.DefaultPoll},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("requests takes no arguments (got %q): see one request with 'paneteam show ID'", c.Args().First())
-			}
-			if c.Duration("poll") <= 0 {
-				return usagef("--poll must be positive, such as 1s")
-			}
-			lead, err := openLead(ctx, readTeamScope(c), env)
+			o, err := readRequestsOptions(c)
 			if err != nil {
 				return err
 			}
-			if c.Bool("watch") {
-				return watchRequests(ctx, c, env, lead)
-			}
-			ls, err := lead.List()
-			if err != nil {
-				return err
-			}
-			rs := ls.Waiting()
-			if c.Bool("json") {
-				return printSafeJSON(env.Stdout, requestViews(rs, time.Now()), true)
-			}
-			if len(rs) == 0 {
-				fmt.Fprintf(env.Stderr, "no requests waiting for the lead of team %s\n", lead.Team.Name)
-			}
-			writeRequests(env.Stdout, rs, time.Now())
-			return nil
+			return runRequests(ctx, env, o)
 		},
 	}
 }
 
-func watchRequests(ctx context.Context, c *ucli.Command, env Env, lead *approval.Lead) error {
+// requestsOptions are requests' flags.
+type requestsOptions struct {
+	Scope teamScope
+	JSON  bool
+	Watch bool
+	Poll  time.Duration
+}
+
+func readRequestsOptions(c *ucli.Command) (requestsOptions, error) {
+	if c.NArg() > 0 {
+		return requestsOptions{}, usagef("requests takes no arguments (got %q): see one request with 'paneteam show ID'", c.Args().First())
+	}
+	o := requestsOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: c.Bool("watch"), Poll: c.Duration("poll")}
+	if o.Poll <= 0 {
+		return o, usagef("--poll must be positive, such as 1s")
+	}
+	return o, nil
+}
+
+func runRequests(ctx context.Context, env Env, o requestsOptions) error {
+	lead, err := openLead(ctx, o.Scope, env)
+	if err != nil {
+		return err
+	}
+	if o.Watch {
+		return watchRequests(ctx, env, o, lead)
+	}
+	ls, err := lead.List()
+	if err != nil {
+		return err
+	}
+	rs := ls.Waiting()
+	if o.JSON {
+		return printSafeJSON(env.Stdout, requestViews(rs, time.Now()), true)
+	}
+	if len(rs) == 0 {
+		fmt.Fprintf(env.Stderr, "no requests waiting for the lead of team %s\n", lead.Team.Name)
+	}
+	writeRequests(env.Stdout, rs, time.Now())
+	return nil
+}
+
+func watchRequests(ctx context.Context, env Env, o requestsOptions, lead *approval.Lead) error {
 	var lastWarn string
 	warn := func(err error) {
 		if msg := err.Error(); msg != lastWarn {
@@ -82,9 +103,9 @@ func watchRequests(ctx context.Context, c *ucli.Command, env Env, lead *approval
 			fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", msg)
 		}
 	}
-	err := lead.Watch(ctx, mailbox.WatchOptions{Poll: c.Duration("poll"), OnError: warn}, func(rs []approval.Request) error {
+	err := lead.Watch(ctx, mailbox.WatchOptions{Poll: o.Poll, OnError: warn}, func(rs []approval.Request) error {
 		now := time.Now()
-		if !c.Bool("json") {
+		if !o.JSON {
 			writeRequests(env.Stdout, rs, now)
 			return nil
 		}

@@ -195,6 +195,20 @@ func TestApproveDenyAndShowFromTheShell(t *testing.T) {
 	if _, errs, code := ptRun(t, vars, "", "show", "--team", "crew"); code != ExitUsage || !strings.Contains(errs, "--name") {
 		t.Fatalf("show without ID: exit %d %s", code, errs)
 	}
+	// A request is named by its ID, a hidden pane by --name: never both;
+	// a wrong --layout is refused before any team is looked for.
+	for _, c := range []struct {
+		args []string
+		say  string
+	}{
+		{[]string{"perm-1767225600000-aaaaaaa", "--name", "alice", "--team", "crew"}, "not both"},
+		{[]string{"perm-1767225600000-aaaaaaa", "perm-1767225600000-bbbbbbb", "--team", "crew"}, "show takes one request ID, got 2"},
+		{[]string{"--name", "alice", "--layout", "sideways", "--team", "no-such-team"}, "--layout"},
+	} {
+		if _, errs, code := ptRun(t, vars, "", append([]string{"show"}, c.args...)...); code != ExitUsage || !strings.Contains(errs, c.say) {
+			t.Errorf("show %v: exit %d, stderr %q; want usage saying %q", c.args, code, errs, c.say)
+		}
+	}
 }
 
 func TestApproveUsageAndRefusals(t *testing.T) {
@@ -213,6 +227,10 @@ func TestApproveUsageAndRefusals(t *testing.T) {
 		{[]string{"approve", "perm-nope"}, ExitFailure, `no request "perm-nope" is waiting`},
 		{[]string{"approve", "perm-1767225600000"}, ExitFailure, "perm-1767225600000-aaaaaaa  alice"},
 		{[]string{"approve", "perm-1767225600000-aaaaaaa", "--mode", "plan"}, ExitFailure, "--mode goes with a plan"},
+		// --tool only narrows --all, even given empty.
+		{[]string{"approve", "perm-1767225600000-aaaaaaa", "--tool", "Bash"}, ExitUsage, "--tool narrows --all"},
+		{[]string{"approve", "perm-1767225600000-aaaaaaa", "--tool="}, ExitUsage, "--tool narrows --all"},
+		{[]string{"deny", "perm-1767225600000-aaaaaaa", "perm-1767225600000-bbbbbbb"}, ExitUsage, "give one request ID"},
 	} {
 		_, errs, code := ptRun(t, vars, "", append(c.args, "--team", "crew")...)
 		if code != c.code || !strings.Contains(errs, c.say) {

@@ -73,42 +73,90 @@ A script that sends many messages should keep one --lines open rather than
 start paneteam per message: each start costs a few milliseconds.`,
 		Flags: sendFlags(),
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			t, cfg, err := readTeamScope(c).open(ctx, env)
-			if err != nil {
-				return err
-			}
-			caller := callerOf(env)
-			from, err := caller.Sender(cfg, readFrom(c, env))
-			if err != nil {
-				return usageError{err}
-			}
-			to, err := recipients(c, t, cfg, from)
-			if err != nil {
-				return err
-			}
-			defer noteUnpolled(env, t, cfg, to)
-			p, err := caller.Open(t, cfg, readLock(c), from, to, c.String("color"))
-			if err != nil {
-				return postError(err)
-			}
-			if c.Bool("lines") {
-				return sendLines(ctx, c, env, p, to)
-			}
-			draft, err := drafter(c, env, p)
-			if err != nil {
-				return err
-			}
-			sent, err := p.SendEach(ctx, to, draft)
-			var some *post.Undelivered
-			if err != nil && !errors.As(err, &some) {
-				return postError(err)
-			}
-			if err := reportSent(env, c.Bool("json"), sent); err != nil {
-				return err
-			}
-			return err
+			return runSend(ctx, env, readSendOptions(c, env))
 		},
 	}
+}
+
+// sendOptions are send's flags and arguments as given. They are checked
+// in runSend, in the order the team's files make possible: a recipient is
+// known only once the team is open.
+type sendOptions struct {
+	Scope teamScope
+	// From is --from as the person typed it ("" for the default).
+	From        string
+	To          string
+	Broadcast   bool
+	CreateInbox bool
+	Color       string
+	Lines       bool
+	JSON        bool
+	// Args are TEXT (or "-"), as given.
+	Args    []string
+	Summary string
+	// Type and Frame are --type and the protocol message's fields.
+	Type  string
+	Frame frameFlags
+	// Given are the flags given on the command line, for refusing one
+	// that is not part of the --type asked for.
+	Given []string
+}
+
+func readSendOptions(c *ucli.Command, env Env) sendOptions {
+	return sendOptions{
+		Scope: readTeamScope(c), From: readFrom(c, env),
+		To: c.String("to"), Broadcast: c.Bool("broadcast"), CreateInbox: c.Bool("create-inbox"),
+		Color: c.String("color"), Lines: c.Bool("lines"), JSON: c.Bool("json"),
+		Args: c.Args().Slice(), Summary: c.String("summary"), Type: c.String("type"),
+		Frame: frameFlags{
+			RequestID: c.String("request-id"), Reason: c.String("reason"), Feedback: c.String("feedback"),
+			Mode: c.String("mode"), IdleReason: c.String("idle-reason"), TaskID: c.String("task-id"),
+			CompletedStatus: c.String("completed-status"), Subject: c.String("subject"),
+			Description: c.String("description"), Input: c.String("input"),
+			Approve: c.Bool("approve"), Reject: c.Bool("reject"), Allow: c.Bool("allow"), Deny: c.Bool("deny"),
+		},
+		// One pass over what was given: c.IsSet per flag walks every
+		// flag's names, which a send would pay on each frame field. None
+		// has an alias.
+		Given: c.LocalFlagNames(),
+	}
+}
+
+func runSend(ctx context.Context, env Env, o sendOptions) error {
+	t, cfg, err := o.Scope.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	caller := callerOf(env)
+	from, err := caller.Sender(cfg, o.From)
+	if err != nil {
+		return usageError{err}
+	}
+	to, err := recipients(o, t, cfg, from)
+	if err != nil {
+		return err
+	}
+	defer noteUnpolled(env, t, cfg, to)
+	p, err := caller.Open(t, cfg, o.Scope.Lock, from, to, o.Color)
+	if err != nil {
+		return postError(err)
+	}
+	if o.Lines {
+		return sendLines(ctx, env, o, p, to)
+	}
+	draft, err := drafter(env, o, p)
+	if err != nil {
+		return err
+	}
+	sent, err := p.SendEach(ctx, to, draft)
+	var some *post.Undelivered
+	if err != nil && !errors.As(err, &some) {
+		return postError(err)
+	}
+	if err := reportSent(env, o.JSON, sent); err != nil {
+		return err
+	}
+	return err
 }
 
 func sendFlags() []ucli.Flag {
@@ -179,9 +227,9 @@ func noteUnpolled(env Env, t team.Team, cfg *team.Config, to []string) {
 // recipients resolves --to or --broadcast (--to '*', as Claude Code's
 // SendMessage spells it) to inbox names (post.Recipients), and words a
 // refusal in send's flags.
-func recipients(c *ucli.Command, t team.Team, cfg *team.Config, from string) ([]string, error) {
-	a := post.Address{To: c.String("to"), CreateInbox: c.Bool("create-inbox")}
-	if c.Bool("broadcast") {
+func recipients(o sendOptions, t team.Team, cfg *team.Config, from string) ([]string, error) {
+	a := post.Address{To: o.To, CreateInbox: o.CreateInbox}
+	if o.Broadcast {
 		if a.To != "" {
 			return nil, usagef("give --to NAME or --broadcast, not both")
 		}
@@ -209,56 +257,13 @@ func recipients(c *ucli.Command, t team.Team, cfg *team.Config, from string) ([]
 	return nil, err
 }
 
-// drafter is the message for each recipient: the text, or the protocol
-// frame --type names drafted from the flags (post.DraftFrame).
-func drafter(c *ucli.Command, env Env, p *post.Post) (post.Draft, error) {
-	if err := checkTypeFlags(c); err != nil {
-		return nil, err
-	}
-	kind := c.String("type")
-	if kind == "" {
-		text, err := messageText(c, env)
-		if err != nil {
-			return nil, err
-		}
-		return post.Plain(text, c.String("summary")), nil
-	}
-	if c.NArg() > 0 {
-		return nil, usagef("--type %s takes no TEXT: its fields come from flags (see paneteam send --help)", kind)
-	}
-	d := mailbox.Draft{
-		Type: kind, RequestID: c.String("request-id"), Reason: c.String("reason"),
-		Feedback: c.String("feedback"), Mode: c.String("mode"), IdleReason: c.String("idle-reason"),
-		TaskID: c.String("task-id"), CompletedStatus: c.String("completed-status"), Summary: c.String("summary"),
-		Subject: c.String("subject"), Description: c.String("description"),
-	}
-	switch {
-	case c.Bool("approve") || c.Bool("allow"):
-		d.Approve = ptr(true)
-	case c.Bool("reject") || c.Bool("deny"):
-		d.Approve = ptr(false)
-	}
-	if s := c.String("input"); s != "" && kind == mailbox.TypePermissionResponse && c.Bool("allow") {
-		if !json.Valid([]byte(s)) {
-			return nil, usagef("--input is not valid JSON: give the tool input as a JSON object")
-		}
-		d.Input = json.RawMessage(s)
-	}
-	draft, err := p.DraftFrame(d)
-	var none *post.NoRequestError
-	if errors.As(err, &none) {
-		return nil, fmt.Errorf("no permission_request %q in %s's inbox or archive: pass --input JSON with the tool input to allow", none.ID, none.From)
-	}
-	return draft, postError(err)
-}
-
 // messageText is the TEXT argument, or stdin when it is absent or "-".
-func messageText(c *ucli.Command, env Env) (string, error) {
+func messageText(env Env, args []string) (string, error) {
 	switch {
-	case c.NArg() > 1:
-		return "", usagef("give the message as one argument (quote it) or on stdin, got %d arguments", c.NArg())
-	case c.NArg() == 1 && c.Args().First() != "-":
-		return c.Args().First(), nil
+	case len(args) > 1:
+		return "", usagef("give the message as one argument (quote it) or on stdin, got %d arguments", len(args))
+	case len(args) == 1 && args[0] != "-":
+		return args[0], nil
 	}
 	b, err := io.ReadAll(env.Stdin)
 	if err != nil {
@@ -271,47 +276,18 @@ func messageText(c *ucli.Command, env Env) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-var sendTypes = mailbox.Composable
-
-func checkTypeFlags(c *ucli.Command) error {
-	kind := c.String("type")
-	allowed, ok := post.FrameFields[kind]
-	if !ok {
-		return usagef("unknown --type %q: use one of %s", kind, strings.Join(sendTypes, ", "))
-	}
-	// One pass over what was given: c.IsSet per flag walks every flag's
-	// names, which a send would pay on each of these. None has an alias.
-	given := c.LocalFlagNames()
-	for _, f := range post.FrameFieldNames {
-		if slices.Contains(given, f) && !slices.Contains(allowed, f) {
-			if kind == "" {
-				return usagef("--%s belongs to a protocol message: add --type (see paneteam send --help)", f)
-			}
-			return usagef("--%s is not part of a %s message (it takes: --%s)", f, kind, strings.Join(allowed, ", --"))
-		}
-	}
-	for _, pair := range [][2]string{{"approve", "reject"}, {"allow", "deny"}} {
-		if c.Bool(pair[0]) && c.Bool(pair[1]) {
-			return usagef("give --%s or --%s, not both", pair[0], pair[1])
-		}
-	}
-	return nil
-}
-
-func ptr[T any](v T) *T { return &v }
-
 // sendLines sends each line of stdin as its own message to every
 // recipient as it arrives (post.Post.SendLines); with --json each
 // delivery is printed the moment it is on disk.
-func sendLines(ctx context.Context, c *ucli.Command, env Env, p *post.Post, to []string) error {
-	if c.String("type") != "" {
+func sendLines(ctx context.Context, env Env, o sendOptions, p *post.Post, to []string) error {
+	if o.Type != "" {
 		return usagef("--lines sends plain text; protocol messages (--type) are sent one per command")
 	}
-	if c.NArg() > 1 || (c.NArg() == 1 && c.Args().First() != "-") {
+	if len(o.Args) > 1 || (len(o.Args) == 1 && o.Args[0] != "-") {
 		return usagef("--lines reads stdin; give no TEXT (or \"-\")")
 	}
 	var printed func(post.Delivery) error
-	if c.Bool("json") {
+	if o.JSON {
 		jsonOut := json.NewEncoder(env.Stdout)
 		jsonOut.SetEscapeHTML(false)
 		printed = func(d post.Delivery) error {
@@ -321,5 +297,5 @@ func sendLines(ctx context.Context, c *ucli.Command, env Env, p *post.Post, to [
 			return nil
 		}
 	}
-	return p.SendLines(ctx, env.Stdin, to, c.String("summary"), printed)
+	return p.SendLines(ctx, env.Stdin, to, o.Summary, printed)
 }

@@ -13,21 +13,21 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/term/visible"
+	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/team"
 )
 
 // showRequestOrPaneCommand is 'show': a request in full (show ID), or a
-// hidden teammate's pane brought back (show --name N).
-func showRequestOrPaneCommand(env Env) *ucli.Command { return withRequestShow(env, showCommand(env)) }
-
-// withRequestShow makes 'show ID' print a request in full, and leaves
-// 'show --name N' (bring a hidden pane back) as it was: the two never
+// hidden teammate's pane brought back (show --name N). The two never
 // clash, as a pane is named by a flag and a request by an argument.
-func withRequestShow(env Env, pane *ucli.Command) *ucli.Command {
-	paneAction := pane.Action
-	pane.Usage = "print a request in full (show ID), or bring a hidden teammate's pane back (show --name N)"
-	pane.ArgsUsage = "[REQUEST-ID]"
-	pane.Description = `With a request ID (any unique beginning of one, as listed by
+func showRequestOrPaneCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "show",
+		Usage:     "print a request in full (show ID), or bring a hidden teammate's pane back (show --name N)",
+		ArgsUsage: "[REQUEST-ID]",
+		Description: `With a request ID (any unique beginning of one, as listed by
 'paneteam requests'): prints the whole request, the full tool input, the
 whole plan, and whether it was answered. What the teammate wrote is shown,
 never interpreted: a line holding control characters or escape sequences
@@ -37,26 +37,70 @@ is printed quoted as $'…' with them as escapes; plan lines stay lines.
     paneteam show plan_approval-17672256 --team review --json | jq -r .plan_content
 
 Without an ID:
-` + pane.Description
-	pane.Flags = append(pane.Flags, jsonFlag(),
-		&ucli.StringFlag{Name: "from", Usage: "with a request ID: only requests from this teammate"})
-	pane.Action = func(ctx context.Context, c *ucli.Command) error {
-		if c.NArg() == 0 {
-			return paneAction(ctx, c)
-		}
-		if c.NArg() > 1 {
-			return usagef("show takes one request ID, got %d arguments", c.NArg())
-		}
-		if c.IsSet("name") {
-			return usagef("give a request ID or --name (a hidden pane), not both")
-		}
-		return showRequest(ctx, c, env, c.Args().First())
+Moves a pane hidden with 'paneteam hide' back where a new teammate would
+go (beside the lead inside tmux, into the private session outside) and
+re-lays out the window.
+
+    paneteam show --team review --name alice`,
+		Flags: append(append([]ucli.Flag{teamFlag(), memberFlag("teammate to show")}, layoutFlags()...), jsonFlag(),
+			&ucli.StringFlag{Name: "from", Usage: "with a request ID: only requests from this teammate"}),
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			o, err := readShowOptions(c)
+			if err != nil {
+				return err
+			}
+			if o.RequestID == "" {
+				return runShowPane(ctx, env, o)
+			}
+			return runShowRequest(ctx, env, o)
+		},
 	}
-	return pane
 }
 
-func showRequest(ctx context.Context, c *ucli.Command, env Env, id string) error {
-	lead, err := openLead(ctx, readTeamScope(c), env)
+// showOptions are show's flags: a request ID with --json and --from, or
+// a teammate with --layout and --lead-percent.
+type showOptions struct {
+	Member    memberScope
+	Layout    layoutChoice
+	RequestID string
+	JSON      bool
+	From      string // with a request ID: only requests from this teammate
+}
+
+func readShowOptions(c *ucli.Command) (showOptions, error) {
+	o := showOptions{Member: readMemberScope(c), Layout: readLayout(c), JSON: c.Bool("json"), From: c.String("from")}
+	if c.NArg() == 0 {
+		// A wrong layout is refused before any file is read.
+		if _, _, err := o.Layout.over(layout.Policy{}); err != nil {
+			return o, err
+		}
+		return o, nil
+	}
+	if c.NArg() > 1 {
+		return o, usagef("show takes one request ID, got %d arguments", c.NArg())
+	}
+	if c.IsSet("name") {
+		return o, usagef("give a request ID or --name (a hidden pane), not both")
+	}
+	o.RequestID = c.Args().First()
+	return o, nil
+}
+
+// runShowPane brings the teammate's hidden pane back where a new teammate
+// would go (backend.SetHidden), in the layout asked for over the team's.
+func runShowPane(ctx context.Context, env Env, o showOptions) error {
+	t, _, m, err := o.Member.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	return backend.SetHidden(ctx, backendEnv(env), t, o.Member.Scope.Lock, m.Name, false, func(cfg *team.Config) (layout.Policy, bool, error) {
+		return o.Layout.over(backend.TeamLayout(cfg))
+	})
+}
+
+// runShowRequest prints a request in full, answered or not.
+func runShowRequest(ctx context.Context, env Env, o showOptions) error {
+	lead, err := openLead(ctx, o.Member.Scope, env)
 	if err != nil {
 		return err
 	}
@@ -64,7 +108,7 @@ func showRequest(ctx context.Context, c *ucli.Command, env Env, id string) error
 	if err != nil {
 		return err
 	}
-	r, err := ls.Resolve(id, c.String("from"))
+	r, err := ls.Resolve(o.RequestID, o.From)
 	// An answered request, or one whose teammate left, can still be shown.
 	if err != nil && !errors.Is(err, approval.ErrAnswered) && !errors.Is(err, approval.ErrGone) {
 		return err
@@ -73,7 +117,7 @@ func showRequest(ctx context.Context, c *ucli.Command, env Env, id string) error
 	if rec, ok := ls.Record(r); ok {
 		v.Answer = &rec
 	}
-	if c.Bool("json") {
+	if o.JSON {
 		return printSafeJSON(env.Stdout, v, true)
 	}
 	writeRequest(env.Stdout, v, time.Now())

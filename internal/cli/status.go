@@ -67,40 +67,58 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			&ucli.StringFlag{Name: "format", Usage: "text; tmux for a status-line segment; iterm2 to set the lead's badge", Value: "text"},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			if c.NArg() > 0 {
-				return usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
-			}
-			format := c.String("format")
-			if format != "text" && format != "tmux" && format != "iterm2" {
-				return usagef("--format %q: use text, tmux or iterm2", format)
-			}
-			teams, err := loadTeams(ctx, c, env)
+			o, err := readStatusOptions(c)
 			if err != nil {
 				return err
 			}
-			if format == "iterm2" && !c.Bool("json") {
-				return writeITerm2Status(ctx, env.Stdout, teams)
-			}
-			opts := stateOptions(env)
-			opts.MembersOnly = true
-			opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
-			var out []teamStatus
-			for _, tl := range teams {
-				out = append(out, statusOf(ctx, opts, tl))
-			}
-			if format == "tmux" && !c.Bool("json") {
-				return writeTmuxStatus(env.Stdout, out) // statusline.go
-			}
-			switch {
-			case c.Bool("json"):
-				if out == nil {
-					out = []teamStatus{}
-				}
-				return printJSON(env.Stdout, out)
-			}
-			return writeStatus(env, out)
+			return runStatus(ctx, env, o)
 		},
 	}
+}
+
+// statusOptions are status's flags.
+type statusOptions struct {
+	Scope  teamScope // no --team: every team under the root
+	JSON   bool
+	Format string // text, tmux or iterm2
+}
+
+func readStatusOptions(c *ucli.Command) (statusOptions, error) {
+	if c.NArg() > 0 {
+		return statusOptions{}, usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
+	}
+	o := statusOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Format: c.String("format")}
+	if o.Format != "text" && o.Format != "tmux" && o.Format != "iterm2" {
+		return o, usagef("--format %q: use text, tmux or iterm2", o.Format)
+	}
+	return o, nil
+}
+
+func runStatus(ctx context.Context, env Env, o statusOptions) error {
+	teams, err := loadTeams(ctx, env, o.Scope)
+	if err != nil {
+		return err
+	}
+	if o.Format == "iterm2" && !o.JSON {
+		return writeITerm2Status(ctx, env.Stdout, teams)
+	}
+	opts := stateOptions(env)
+	opts.MembersOnly = true
+	opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
+	var out []teamStatus
+	for _, tl := range teams {
+		out = append(out, statusOf(ctx, opts, tl))
+	}
+	if o.Format == "tmux" && !o.JSON {
+		return writeTmuxStatus(env.Stdout, out) // statusline.go
+	}
+	if o.JSON {
+		if out == nil {
+			out = []teamStatus{}
+		}
+		return printJSON(env.Stdout, out)
+	}
+	return writeStatus(env, out)
 }
 
 type loadedTeam struct {
@@ -111,15 +129,15 @@ type loadedTeam struct {
 
 // loadTeams opens --team, or every team under the root; a team whose
 // config does not parse is reported, not fatal.
-func loadTeams(ctx context.Context, c *ucli.Command, env Env) ([]loadedTeam, error) {
-	if c.String("team") != "" {
-		t, cfg, err := readTeamScope(c).open(ctx, env)
+func loadTeams(ctx context.Context, env Env, s teamScope) ([]loadedTeam, error) {
+	if s.Team != "" {
+		t, cfg, err := s.open(ctx, env)
 		if err != nil {
 			return nil, err
 		}
 		return []loadedTeam{{team: t, cfg: cfg}}, nil
 	}
-	root, err := readRoot(c, env)
+	root, err := team.Root(s.Root, env.Getenv)
 	if err != nil {
 		return nil, err
 	}

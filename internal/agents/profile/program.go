@@ -1,0 +1,49 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/program"
+)
+
+// versionTimeout bounds a program's version command: a large Node CLI
+// takes seconds to start, a hung one must not hang the listing.
+const versionTimeout = 10 * time.Second
+
+var versionPattern = regexp.MustCompile(`\d+\.\d+\.\d+`)
+
+// Locate is the profile's program: a path as given, else the program
+// found on path (a PATH as the caller's environment has it, which need
+// not be this process's).
+func (p *Profile) Locate(path string) (string, error) {
+	if strings.Contains(p.Program, "/") {
+		return exec.LookPath(p.Program)
+	}
+	found, err := program.Find(p.Program, path)
+	if err != nil {
+		return "", fmt.Errorf("%s (%s) is not installed: %s is not on PATH; install it with '%s'", p.Title, p.Name, p.Program, p.Install)
+	}
+	return found, nil
+}
+
+// Version is the release of the profile's program at path: its npm
+// package's (PackageVersion), else the first x.y.z its VersionArgs print
+// with the environment env, else "" (unknown).
+func (p *Profile) Version(ctx context.Context, path string, env []string) string {
+	if v, ok := PackageVersion(path, p.VersionPackage); ok {
+		return v
+	}
+	if len(p.VersionArgs) == 0 {
+		return ""
+	}
+	out, err := program.Output(ctx, program.Cmd{Path: path, Args: p.VersionArgs, Env: env, Timeout: versionTimeout})
+	if err != nil && out == "" {
+		return ""
+	}
+	return versionPattern.FindString(out)
+}
