@@ -43,22 +43,10 @@ func teamWith(t *testing.T, members ...string) team.Team {
 	return tm
 }
 
-// serve starts 'paneteam mcp' (the built binary, which runs the built
-// paneteam-mcp beside it) as agent, and connects the SDK's own client.
+// serve starts 'paneteam mcp' as agent of tm and connects to it.
 func serve(t *testing.T, tm team.Team, agent string) *mcp.ClientSession {
 	t.Helper()
-	testutil.MCPBinary(t)
-	cmd := exec.Command(testutil.Binary(t), "mcp")
-	cmd.Env = testutil.Env("PANETEAM_ROOT="+tm.Root, "PANETEAM_TEAM="+tm.Name, "PANETEAM_AGENT="+agent)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to paneteam mcp: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return testutil.ServeMCP(t, tm.Root, tm.Name, agent)
 }
 
 // call calls a tool and returns its text and whether it is an error.

@@ -128,15 +128,27 @@ func (b *Board) Update(ctx context.Context, id string, c Change) (*team.Task, er
 		}
 	}
 	teammate := b.teammate()
-	var notify string
-	t, err := list.Update(ctx, id, func(t *team.Task) error {
-		before := t.Owner
+	return b.edit(ctx, id, func(t *team.Task) error {
 		changed, err := c.apply(t, b.Team.Name, b.By, teammate)
 		if err != nil {
 			return err
 		}
 		if !changed {
 			return team.ErrNoChange
+		}
+		return nil
+	})
+}
+
+// edit applies fn to task id under its lock and, when that changed the
+// owner, sends the new owner its notice. The task is returned with a
+// *NoticeError when only the notice failed.
+func (b *Board) edit(ctx context.Context, id string, fn func(*team.Task) error) (*team.Task, error) {
+	var notify string
+	t, err := b.List().Update(ctx, id, func(t *team.Task) error {
+		before := t.Owner
+		if err := fn(t); err != nil {
+			return err
 		}
 		notify = newOwner(before, t, b.Team.Name)
 		return nil
@@ -165,24 +177,7 @@ func (b *Board) Claim(ctx context.Context, id, owner string) (*team.Task, error)
 		return nil, errors.New("claim needs an owner: a member of the team")
 	}
 	list := b.List()
-	var notify string
-	t, err := list.Update(ctx, id, func(t *team.Task) error {
-		before := t.Owner
-		if err := list.ClaimFor(t, owner); err != nil {
-			return err
-		}
-		notify = newOwner(before, t, b.Team.Name)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if notify != "" {
-		if err := b.notify(ctx, t); err != nil {
-			return t, err
-		}
-	}
-	return t, nil
+	return b.edit(ctx, id, func(t *team.Task) error { return list.ClaimFor(t, owner) })
 }
 
 // Create adds a task (team.TaskList.Create: the next id, under the list

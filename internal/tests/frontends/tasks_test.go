@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -67,7 +66,6 @@ func crew(t *testing.T) team.Team {
 
 func TestTaskOperationsLeaveTheSameFilesThroughEitherFrontEnd(t *testing.T) {
 	bin := testutil.Binary(t)
-	testutil.MCPBinary(t)
 
 	viaCLI := crew(t)
 	for _, op := range taskOps {
@@ -80,7 +78,7 @@ func TestTaskOperationsLeaveTheSameFilesThroughEitherFrontEnd(t *testing.T) {
 	}
 
 	viaMCP := crew(t)
-	s := serveMCP(t, bin, viaMCP, "coder")
+	s := testutil.ServeMCP(t, viaMCP.Root, viaMCP.Name, "coder")
 	for _, op := range taskOps {
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: op.tool, Arguments: op.args})
 		if err != nil || res.IsError {
@@ -125,22 +123,6 @@ func TestTaskOperationsLeaveTheSameFilesThroughEitherFrontEnd(t *testing.T) {
 	if in, ok := cli["teams/crew/inboxes/tester.json"]; ok {
 		t.Errorf("tester was told something: %s", in)
 	}
-}
-
-// serveMCP starts 'paneteam mcp' as agent of tm and connects to it.
-func serveMCP(t *testing.T, bin string, tm team.Team, agent string) *mcp.ClientSession {
-	t.Helper()
-	cmd := exec.Command(bin, "mcp")
-	cmd.Env = testutil.Env("PANETEAM_ROOT="+tm.Root, "PANETEAM_TEAM="+tm.Name, "PANETEAM_AGENT="+agent)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to paneteam mcp: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 var (
