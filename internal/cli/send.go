@@ -84,8 +84,9 @@ start paneteam per message: each start costs a few milliseconds.`,
 type sendOptions struct {
 	Scope teamScope
 	// From is --from as the person typed it ("" for the default).
-	From        string
-	To          string
+	From string
+	// To are the recipients named with --to, in order, as given.
+	To          []string
 	Broadcast   bool
 	CreateInbox bool
 	Color       string
@@ -105,7 +106,7 @@ type sendOptions struct {
 func readSendOptions(c *ucli.Command, env Env) sendOptions {
 	return sendOptions{
 		Scope: readTeamScope(c), From: readFrom(c, env),
-		To: c.String("to"), Broadcast: c.Bool("broadcast"), CreateInbox: c.Bool("create-inbox"),
+		To: c.StringSlice("to"), Broadcast: c.Bool("broadcast"), CreateInbox: c.Bool("create-inbox"),
 		Color: c.String("color"), Lines: c.Bool("lines"), JSON: c.Bool("json"),
 		Args: c.Args().Slice(), Summary: c.String("summary"), Type: c.String("type"),
 		Frame: frameFlags{
@@ -162,7 +163,7 @@ func runSend(ctx context.Context, env Env, o sendOptions) error {
 func sendFlags() []ucli.Flag {
 	return []ucli.Flag{
 		teamFlag(),
-		&ucli.StringFlag{Name: "to", Usage: "recipient's member name"},
+		&ucli.StringSliceFlag{Name: "to", Usage: "recipient's member name (repeat for several)"},
 		&ucli.BoolFlag{Name: "broadcast", Usage: "send to every member but the sender"},
 		&ucli.StringFlag{Name: "from", Usage: "sender's name (default: $PANETEAM_AGENT, else team-lead; in a team a live Claude Code leads, $PANETEAM_USER or \"human\")", Sources: ucli.EnvVars("PANETEAM_AGENT")},
 		&ucli.StringFlag{Name: "summary", Usage: "a short preview receivers show (for idle_notification: its summary)"},
@@ -224,21 +225,44 @@ func noteUnpolled(env Env, t team.Team, cfg *team.Config, to []string) {
 	}
 }
 
-// recipients resolves --to or --broadcast (--to '*', as Claude Code's
-// SendMessage spells it) to inbox names (post.Recipients), and words a
-// refusal in send's flags.
+// recipients resolves every --to, or --broadcast (--to '*', as Claude
+// Code's SendMessage spells it), to inbox names (post.Recipients), each
+// once, and words a refusal in send's flags.
 func recipients(o sendOptions, t team.Team, cfg *team.Config, from string) ([]string, error) {
-	a := post.Address{To: o.To, CreateInbox: o.CreateInbox}
+	tos := o.To
 	if o.Broadcast {
-		if a.To != "" {
+		if len(tos) > 0 {
 			return nil, usagef("give --to NAME or --broadcast, not both")
 		}
-		a.To = post.Everyone
+		tos = []string{post.Everyone}
 	}
-	to, err := post.Recipients(t, cfg, from, a)
+	if len(tos) > 1 && slices.Contains(tos, post.Everyone) {
+		return nil, usagef("--to '*' is every member already: give it alone")
+	}
+	if len(tos) == 0 {
+		tos = []string{""} // post words the missing recipient
+	}
+	var out []string
+	for _, to := range tos {
+		names, err := recipient(o, t, cfg, from, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// recipient resolves one --to.
+func recipient(o sendOptions, t team.Team, cfg *team.Config, from, to string) ([]string, error) {
+	names, err := post.Recipients(t, cfg, from, post.Address{To: to, CreateInbox: o.CreateInbox})
 	var re *post.RecipientError
 	if !errors.As(err, &re) {
-		return to, err
+		return names, err
 	}
 	members := strings.Join(re.Members, ", ")
 	switch re.Reason {

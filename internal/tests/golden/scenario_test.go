@@ -123,7 +123,7 @@ func startProcess(t *testing.T) *exec.Cmd {
 
 func sends(s *session) {
 	s.golden("send-one", 0, "send", "--json", "--team", "crew", "--to", "alice", "hello alice")
-	// --to is a single flag: given twice, the last one is the recipient.
+	// --to given twice: both members get the message, each once.
 	s.golden("send-to-twice", 0, "send", "--json", "--team", "crew", "--to", "alice", "--to", "bob", "hello both")
 	s.golden("send-broadcast", 0, "send", "--json", "--team", "crew", "--broadcast", "all hands")
 	s.golden("send-from-teammate", 0, "send", "--json", "--team", "crew", "--from", "alice", "--to", "team-lead", "--summary", "report", "report from alice")
