@@ -106,7 +106,7 @@ func errorOf(a map[string]any) (code float64, msg string) {
 	return code, msg
 }
 
-// A 20 MB request, too long to take, is answered with an error naming
+// A 40 MB request, too long to take, is answered with an error naming
 // the limit, and the server keeps serving: the next call is delivered.
 // So are lines that are not JSON or not JSON-RPC.
 func TestOversizedAndBrokenRequestsAreAnsweredAndServingGoesOn(t *testing.T) {
@@ -114,15 +114,20 @@ func TestOversizedAndBrokenRequestsAreAnsweredAndServingGoesOn(t *testing.T) {
 	s := serveRaw(t, tm, "coder")
 
 	before := peakKB(s)
-	s.send(t, sendCall(2, strings.Repeat("x", 20<<20)))
+	const huge = 40 << 20
+	s.send(t, sendCall(2, strings.Repeat("x", huge)))
 	code, msg := errorOf(s.answer(t, 2))
 	if code != -32600 || !strings.Contains(msg, fmt.Sprint(mcpserver.MaxRequestBytes)) || !strings.Contains(msg, "as a file") {
-		t.Errorf("20 MB request: error %v %q, want -32600 naming the limit %d and the fix", code, msg, mcpserver.MaxRequestBytes)
+		t.Errorf("40 MB request: error %v %q, want -32600 naming the limit %d and the fix", code, msg, mcpserver.MaxRequestBytes)
 	}
-	// Skipped, not held: the server's peak memory grew by far less than
-	// the request (where /proc tells).
-	if after := peakKB(s); before > 0 && after-before > 10<<10 {
-		t.Errorf("the server's peak memory grew from %d kB to %d kB reading a 20 MB request", before, after)
+	// Skipped, not held: the server's peak memory grew by less than half
+	// the request (where /proc tells). A server that held the line grows
+	// by several times its size; one that skips it by the buffers it
+	// reads through, which the race detector's runtime inflates.
+	after := peakKB(s)
+	t.Logf("peak memory %d kB before, %d kB after", before, after)
+	if before > 0 && (after-before)<<10 > huge/2 {
+		t.Errorf("the server's peak memory grew from %d kB to %d kB reading a %d MB request", before, after, huge>>20)
 	}
 	// The id first, as the Go SDK writes it.
 	s.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"send_message","arguments":{"to":"team-lead","text":"`+
