@@ -42,6 +42,15 @@ func newWorld(t *testing.T, cli agenttest.CLI, cliBin string, model *agenttest.M
 	// The person's own config: the scripted model as the CLI's provider.
 	extraEnv := agenttest.PersonConfig(t, cli, w.home, model)
 	testutil.MCPBinary(t)
+	// Runs after the tmux server is killed and before the team's folder is
+	// removed: a teammate whose pane was just hung up on may still write
+	// its last state there for a moment.
+	t.Cleanup(func() {
+		deadline := time.Now().Add(15 * time.Second)
+		for len(leftover(w.root, "")) > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 	w.srv = testutil.TmuxServer(t)
 	ctx := context.Background()
 	vars := append([]string{
@@ -114,12 +123,15 @@ func (w *world) screen(pane string) string {
 
 // leftover lists live processes whose environment names the test's team
 // root and the agent: what that teammate left behind.
+// leftover lists the live processes of agent (every agent, for "") in
+// the team root.
 func leftover(root, agent string) []string {
 	var out []string
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil || !bytes.Contains(b, []byte("PANETEAM_ROOT="+root+"\x00")) || !bytes.Contains(b, []byte("PANETEAM_AGENT="+agent+"\x00")) {
+		if err != nil || !bytes.Contains(b, []byte("PANETEAM_ROOT="+root+"\x00")) ||
+			agent != "" && !bytes.Contains(b, []byte("PANETEAM_AGENT="+agent+"\x00")) {
 			continue
 		}
 		if st, err := os.ReadFile(filepath.Join(d, "stat")); err == nil && bytes.Contains(st, []byte(") Z ")) {
