@@ -122,9 +122,7 @@ func (w *world) screen(pane string) string {
 }
 
 // leftover lists live processes whose environment names the test's team
-// root and the agent: what that teammate left behind.
-// leftover lists the live processes of agent (every agent, for "") in
-// the team root.
+// root and the agent (any agent, for ""): what that teammate left behind.
 func leftover(root, agent string) []string {
 	var out []string
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
