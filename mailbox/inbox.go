@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -75,7 +76,7 @@ func (in *Inbox) ReadAll() ([]Message, error) {
 func (in *Inbox) readAll() ([]Message, error) {
 	var lastErr error
 	for i := 0; i < unlockedReadTries; i++ {
-		b, err := os.ReadFile(in.Path)
+		b, err := in.read()
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -206,7 +207,7 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 // transformUnless is transform with settled (see
 // lockfile.TransformUnless).
 func (in *Inbox) transformUnless(ctx context.Context, fn func([]Message) ([]Message, error), settled func() bool) error {
-	if _, err := os.Stat(in.Path); err != nil {
+	if _, err := os.Lstat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
 	}
 	_, err := in.write(ctx, fn, nil, false, settled)
@@ -288,6 +289,9 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 			os.Remove(f)
 		}
 	}
+	if err := in.checkFolder(); err != nil {
+		return false, err
+	}
 	if try {
 		return lockfile.TryTransformThen(in.Path, in.Lock, change, after)
 	}
@@ -324,8 +328,36 @@ func (in *Inbox) ensure() error {
 	if err := os.MkdirAll(filepath.Dir(in.Path), lockfile.DirPerm); err != nil {
 		return fmt.Errorf("create inbox folder: %w", err)
 	}
+	if err := in.checkFolder(); err != nil {
+		return err
+	}
 	if _, err := lockfile.CreateExclusive(in.Path, []byte("[]")); err != nil {
 		return fmt.Errorf("create inbox: %w", err)
+	}
+	return nil
+}
+
+// read reads the inbox without following a link (docs/PROTOCOL.md §2):
+// neither the file nor its team's inboxes folder may be one.
+func (in *Inbox) read() ([]byte, error) {
+	if err := in.checkFolder(); err != nil {
+		return nil, err
+	}
+	return safefs.ReadFile(in.Path)
+}
+
+// checkFolder refuses a link, or anything but a folder, in place of the
+// team's inboxes folder: paneteam would create the inbox, its lock, its
+// archive and its queue wherever the link leads. The team folder above it
+// may be a link (a remote host's team folder leads to its mount); an
+// inbox outside a team's layout has only its own file checked.
+func (in *Inbox) checkFolder() error {
+	dir := filepath.Dir(in.Path)
+	if filepath.Base(dir) != "inboxes" {
+		return nil
+	}
+	if err := safefs.Dir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }
