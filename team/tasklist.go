@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -72,9 +73,14 @@ func (l *TaskList) read(id string) (*Task, error) {
 	path := l.Path(id)
 	var lastErr error
 	for i := 0; i < taskReadTries; i++ {
-		b, err := os.ReadFile(path)
+		// Not through a link (docs/PROTOCOL.md §2): one planted in place of
+		// a task would have its target read and, on an update, replaced.
+		b, err := safefs.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
+		}
+		if safefs.IsOdd(err) {
+			return nil, &SkippedFile{Path: path, Err: err}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read task %s: %w", id, err)
@@ -233,7 +239,7 @@ func (l *TaskList) highestID() (int64, error) {
 }
 
 func (l *TaskList) highWaterMark() int64 {
-	b, err := os.ReadFile(filepath.Join(l.Dir, highWaterMarkName))
+	b, err := safefs.ReadFile(filepath.Join(l.Dir, highWaterMarkName))
 	if err != nil {
 		return 0
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -117,7 +118,7 @@ const (
 func Load(path string) (*Config, error) {
 	var lastErr error
 	for i := 0; i < readRetries; i++ {
-		b, err := os.ReadFile(path)
+		b, err := safefs.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("read team config: %w", err)
 		}
@@ -175,7 +176,7 @@ func loadLocked(path string) (cfg *Config, ok bool, err error) {
 		return nil, false, nil
 	}
 	defer unlock()
-	b, err := os.ReadFile(path)
+	b, err := safefs.ReadFile(path)
 	if err != nil {
 		return nil, true, fmt.Errorf("read team config: %w", err)
 	}
