@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -55,7 +57,7 @@ type SkippedFile struct {
 }
 
 func (s *SkippedFile) Error() string {
-	return fmt.Sprintf("skipped task file %s: %v (fix or remove it; paneteam will not overwrite it)", s.Path, s.Err)
+	return fmt.Sprintf("skipped task file %s: %s (fix or remove it; paneteam will not overwrite it)", s.Path, jsonx.Why(s.Err))
 }
 
 func (s *SkippedFile) Unwrap() error { return s.Err }
@@ -88,6 +90,11 @@ func (l *TaskList) read(id string) (*Task, error) {
 		t, err := parseTask(b, id)
 		if err == nil {
 			return t, nil
+		}
+		// A torn write does not parse; a field of the wrong type is what
+		// the file holds, and a retry would only slow every listing.
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			return nil, &SkippedFile{Path: path, Err: err}
 		}
 		lastErr = err
 		time.Sleep(taskReadPause)

@@ -122,7 +122,7 @@ func Load(path string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read team config: %w", err)
 		}
-		cfg, err := parseConfig(b)
+		cfg, err := parseConfig(path, b)
 		if err == nil {
 			return homed(path, cfg)
 		}
@@ -180,15 +180,16 @@ func loadLocked(path string) (cfg *Config, ok bool, err error) {
 	if err != nil {
 		return nil, true, fmt.Errorf("read team config: %w", err)
 	}
-	cfg, err = parseConfig(b)
+	cfg, err = parseConfig(path, b)
 	return cfg, true, err
 }
 
-func parseConfig(b []byte) (*Config, error) {
+func parseConfig(path string, b []byte) (*Config, error) {
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return nil, err
 	}
+	cfg.path = path
 	return &cfg, nil
 }
 
@@ -197,7 +198,7 @@ func parseConfig(b []byte) (*Config, error) {
 func (t Team) Update(ctx context.Context, opts lockfile.Options, fn func(*Config) error) (*Config, error) {
 	var out *Config
 	err := lockfile.Transform(ctx, t.ConfigPath(), opts, func(old []byte) ([]byte, error) {
-		cfg, err := parseConfig(old)
+		cfg, err := parseConfig(t.ConfigPath(), old)
 		if err != nil {
 			return nil, fmt.Errorf("team config %s does not parse: %w (fix or restore the file; paneteam will not overwrite it)", t.ConfigPath(), err)
 		}
