@@ -49,7 +49,7 @@ type rows struct {
 
 func (c *Config) UnmarshalJSON(b []byte) error {
 	type plain Config
-	*c = Config{}
+	c.rows = rows{}
 	err := jsonx.Unmarshal(b, (*plain)(c), &c.extra)
 	if err != nil {
 		return c.unmarshalRows(b, err)
