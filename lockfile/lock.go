@@ -34,6 +34,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // proper-lockfile's numbers, as Claude Code uses them.
@@ -113,22 +114,50 @@ type holder struct {
 
 // realPath is the file proper-lockfile locks for target: it resolves its
 // real path, and puts the lock directory beside it. Only a symlink as the
-// last element moves that directory; a symlinked folder above it names the
-// same directory entry either way. So the common case costs one lstat, not
-// one per path element.
+// last element would move that directory; a symlinked folder above it
+// names the same directory entry either way. A symlink as the last element
+// is refused instead of followed: in a folder others write, it would make
+// paneteam create its lock and its queue file beside whatever it points to
+// (docs/PROTOCOL.md §4). So the common case costs one lstat, not one per
+// path element.
 func realPath(target string) (string, error) {
 	st, err := os.Lstat(target)
 	if err != nil {
 		return "", err
 	}
-	if st.Mode()&fs.ModeSymlink == 0 && !strings.Contains(target, "..") {
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return "", &safefs.OddError{Path: target, Found: "a symbolic link", Want: "a regular file"}
+	}
+	if !strings.Contains(target, "..") {
 		return filepath.Clean(target), nil
 	}
-	return filepath.EvalSymlinks(target)
+	dir, err := filepath.EvalSymlinks(filepath.Dir(target))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.Base(target)), nil
 }
 
-func newQueue(real string) *flock.Flock {
-	return flock.New(QueuePath(real), flock.SetPermissions(FilePerm))
+// newQueue is the queue lock of real. Its file is opened without
+// following a link: one planted there would have the record written over
+// the start of whatever it points to.
+func newQueue(real string) (*flock.Flock, error) {
+	p := QueuePath(real)
+	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+		return nil, &safefs.OddError{Path: p, Found: kindOf(st.Mode()), Want: "a regular file"}
+	}
+	return flock.New(p, flock.SetPermissions(FilePerm),
+		flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK)), nil
+}
+
+func kindOf(m fs.FileMode) string {
+	if m&fs.ModeSymlink != 0 {
+		return "a symbolic link"
+	}
+	if m.IsDir() {
+		return "a directory"
+	}
+	return "not a regular file"
 }
 
 // errSettled is acquire's answer when settled said, once this process held
@@ -157,7 +186,10 @@ func acquire(ctx context.Context, target string, opts Options, settled func() bo
 		return fmt.Errorf("lock %s: %w", dir, err)
 	}
 
-	q := newQueue(real)
+	q, err := newQueue(real)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", target, err)
+	}
 	if err := flockwait.LockUntil(ctx, q, deadline); err != nil {
 		return nil, timeout(err)
 	}
@@ -185,7 +217,10 @@ func tryAcquire(target string, opts Options) (*holder, error) {
 		return nil, fmt.Errorf("lock %s: %w", target, err)
 	}
 	dir := LockPath(real)
-	q := newQueue(real)
+	q, err := newQueue(real)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", target, err)
+	}
 	ok, err := q.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
@@ -249,7 +284,7 @@ func (h *holder) mkdirLoop(ctx context.Context, deadline time.Time, wait bool) e
 // no paneteam process holds it, and its mtime is the one that holder
 // recorded). It reports whether the directory is gone.
 func (h *holder) tryTakeOver() (bool, error) {
-	st, err := os.Stat(h.dir)
+	st, err := os.Lstat(h.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}
@@ -257,10 +292,14 @@ func (h *holder) tryTakeOver() (bool, error) {
 		return false, err
 	}
 	if !st.IsDir() {
-		// A regular file here blocks Claude Code's lock for good; it is not
-		// ours to delete.
-		return false, fmt.Errorf("%s is a regular file, not a lock directory: "+
-			"it blocks every writer of this file; remove it by hand once no process is writing", h.dir)
+		// A regular file or a link here blocks Claude Code's lock for
+		// good; it is not ours to delete, nor a link ours to follow.
+		what := "a regular file"
+		if st.Mode()&fs.ModeSymlink != 0 {
+			what = "a symbolic link"
+		}
+		return false, fmt.Errorf("%s is %s, not a lock directory: "+
+			"it blocks every writer of this file; remove it by hand once no process is writing", h.dir, what)
 	}
 	orphan := h.recorded().Equal(st.ModTime())
 	if !orphan && !st.ModTime().Before(time.Now().Add(-h.stale)) {
@@ -288,7 +327,7 @@ func (h *holder) touch() error {
 		return err
 	}
 	// Read back: the file system may keep less than nanoseconds.
-	st, err := os.Stat(h.dir)
+	st, err := os.Lstat(h.dir)
 	if err != nil {
 		return err
 	}
@@ -325,7 +364,7 @@ func recordCheck(ns int64, id fileID) uint64 {
 // allocating it again on every lock and release (which cost more than the
 // rest of taking the lock). noRecord, all zeros, is a cleared record.
 func (h *holder) writeRecord(t time.Time) error {
-	f, err := os.OpenFile(h.record, os.O_WRONLY|os.O_CREATE, FilePerm)
+	f, err := safefs.OpenFile(h.record, os.O_WRONLY|os.O_CREATE, FilePerm)
 	if err != nil {
 		return err
 	}
@@ -350,7 +389,7 @@ func (h *holder) writeRecord(t time.Time) error {
 // this very flock file (same device and inode as this process sees it),
 // or noRecord.
 func (h *holder) recorded() time.Time {
-	f, err := os.Open(h.record)
+	f, err := safefs.OpenFile(h.record, os.O_RDONLY, 0)
 	if err != nil {
 		return noRecord
 	}
@@ -411,8 +450,8 @@ func (h *holder) check() error {
 	if h.lost {
 		return ErrCompromised
 	}
-	st, err := os.Stat(h.dir)
-	if err != nil || !st.ModTime().Equal(h.mtime) {
+	st, err := os.Lstat(h.dir)
+	if err != nil || !st.IsDir() || !st.ModTime().Equal(h.mtime) {
 		return ErrCompromised
 	}
 	return nil

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // Transform is the one way paneteam changes a shared file: take the lock,
@@ -69,7 +70,7 @@ func transformWith(h *holder, path string, fn func(old []byte) ([]byte, error), 
 }
 
 func transformHeld(h *holder, path string, fn func([]byte) ([]byte, error)) error {
-	old, err := os.ReadFile(path)
+	old, err := safefs.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

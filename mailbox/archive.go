@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -42,7 +43,7 @@ func (in *Inbox) ArchivePath() string { return ArchivePath(in.Path) }
 // messages of that append were still in the inbox, which is rewritten only
 // after the append is on disk, so they were archived again by a later write.
 func (in *Inbox) Archived() ([]Message, error) {
-	f, err := os.Open(in.ArchivePath())
+	f, err := safefs.OpenFile(in.ArchivePath(), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -109,11 +110,13 @@ func (in *Inbox) archive(lines []byte) error {
 	return nil
 }
 
-// appendDurably appends data to path (created 0600) and fsyncs it. A file
+// appendDurably appends data to path (created 0600) and fsyncs it. A link
+// planted at path is refused, not followed: it would append teammates'
+// messages to whatever it leads to, a shell's start-up file for one. A file
 // whose last line was cut short by a crash first gets its newline, so the
 // torn line stays one bad line instead of swallowing the next message.
 func appendDurably(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, lockfile.FilePerm)
+	f, err := safefs.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, lockfile.FilePerm)
 	if err != nil {
 		return err
 	}

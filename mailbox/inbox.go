@@ -1,9 +1,7 @@
 package mailbox
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -55,41 +54,56 @@ const (
 	unlockedReadPause = 10 * time.Millisecond
 )
 
-// ReadAll returns every message, without taking the lock (the file is
-// replaced atomically by paneteam; a torn in-place write by Claude Code is
-// retried). A missing inbox is empty. With SummarisesIdle, stale idle
-// notices found are first archived under the lock, if it is free at once;
-// otherwise the messages are returned as they are (nothing is lost, and a
-// reader never waits for a writer: the next read tries again).
+// ReadAll returns every message paneteam can read (Entries says which
+// entries it could not).
 func (in *Inbox) ReadAll() ([]Message, error) {
-	msgs, err := in.readAll()
-	if err != nil || !in.SummarisesIdle || len(StaleIdle(msgs)) == 0 {
-		return msgs, err
+	msgs, _, err := in.Entries()
+	return msgs, err
+}
+
+// Entries returns every message, and the entries that are not messages
+// paneteam can read (left in place, see SkippedEntry), without taking the
+// lock (the file is replaced atomically by paneteam; a torn in-place write
+// by Claude Code is retried). A missing inbox is empty. With
+// SummarisesIdle, stale idle notices found are first archived under the
+// lock, if it is free at once; otherwise the messages are returned as they
+// are (nothing is lost, and a reader never waits for a writer: the next
+// read tries again).
+func (in *Inbox) Entries() ([]Message, []*SkippedEntry, error) {
+	e, err := in.readEntries()
+	if err != nil || !in.SummarisesIdle || len(StaleIdle(e.msgs)) == 0 {
+		return e.msgs, e.skipped(in.Path), err
 	}
 	if n, err := in.summarise(context.Background(), true); err != nil || n == 0 {
-		return msgs, nil
+		return e.msgs, e.skipped(in.Path), nil
 	}
-	return in.readAll()
+	e, err = in.readEntries()
+	return e.msgs, e.skipped(in.Path), err
 }
 
 func (in *Inbox) readAll() ([]Message, error) {
+	e, err := in.readEntries()
+	return e.msgs, err
+}
+
+func (in *Inbox) readEntries() (entries, error) {
 	var lastErr error
 	for i := 0; i < unlockedReadTries; i++ {
-		b, err := os.ReadFile(in.Path)
+		b, err := in.read()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+			return entries{}, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read inbox: %w", err)
+			return entries{}, fmt.Errorf("read inbox: %w", err)
 		}
-		msgs, err := decode(b)
+		e, err := decodeEntries(b)
 		if err == nil {
-			return msgs, nil
+			return e, nil
 		}
 		lastErr = err
 		time.Sleep(unlockedReadPause)
 	}
-	return nil, fmt.Errorf("inbox %s does not parse: %w", in.Path, lastErr)
+	return entries{}, fmt.Errorf("inbox %s does not parse: %w", in.Path, lastErr)
 }
 
 // Unread returns the messages not marked read, in order.
@@ -206,7 +220,7 @@ func (in *Inbox) transform(ctx context.Context, fn func([]Message) ([]Message, e
 // transformUnless is transform with settled (see
 // lockfile.TransformUnless).
 func (in *Inbox) transformUnless(ctx context.Context, fn func([]Message) ([]Message, error), settled func() bool) error {
-	if _, err := os.Stat(in.Path); err != nil {
+	if _, err := os.Lstat(in.Path); err != nil {
 		return fmt.Errorf("inbox %s: %w", in.Path, err)
 	}
 	_, err := in.write(ctx, fn, nil, false, settled)
@@ -255,10 +269,11 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 				return out, nil
 			}
 		}
-		cur, err := decode(old)
+		ents, err := decodeEntries(old)
 		if err != nil {
 			return nil, in.moveAside(err)
 		}
+		cur := ents.msgs
 		taken = files
 		cur = append(appendMissing(cur, leftover), fresh...)
 		var next []Message
@@ -281,12 +296,15 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 		if next, err = in.prune(next); err != nil {
 			return nil, err
 		}
-		return Encode(next)
+		return encodeEntries(next, ents.kept)
 	}
 	after := func() {
 		for _, f := range taken {
 			os.Remove(f)
 		}
+	}
+	if err := in.checkFolder(); err != nil {
+		return false, err
 	}
 	if try {
 		return lockfile.TryTransformThen(in.Path, in.Lock, change, after)
@@ -324,8 +342,36 @@ func (in *Inbox) ensure() error {
 	if err := os.MkdirAll(filepath.Dir(in.Path), lockfile.DirPerm); err != nil {
 		return fmt.Errorf("create inbox folder: %w", err)
 	}
+	if err := in.checkFolder(); err != nil {
+		return err
+	}
 	if _, err := lockfile.CreateExclusive(in.Path, []byte("[]")); err != nil {
 		return fmt.Errorf("create inbox: %w", err)
+	}
+	return nil
+}
+
+// read reads the inbox without following a link (docs/PROTOCOL.md §2):
+// neither the file nor its team's inboxes folder may be one.
+func (in *Inbox) read() ([]byte, error) {
+	if err := in.checkFolder(); err != nil {
+		return nil, err
+	}
+	return safefs.ReadFile(in.Path)
+}
+
+// checkFolder refuses a link, or anything but a folder, in place of the
+// team's inboxes folder: paneteam would create the inbox, its lock, its
+// archive and its queue wherever the link leads. The team folder above it
+// may be a link (a remote host's team folder leads to its mount); an
+// inbox outside a team's layout has only its own file checked.
+func (in *Inbox) checkFolder() error {
+	dir := filepath.Dir(in.Path)
+	if filepath.Base(dir) != "inboxes" {
+		return nil
+	}
+	if err := safefs.Dir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }
@@ -338,22 +384,6 @@ func (in *Inbox) moveAside(cause error) error {
 		return fmt.Errorf("inbox %s does not parse (%v) and could not be moved aside: %w", in.Path, cause, err)
 	}
 	return &CorruptError{Path: in.Path, MovedTo: dest, Err: cause}
-}
-
-// decode parses an inbox; an empty file (Claude Code creates it in two
-// steps) is an empty inbox.
-func decode(b []byte) ([]Message, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return []Message{}, nil
-	}
-	var msgs []Message
-	if err := json.Unmarshal(b, &msgs); err != nil {
-		return nil, err
-	}
-	if msgs == nil {
-		return nil, errors.New("inbox is null, not an array")
-	}
-	return msgs, nil
 }
 
 // Encode lays an inbox out as Claude Code does: 2-space JSON, no trailing

@@ -38,6 +38,10 @@ type Message struct {
 	FromPlugin string `json:"from_plugin,omitempty"`
 
 	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
+	// at is the entry's place in the inbox it was read from, from 1 (0: a
+	// new message), so that a rewrite keeps the entries it could not read
+	// between the same neighbours (entries.go).
+	at int
 }
 
 // EntryVersion is the msgV Claude Code 2.1.330 writes.

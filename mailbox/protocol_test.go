@@ -85,23 +85,3 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
-
-func FuzzDecodeInbox(f *testing.F) {
-	f.Add([]byte(`[{"from":"a","text":"b","timestamp":"t","read":false}]`))
-	f.Add([]byte(``))
-	f.Add([]byte(`null`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		msgs, err := decode(b)
-		if err != nil {
-			return
-		}
-		out, err := Encode(msgs)
-		if err != nil {
-			t.Fatalf("decoded inbox does not encode: %v", err)
-		}
-		again, err := decode(out)
-		if err != nil || len(again) != len(msgs) {
-			t.Fatalf("re-decode: %v, %d vs %d", err, len(again), len(msgs))
-		}
-	})
-}

@@ -72,7 +72,7 @@ func (in *Inbox) SignedBy(s Signer) *Inbox {
 // (msgV, a fresh msg_id, type) and, when the inbox signs and the entry
 // speaks as the lead, its lead_sig.
 func (in *Inbox) prepare(m *Message) error {
-	m.Read = false
+	m.Read, m.at = false, 0
 	if m.MsgV == 0 {
 		m.MsgV = EntryVersion
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -85,7 +86,9 @@ func SpoolDir(inboxPath string) string {
 // acknowledged until the inbox itself is durably written.
 func (in *Inbox) spool(m Message) (string, error) {
 	dir := SpoolDir(in.Path)
-	if err := os.Mkdir(dir, lockfile.DirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+	// Not a link: the message would be queued, and later read, wherever
+	// it leads.
+	if err := safefs.Mkdir(dir, lockfile.DirPerm); err != nil {
 		return "", fmt.Errorf("queue message: %w", err)
 	}
 	// The element as the inbox will hold it: a JSON object like any other,
@@ -101,7 +104,7 @@ func (in *Inbox) spool(m Message) (string, error) {
 	// Names sort in send order: nanoseconds first, fixed width.
 	name := filepath.Join(dir, fmt.Sprintf("%020d-%d-%s.msg", time.Now().UnixNano(), os.Getpid(), hex.EncodeToString(nonce[:])))
 	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, b, lockfile.FilePerm); err != nil {
+	if err := safefs.WriteFile(tmp, b, lockfile.FilePerm); err != nil {
 		return "", fmt.Errorf("queue message: %w", err)
 	}
 	if err := os.Rename(tmp, name); err != nil {
@@ -157,6 +160,11 @@ const takenSuffix = ".taken"
 // first is not taken; a file that does not parse (only a crash mid-rename
 // could leave one) is taken and dropped: its sender was never acknowledged.
 func takeSpool(dir string) ([]queued, []string, error) {
+	if err := safefs.Dir(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("read message queue: %w", err)
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -187,7 +195,7 @@ func takeSpool(dir string) ([]queued, []string, error) {
 			}
 			p += takenSuffix
 		}
-		b, err := os.ReadFile(p)
+		b, err := safefs.ReadFile(p)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read queued message: %w", err)
 		}

@@ -108,6 +108,24 @@ type watcher struct {
 	lastSig filesig.Sig
 	fs      *fsnotify.Watcher
 	warned  bool
+	// skipped holds the entries already reported as unreadable, so each
+	// is reported once however often the inbox changes.
+	skipped map[msgID]bool
+}
+
+// reportSkipped reports each entry the watch cannot read, once.
+func (w *watcher) reportSkipped(skipped []*SkippedEntry) {
+	for _, s := range skipped {
+		id := msgID(sha256.Sum256(s.Raw))
+		if w.skipped[id] {
+			continue
+		}
+		if w.skipped == nil {
+			w.skipped = map[msgID]bool{}
+		}
+		w.skipped[id] = true
+		w.report(s)
+	}
 }
 
 // scan reads the inbox and returns the messages not seen before (nil when
@@ -117,11 +135,12 @@ func (w *watcher) scan(first, force bool) ([]Message, error) {
 	if !force && !first && sig == w.lastSig {
 		return nil, nil
 	}
-	msgs, err := w.in.ReadAll()
+	msgs, skipped, err := w.in.Entries()
 	if err != nil {
 		return nil, err
 	}
 	w.lastSig = sig
+	w.reportSkipped(skipped)
 	counts := make(map[msgID]int, len(msgs))
 	out := []Message{}
 	for _, m := range msgs {

@@ -22,6 +22,7 @@ type Config struct {
 	Paneteam *TeamMeta `json:"paneteam,omitempty"`
 
 	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
+	rows               // member rows that did not decode (rows.go)
 }
 
 // Member is one entry of config.json's members.
@@ -45,6 +46,10 @@ type Member struct {
 	Paneteam         *MemberMeta       `json:"paneteam,omitempty"`
 
 	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
+	// at is the row's place in members as read, from 1 (0: a new member),
+	// so that a rewrite keeps the rows it could not read between the same
+	// neighbours (rows.go).
+	at int
 }
 
 // Backend types as Claude Code records them in backendType.
@@ -149,19 +154,6 @@ type TerminalPane struct {
 // IdleByHook is MemberMeta.IdleBy for a member whose turn ends are
 // reported by its CLI's own hook.
 const IdleByHook = "hook"
-
-func (c *Config) UnmarshalJSON(b []byte) error {
-	type plain Config
-	return jsonx.Unmarshal(b, (*plain)(c), &c.extra)
-}
-
-func (c Config) MarshalJSON() ([]byte, error) {
-	type plain Config
-	if c.Members == nil {
-		c.Members = []Member{}
-	}
-	return jsonx.MarshalWith(plain(c), c.extra)
-}
 
 func (m *Member) UnmarshalJSON(b []byte) error {
 	type plain Member

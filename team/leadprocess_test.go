@@ -17,7 +17,7 @@ import (
 
 func configWith(t *testing.T, leadProcess string) *Config {
 	t.Helper()
-	cfg, err := parseConfig([]byte(`{"name":"s","createdAt":1,"leadAgentId":"team-lead@s","leadProcess":` + leadProcess + `,"members":[]}`))
+	cfg, err := parseConfig("", []byte(`{"name":"s","createdAt":1,"leadAgentId":"team-lead@s","leadProcess":`+leadProcess+`,"members":[]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func (c *Config) AddMember(m Member) (*Member, error) {
 	} else if !ValidColor(m.Color) {
 		return nil, fmt.Errorf("colour %q is not a team colour: use one of %s", m.Color, strings.Join(Colors, ", "))
 	}
-	m.AgentID = AgentID(m.Name, c.Name)
+	m.AgentID, m.at = AgentID(m.Name, c.Name), 0
 	c.Members = append(c.Members, m)
 	return &c.Members[len(c.Members)-1], nil
 }

@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -54,7 +57,7 @@ type SkippedFile struct {
 }
 
 func (s *SkippedFile) Error() string {
-	return fmt.Sprintf("skipped task file %s: %v (fix or remove it; paneteam will not overwrite it)", s.Path, s.Err)
+	return fmt.Sprintf("skipped task file %s: %s (fix or remove it; paneteam will not overwrite it)", s.Path, jsonx.Why(s.Err))
 }
 
 func (s *SkippedFile) Unwrap() error { return s.Err }
@@ -72,9 +75,14 @@ func (l *TaskList) read(id string) (*Task, error) {
 	path := l.Path(id)
 	var lastErr error
 	for i := 0; i < taskReadTries; i++ {
-		b, err := os.ReadFile(path)
+		// Not through a link (docs/PROTOCOL.md §2): one planted in place of
+		// a task would have its target read and, on an update, replaced.
+		b, err := safefs.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
+		}
+		if safefs.IsOdd(err) {
+			return nil, &SkippedFile{Path: path, Err: err}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read task %s: %w", id, err)
@@ -82,6 +90,11 @@ func (l *TaskList) read(id string) (*Task, error) {
 		t, err := parseTask(b, id)
 		if err == nil {
 			return t, nil
+		}
+		// A torn write does not parse; a field of the wrong type is what
+		// the file holds, and a retry would only slow every listing.
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			return nil, &SkippedFile{Path: path, Err: err}
 		}
 		lastErr = err
 		time.Sleep(taskReadPause)
@@ -233,7 +246,7 @@ func (l *TaskList) highestID() (int64, error) {
 }
 
 func (l *TaskList) highWaterMark() int64 {
-	b, err := os.ReadFile(filepath.Join(l.Dir, highWaterMarkName))
+	b, err := safefs.ReadFile(filepath.Join(l.Dir, highWaterMarkName))
 	if err != nil {
 		return 0
 	}

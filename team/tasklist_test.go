@@ -225,6 +225,9 @@ func TestMalformedTaskFilesAreSkippedAndNeverRewritten(t *testing.T) {
 		"7.json":     `{"id": "7", "subject": "half`,
 		"8.json":     `{"id":"8","subject":"s","description":"","status":"wip","owner":"alice","blocks":[],"blockedBy":[]}`,
 		"notes.json": `{}`,
+		// A field of the wrong type, as a careless tool or another release
+		// might write it.
+		"6.json": `{"id":"6","subject":"s","description":"","status":"pending","owner":42,"blocks":[],"blockedBy":[]}`,
 	}
 	for name, text := range bad {
 		if err := os.WriteFile(filepath.Join(l.Dir, name), []byte(text), 0o600); err != nil {
@@ -238,19 +241,24 @@ func TestMalformedTaskFilesAreSkippedAndNeverRewritten(t *testing.T) {
 	if len(tasks) != 1 || tasks[0].ID != good.ID {
 		t.Fatalf("listed %v, want only task %s", tasks, good.ID)
 	}
-	if len(skipped) != 3 {
-		t.Fatalf("skipped %v, want the 3 bad files", skipped)
+	if len(skipped) != 4 {
+		t.Fatalf("skipped %v, want the 4 bad files", skipped)
 	}
 	for _, s := range skipped {
 		if !strings.Contains(s.Error(), s.Path) {
 			t.Errorf("warning does not name the file: %v", s)
 		}
+		if filepath.Base(s.Path) == "6.json" && !strings.Contains(s.Error(), `"owner" holds a number where a string goes`) {
+			t.Errorf("warning does not say which field is wrong: %v", s)
+		}
 	}
 	if _, err := ReleaseTasks(ctx, tm, lockfile.Options{}, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Update(ctx, "8", func(t *Task) error { t.Status = StatusPending; return nil }); err == nil {
-		t.Fatal("update of an unparsable task succeeded")
+	for _, id := range []string{"6", "8"} {
+		if _, err := l.Update(ctx, id, func(t *Task) error { t.Status = StatusPending; return nil }); err == nil {
+			t.Fatalf("update of unreadable task %s succeeded", id)
+		}
 	}
 	// The next id counts file names, parsable or not: nothing is overwritten.
 	if next := mustCreate(t, l, NewTask{Subject: "next"}); next.ID != "9" {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -117,11 +118,11 @@ const (
 func Load(path string) (*Config, error) {
 	var lastErr error
 	for i := 0; i < readRetries; i++ {
-		b, err := os.ReadFile(path)
+		b, err := safefs.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("read team config: %w", err)
 		}
-		cfg, err := parseConfig(b)
+		cfg, err := parseConfig(path, b)
 		if err == nil {
 			return homed(path, cfg)
 		}
@@ -175,19 +176,20 @@ func loadLocked(path string) (cfg *Config, ok bool, err error) {
 		return nil, false, nil
 	}
 	defer unlock()
-	b, err := os.ReadFile(path)
+	b, err := safefs.ReadFile(path)
 	if err != nil {
 		return nil, true, fmt.Errorf("read team config: %w", err)
 	}
-	cfg, err = parseConfig(b)
+	cfg, err = parseConfig(path, b)
 	return cfg, true, err
 }
 
-func parseConfig(b []byte) (*Config, error) {
+func parseConfig(path string, b []byte) (*Config, error) {
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return nil, err
 	}
+	cfg.path = path
 	return &cfg, nil
 }
 
@@ -196,7 +198,7 @@ func parseConfig(b []byte) (*Config, error) {
 func (t Team) Update(ctx context.Context, opts lockfile.Options, fn func(*Config) error) (*Config, error) {
 	var out *Config
 	err := lockfile.Transform(ctx, t.ConfigPath(), opts, func(old []byte) ([]byte, error) {
-		cfg, err := parseConfig(old)
+		cfg, err := parseConfig(t.ConfigPath(), old)
 		if err != nil {
 			return nil, fmt.Errorf("team config %s does not parse: %w (fix or restore the file; paneteam will not overwrite it)", t.ConfigPath(), err)
 		}

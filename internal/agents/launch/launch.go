@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -54,14 +55,22 @@ func Prepare(r Request) (profile.Launch, error) {
 	if err != nil {
 		return l, err
 	}
-	if err := os.MkdirAll(Home(r.Team, r.Agent), 0o700); err != nil {
+	// The team folder may be a link (a remote host's leads to its mount);
+	// agents/ and the run's folder below it may not: teammates write the
+	// team folder.
+	if err := os.MkdirAll(r.Team.Dir(), 0o700); err != nil {
+		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
+	}
+	rel, _ := filepath.Rel(r.Team.Dir(), Home(r.Team, r.Agent))
+	if err := safefs.MkdirAll(r.Team.Dir(), rel, 0o700); err != nil {
 		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
 	}
 	if err := l.Write(); err != nil {
 		return l, err
 	}
-	if err := os.WriteFile(TurnFile(r.Team, r.Agent), nil, 0o600); err != nil {
+	f, err := safefs.OpenFile(TurnFile(r.Team, r.Agent), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
 		return l, fmt.Errorf("prepare %s's turn file: %w", r.Agent, err)
 	}
-	return l, nil
+	return l, f.Close()
 }

@@ -3,11 +3,11 @@ package launch
 import (
 	"bytes"
 	"context"
-	"os"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/turnend"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -58,7 +58,7 @@ func NewRuntime(ctx context.Context, r Request, tc teammate.Config, prog string)
 		}
 		marked := false
 		rt.Turns = &teammate.Turns{Settle: Settle, Ended: func() int {
-			b, _ := os.ReadFile(turns)
+			b, _ := safefs.ReadFile(turns)
 			n := bytes.Count(b, []byte("\n"))
 			if n > 0 && !marked {
 				// Again once the pane is recorded (spawn-pane writes the

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // Options are one teammate's run of a profile.
@@ -42,6 +43,9 @@ type Launch struct {
 	Env   []string
 	Dirs  []string
 	Files []PlannedFile
+	// Home is the run's folder. It lies in the team's folder, which
+	// teammates write: nothing below it is reached through a link (Write).
+	Home string
 }
 
 // PlannedFile is one file of the run's folder.
@@ -92,7 +96,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 		"profile": p.Name,
 	}
 	f := filler{vars: vars, getenv: o.Getenv}
-	var l Launch
+	l := Launch{Home: o.Home}
 	l.Argv = []string{p.Program}
 	for _, part := range [][]string{p.Args, p.MCP, p.Hook, perm} {
 		if err := f.appendAll(&l.Argv, part); err != nil {
@@ -162,15 +166,19 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // Write writes the run's files, creating folders as needed (private to
-// the user). An existing file or link of the same path is replaced.
+// the user). An existing file or link of the same path is replaced, never
+// written through: a link planted in the run's folder, or in place of one
+// of its folders, would have the file written wherever it leads. The
+// links Write makes itself (to the person's logins) are made, not
+// followed.
 func (l Launch) Write() error {
 	for _, d := range l.Dirs {
-		if err := os.MkdirAll(d, 0o700); err != nil {
+		if err := l.mkdir(d); err != nil {
 			return fmt.Errorf("prepare %s: %w", d, err)
 		}
 	}
 	for _, f := range l.Files {
-		if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
+		if err := l.mkdir(filepath.Dir(f.Path)); err != nil {
 			return fmt.Errorf("prepare %s: %w", f.Path, err)
 		}
 		os.Remove(f.Path)
@@ -180,11 +188,25 @@ func (l Launch) Write() error {
 			}
 			continue
 		}
-		if err := os.WriteFile(f.Path, f.Data, 0o600); err != nil {
+		// Created exclusively: a link planted since the remove is refused.
+		if err := safefs.WriteFile(f.Path, f.Data, 0o600); err != nil {
 			return fmt.Errorf("write %s: %w", f.Path, err)
 		}
 	}
 	return nil
+}
+
+// mkdir makes dir, none of whose folders below the run's folder may be a
+// link. A folder elsewhere (a profile may name one) is made as it is.
+func (l Launch) mkdir(dir string) error {
+	rel, err := filepath.Rel(l.Home, dir)
+	if l.Home == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return os.MkdirAll(dir, 0o700)
+	}
+	if err := safefs.Dir(l.Home); err != nil {
+		return err
+	}
+	return safefs.MkdirAll(l.Home, rel, 0o700)
 }
 
 // filler fills in {{...}} placeholders: {{name}} is a variable as is,

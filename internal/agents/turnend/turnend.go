@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/internal/term/shorten"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -98,7 +99,7 @@ func Report(ctx context.Context, t team.Team, agent, reply, turnFile string, loc
 		return fmt.Errorf("tell %s that %s is idle: %w", lead, m.Name, err)
 	}
 	if turnFile != "" {
-		f, err := os.OpenFile(turnFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := safefs.OpenFile(turnFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return fmt.Errorf("mark the turn's end: %w", err)
 		}

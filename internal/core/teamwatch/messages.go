@@ -119,8 +119,9 @@ func firstLine(s string) string {
 }
 
 type cachedFile struct {
-	sig  filesig.Sig
-	msgs []mailbox.Message
+	sig     filesig.Sig
+	msgs    []mailbox.Message
+	skipped []*mailbox.SkippedEntry
 }
 
 // mailReader reads every inbox and archive of a team folder, re-reading
@@ -166,31 +167,34 @@ func inboxFiles(dir string) ([]string, error) {
 // is seen in one or both, never in neither.
 // A summarising inbox (post.SummarisesIdle) archives stale idle notices
 // as it is read.
-func (r *mailReader) read(path string, summarise bool) (inbox, archived []mailbox.Message, err error) {
+func (r *mailReader) read(path string, summarise bool) (inbox, archived []mailbox.Message, skipped []*mailbox.SkippedEntry, err error) {
 	in := mailbox.New(path, lockfile.Options{})
 	in.SummarisesIdle = summarise
-	inbox, err = r.cached(path, in.ReadAll)
+	inbox, skipped, err = r.cached(path, in.Entries)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	archived, err = r.cached(in.ArchivePath(), in.Archived)
-	return inbox, archived, err
+	archived, _, err = r.cached(in.ArchivePath(), func() ([]mailbox.Message, []*mailbox.SkippedEntry, error) {
+		msgs, err := in.Archived()
+		return msgs, nil, err
+	})
+	return inbox, archived, skipped, err
 }
 
 // cached keeps the last good read of a file; a file that does not parse
 // for now (Claude Code 2.1.88 rewrites in place) keeps its last messages.
-func (r *mailReader) cached(path string, load func() ([]mailbox.Message, error)) ([]mailbox.Message, error) {
+func (r *mailReader) cached(path string, load func() ([]mailbox.Message, []*mailbox.SkippedEntry, error)) ([]mailbox.Message, []*mailbox.SkippedEntry, error) {
 	sig := filesig.Stat(path)
 	if c, ok := r.files[path]; ok && c.sig == sig {
-		return c.msgs, nil
+		return c.msgs, c.skipped, nil
 	}
-	msgs, err := load()
+	msgs, skipped, err := load()
 	if err != nil {
 		if c, ok := r.files[path]; ok {
-			return c.msgs, fmt.Errorf("%s: %w (showing it as it was)", filepath.Base(path), err)
+			return c.msgs, c.skipped, fmt.Errorf("%s: %w (showing it as it was)", filepath.Base(path), err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	r.files[path] = cachedFile{sig: sig, msgs: msgs}
-	return msgs, nil
+	r.files[path] = cachedFile{sig: sig, msgs: msgs, skipped: skipped}
+	return msgs, skipped, nil
 }

@@ -247,6 +247,9 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	}
 	lead := team.LeadOf(cfg)
 	s.Lead = &lead
+	for _, sk := range cfg.SkippedMembers() {
+		s.problem(sk)
+	}
 	unread := s.readMessages(t, cfg, mail)
 	waiting := map[string]int{}
 	if waitingRequests != nil {
@@ -301,10 +304,13 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		if to == "" {
 			to = stem
 		}
-		inbox, archived, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"), post.SummarisesIdle(cfg, to))
+		inbox, archived, skipped, err := mail.read(filepath.Join(t.InboxDir(), stem+".json"), post.SummarisesIdle(cfg, to))
 		if err != nil {
 			s.problem(err)
 			unread[stem] = inboxCount{n: -1, err: err}
+		}
+		for _, sk := range skipped {
+			s.problem(sk)
 		}
 		for _, m := range archived {
 			s.Messages = append(s.Messages, messageOf(to, m, true))

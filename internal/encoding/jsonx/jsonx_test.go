@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -184,5 +185,45 @@ func TestNonObjectIsRefused(t *testing.T) {
 	}
 	if v, ok := r.Fields.Get("x"); !ok || string(v) != "1" {
 		t.Fatalf("unknown field x = %q, %v", v, ok)
+	}
+}
+
+func TestInterleaveKeepsKeptElementsBetweenTheirNeighbours(t *testing.T) {
+	kept := func(idx ...int) []Kept {
+		var out []Kept
+		for _, i := range idx {
+			out = append(out, Kept{Index: i})
+		}
+		return out
+	}
+	show := func(s []Slot) string {
+		var b strings.Builder
+		for _, x := range s {
+			if x.Kept {
+				fmt.Fprintf(&b, "K%d ", x.I)
+			} else {
+				fmt.Fprintf(&b, "%d ", x.I)
+			}
+		}
+		return strings.TrimSpace(b.String())
+	}
+	cases := []struct {
+		name string
+		at   []int
+		kept []Kept
+		want string
+	}{
+		{"nothing kept", []int{1, 2}, nil, "0 1"},
+		{"in the middle, unchanged", []int{1, 3}, kept(1), "0 K0 1"},
+		{"first and last", []int{2, 3}, kept(0, 3), "K0 0 1 K1"},
+		{"neighbour before removed", []int{3}, kept(1), "K0 0"},
+		{"neighbour after removed", []int{1}, kept(1), "0 K0"},
+		{"before what was added", []int{1, 0, 0}, kept(1), "0 K0 1 2"},
+		{"all removed", nil, kept(0, 2), "K0 K1"},
+	}
+	for _, c := range cases {
+		if got := show(Interleave(c.at, c.kept)); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
 	}
 }

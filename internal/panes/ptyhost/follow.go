@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // followPoll is how often a followed log is checked for more output.
@@ -15,14 +17,14 @@ const followPoll = 100 * time.Millisecond
 // CopyLog writes the teammate's whole kept output (the rotated part, then
 // the current one) to w and returns how much of the current log it wrote.
 func CopyLog(p Paths, w io.Writer) (int64, error) {
-	if f, err := os.Open(p.Prev); err == nil {
+	if f, err := openLogFile(p.Prev); err == nil {
 		_, err = io.Copy(w, f)
 		f.Close()
 		if err != nil {
 			return 0, fmt.Errorf("print teammate log: %w", err)
 		}
 	}
-	f, err := os.Open(p.Log)
+	f, err := openLogFile(p.Log)
 	if err != nil {
 		return 0, fmt.Errorf("teammate log: %w", err)
 	}
@@ -43,7 +45,7 @@ func FollowLog(ctx context.Context, p Paths, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(p.Log)
+	f, err := openLogFile(p.Log)
 	if err != nil {
 		return fmt.Errorf("teammate log: %w", err)
 	}
@@ -60,7 +62,7 @@ func FollowLog(ctx context.Context, p Paths, w io.Writer) error {
 			return fmt.Errorf("print teammate log: %w", err)
 		}
 		if rotated(f, p.Log) {
-			nf, err := os.Open(p.Log)
+			nf, err := openLogFile(p.Log)
 			if err == nil {
 				f.Close()
 				f = nf
@@ -79,6 +81,12 @@ func FollowLog(ctx context.Context, p Paths, w io.Writer) error {
 		case <-time.After(followPoll):
 		}
 	}
+}
+
+// openLogFile opens a log for reading, not through a link planted in its
+// place: attach would print whatever file it leads to.
+func openLogFile(path string) (*os.File, error) {
+	return safefs.OpenFile(path, os.O_RDONLY, 0)
 }
 
 // rotated reports whether path now names another file than f.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -25,7 +26,7 @@ func openLog(p Paths, max int64) (*rotatingLog, error) {
 	if max <= 0 {
 		max = DefaultMaxLog
 	}
-	if err := os.MkdirAll(p.Dir(), lockfile.DirPerm); err != nil {
+	if err := p.ensureDir(); err != nil {
 		return nil, fmt.Errorf("teammate log folder: %w", err)
 	}
 	l := &rotatingLog{paths: p, max: max}
@@ -36,7 +37,7 @@ func openLog(p Paths, max int64) (*rotatingLog, error) {
 }
 
 func (l *rotatingLog) open() error {
-	f, err := os.OpenFile(l.paths.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, lockfile.FilePerm)
+	f, err := safefs.OpenFile(l.paths.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, lockfile.FilePerm)
 	if err != nil {
 		return fmt.Errorf("teammate log: %w", err)
 	}

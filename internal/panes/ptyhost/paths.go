@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -45,6 +47,17 @@ func PathsFor(teamDir, name string) Paths {
 
 // Dir is the folder holding the log and state.
 func (p Paths) Dir() string { return filepath.Dir(p.Log) }
+
+// ensureDir makes the folder of the log and state, panes/ in the team
+// folder. The team folder may be a link (a remote host's leads to its
+// mount); panes/ may not: teammates write the team folder, and a link
+// there would have their output logged wherever it leads.
+func (p Paths) ensureDir() error {
+	if err := os.MkdirAll(filepath.Dir(p.Dir()), lockfile.DirPerm); err != nil {
+		return err
+	}
+	return safefs.Mkdir(p.Dir(), lockfile.DirPerm)
+}
 
 func socketDir() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("paneteam-%d", os.Getuid()))

@@ -26,7 +26,7 @@ func Start(ctx context.Context, exe string, env []string, o Options) (State, err
 	if old, err := ReadState(o.Paths.State); err == nil && old.HostAlive() {
 		return State{}, fmt.Errorf("a host (pid %d) already runs %s: kill that teammate first", old.HostPID, o.Paths.Log)
 	}
-	if err := os.MkdirAll(o.Paths.Dir(), 0o700); err != nil {
+	if err := o.Paths.ensureDir(); err != nil {
 		return State{}, fmt.Errorf("teammate folder: %w", err)
 	}
 	r, w, err := os.Pipe()

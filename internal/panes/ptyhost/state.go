@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
 
@@ -33,7 +33,7 @@ type State struct {
 // ReadState reads a host's record; a missing one is fs.ErrNotExist.
 func ReadState(path string) (State, error) {
 	var s State
-	b, err := os.ReadFile(path)
+	b, err := safefs.ReadFile(path)
 	if err != nil {
 		return s, fmt.Errorf("read teammate host state: %w", err)
 	}

@@ -8,11 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // Store keeps the private signing keys of the Claude Code teammates
@@ -134,17 +137,23 @@ func (s Store) Load(inbox string) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(p)
+	// Not through a link: a key is the state folder's own file.
+	f, err := safefs.OpenFile(p, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("signing key %s can be read by others (mode %v): remove it and start the teammate again", p, st.Mode().Perm())
 	}
-	b, err := os.ReadFile(p)
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}

@@ -1,0 +1,119 @@
+package team
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+)
+
+// config.json is written by Claude Code, by paneteam, by every member and
+// the tools they run. One member row of the wrong shape (a date where
+// Claude Code writes epoch milliseconds, an object where a name goes) must
+// cost that row, not the team: the row is left out of Members, kept as it
+// was written, written back between the same neighbours by every change,
+// and reported (SkippedMembers). Any other field of the wrong type still
+// makes the file unreadable: it describes the whole team.
+
+// SkippedMember is a member row of config.json paneteam could not read.
+type SkippedMember struct {
+	Path  string          // the config.json ("" for one not read from a file)
+	Index int             // its place in members, from 1
+	Raw   json.RawMessage // the row, as written
+	Err   error           // why it did not decode
+}
+
+func (s *SkippedMember) Error() string {
+	return fmt.Sprintf("team config %s: member row %d is not a member paneteam can read (%s); it is left as it is, "+
+		"and the team works with its other members", s.Path, s.Index, jsonx.Why(s.Err))
+}
+
+func (s *SkippedMember) Unwrap() error { return s.Err }
+
+// SkippedMembers lists the member rows left out of Members because they do
+// not decode; each is kept in the file as it was.
+func (c *Config) SkippedMembers() []*SkippedMember {
+	var out []*SkippedMember
+	for i, k := range c.kept {
+		out = append(out, &SkippedMember{Path: c.path, Index: k.Index + 1, Raw: k.Raw, Err: c.why[i]})
+	}
+	return out
+}
+
+// rows is what Config keeps of the member rows it could not read.
+type rows struct {
+	kept []jsonx.Kept
+	why  []error
+	path string // the file they were read from, for the report
+}
+
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type plain Config
+	c.rows = rows{}
+	err := jsonx.Unmarshal(b, (*plain)(c), &c.extra)
+	if err != nil {
+		return c.unmarshalRows(b, err)
+	}
+	for i := range c.Members {
+		c.Members[i].at = i + 1
+	}
+	return nil
+}
+
+// unmarshalRows decodes b, which failed to decode as a whole with err,
+// member row by member row; err stands unless every field but members
+// decodes.
+func (c *Config) unmarshalRows(b []byte, err error) error {
+	type plain Config
+	*c = Config{}
+	loose := struct {
+		*plain
+		Members []json.RawMessage `json:"members"`
+	}{plain: (*plain)(c)}
+	if json.Unmarshal(b, &loose) != nil {
+		return err
+	}
+	c.Members = make([]Member, 0, len(loose.Members))
+	for i, r := range loose.Members {
+		var m Member
+		if err := json.Unmarshal(r, &m); err != nil {
+			c.kept = append(c.kept, jsonx.Kept{Index: i, Raw: r})
+			c.why = append(c.why, err)
+			continue
+		}
+		m.at = i + 1
+		c.Members = append(c.Members, m)
+	}
+	return jsonx.Keep(b, (*plain)(c), &c.extra)
+}
+
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	if c.Members == nil {
+		c.Members = []Member{}
+	}
+	if len(c.kept) == 0 {
+		return jsonx.MarshalWith(plain(c), c.extra)
+	}
+	at := make([]int, len(c.Members))
+	for i := range c.Members {
+		at[i] = c.Members[i].at
+	}
+	var members []json.RawMessage
+	for _, s := range jsonx.Interleave(at, c.kept) {
+		if s.Kept {
+			members = append(members, c.kept[s.I].Raw)
+			continue
+		}
+		b, err := jsonx.Marshal(c.Members[s.I])
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, b)
+	}
+	p := plain(c)
+	return jsonx.MarshalWith(struct {
+		*plain
+		Members []json.RawMessage `json:"members"`
+	}{&p, members}, c.extra)
+}

@@ -1,0 +1,94 @@
+package team
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/lockfile"
+)
+
+// badRow is a member row another tool wrote with a date where Claude Code
+// writes epoch milliseconds, at the indent config.json's rows have.
+const badRow = `    {
+      "agentId": "bob@crew",
+      "name": "bob",
+      "joinedAt": "yesterday",
+      "tmuxPaneId": "%9",
+      "cwd": "/src",
+      "subscriptions": []
+    }`
+
+// teamWithBadRow makes a team whose config.json holds the lead, the bad
+// row and alice, in that order.
+func teamWithBadRow(t *testing.T) Team {
+	t.Helper()
+	tm, _, err := Create(testutil.Root(t), "crew", CreateOptions{Cwd: "/src", Now: time.UnixMilli(1771439979925)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *Config) error {
+		_, err := c.AddMember(Member{Name: "alice", Cwd: "/src", TmuxPaneID: "%3"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(tm.ConfigPath())
+	lead := strings.Index(string(b), "\n    },\n") + len("\n    },\n")
+	b = []byte(string(b[:lead]) + badRow + ",\n" + string(b[lead:]))
+	if err := os.WriteFile(tm.ConfigPath(), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+func TestOneBadMemberRowCostsOnlyThatRow(t *testing.T) {
+	tm := teamWithBadRow(t)
+	_, cfg, err := Open(tm.Root, "crew")
+	if err != nil {
+		t.Fatalf("one bad member row made the team unusable: %v", err)
+	}
+	if got := strings.Join(cfg.MemberNames(), ","); got != "team-lead,alice" {
+		t.Fatalf("members %q, want the two good rows", got)
+	}
+	sk := cfg.SkippedMembers()
+	if len(sk) != 1 || sk[0].Index != 2 || !strings.Contains(sk[0].Error(), `"joinedAt"`) ||
+		!strings.Contains(sk[0].Error(), tm.ConfigPath()) {
+		t.Fatalf("the report must name the file, the row (2nd) and its field: %v", sk)
+	}
+
+	// A change to the team keeps the row, byte for byte, where it was.
+	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *Config) error {
+		if _, err := c.AddMember(Member{Name: "carol", Cwd: "/src"}); err != nil {
+			return err
+		}
+		c.Member("alice").Model = "opus"
+		return nil
+	}); err != nil {
+		t.Fatalf("update refused because of another row: %v", err)
+	}
+	b, _ := os.ReadFile(tm.ConfigPath())
+	file := string(b)
+	at := strings.Index(file, badRow)
+	if at < 0 || strings.Index(file, `"name": "team-lead"`) > at || strings.Index(file, `"name": "alice"`) < at ||
+		strings.Index(file, `"name": "carol"`) < at || !strings.Contains(file, `"model": "opus"`) {
+		t.Fatalf("the row is not kept in its place, or the change is lost:\n%s", file)
+	}
+	if js := testutil.JSStringify(t, b); string(js) != file {
+		t.Fatalf("not in Claude Code's layout; JSON.stringify writes:\n%s", js)
+	}
+	// Removing the member before it keeps it between the same neighbours.
+	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *Config) error {
+		c.RemoveMember("alice")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load(tm.ConfigPath())
+	if err != nil || strings.Join(cfg.MemberNames(), ",") != "team-lead,carol" || len(cfg.SkippedMembers()) != 1 {
+		t.Fatalf("after removing alice: %v %v", cfg.MemberNames(), err)
+	}
+}
