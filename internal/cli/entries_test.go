@@ -52,6 +52,10 @@ func TestInboxWithOneBadEntry(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "first") || !strings.Contains(out, "second") {
 		t.Fatalf("inbox: exit %d\n%s\n%s", code, out, errs)
 	}
+	// Said once, naming the file and the entry.
+	if strings.Count(errs, "warning:") != 1 || !strings.Contains(errs, path+": entry 1 is not a message") {
+		t.Errorf("inbox's warnings:\n%s\nwant one naming entry 1 of %s", errs, path)
+	}
 	if _, errs, code := ptRun(t, vars, "", "send", "--team", "t", "--to", "bob", "--from", "alice", "third"); code != 0 {
 		t.Fatalf("send refused because of another entry: %d %s", code, errs)
 	}
@@ -100,6 +104,10 @@ func TestTeamWithOneBadMemberRow(t *testing.T) {
 
 	if out := s.mustRun("status", "--team", "crew"); !strings.Contains(out, "alice") {
 		t.Fatalf("status does not list alice:\n%s", out)
+	}
+	if _, errs, code := ptRun(t, map[string]string{"PANETEAM_ROOT": s.root, "HOME": t.TempDir()}, "", "task", "list", "--team", "crew"); code != 0 ||
+		strings.Count(errs, "warning:") != 1 || !strings.Contains(errs, "member row 1 is not a member") {
+		t.Errorf("task list in a team with a bad member row: exit %d, warnings:\n%s", code, errs)
 	}
 	s.mustRun("send", "--team", "crew", "--to", "alice", "--from", "team-lead", "hello")
 	s.mustRun("spawn-pane", "--team", "crew", "--name", "worker", "--backend", "in-process", "--", "sleep", "1000")

@@ -88,7 +88,11 @@ func runInbox(ctx context.Context, env Env, o inboxOptions) error {
 	if o.Archived {
 		msgs, err = in.Archived()
 	} else {
-		msgs, err = in.ReadAll()
+		var skipped []*mailbox.SkippedEntry
+		msgs, skipped, err = in.Entries()
+		for _, sk := range skipped {
+			warn(env, sk)
+		}
 	}
 	if err != nil {
 		return err

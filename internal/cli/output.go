@@ -61,3 +61,10 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// warn tells the person on stderr about something a command passed over
+// and went on without (an entry it cannot read, a file it skipped), with
+// what a terminal could act on made visible.
+func warn(env Env, problem error) {
+	fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(problem.Error()))
+}

@@ -43,5 +43,11 @@ func (s teamScope) open(ctx context.Context, env Env) (team.Team, *team.Config, 
 			return team.Team{}, nil, err
 		}
 	}
-	return team.Open(root, name)
+	t, cfg, err := team.Open(root, name)
+	if err == nil {
+		for _, sk := range cfg.SkippedMembers() {
+			warn(env, sk)
+		}
+	}
+	return t, cfg, err
 }

@@ -30,7 +30,7 @@ func readTasks(env Env, b *tasks.Board) ([]*team.Task, map[string]*team.Task, er
 		return nil, nil, err
 	}
 	for _, sk := range skipped {
-		fmt.Fprintf(env.Stderr, "paneteam: warning: %v\n", sk)
+		warn(env, sk)
 	}
 	return all, team.ByID(all), nil
 }
