@@ -211,7 +211,7 @@ func TestCompletionForV2AndV3Scripts(t *testing.T) {
 		{"", []string{"send", "--t", "--generate-bash-completion"}, "--to"},
 		{"_CLI_ZSH_AUTOCOMPLETE_HACK=1", []string{"--generate-bash-completion"}, "send:append a message to a teammate's inbox; exits 0 only once it is on disk"},
 		{"", []string{"--generate-shell-completion"}, "send:append a message to a teammate's inbox; exits 0 only once it is on disk"},
-		{"", []string{"send", "--t", "--generate-shell-completion"}, "--to:recipient's member name"},
+		{"", []string{"send", "--t", "--generate-shell-completion"}, "--to:recipient's member name (repeat for several)"},
 	} {
 		if got := complete(tc.env, tc.args...); !has(got, tc.want) {
 			t.Errorf("%s paneteam %q: no line %q in\n%s", tc.env, tc.args, tc.want, strings.Join(got, "\n"))
