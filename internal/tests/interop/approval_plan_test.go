@@ -98,7 +98,14 @@ func TestApprovalRealClaudePlan(t *testing.T) {
 	t.Run("approved with --mode acceptEdits, it leaves plan mode and edits without asking", func(t *testing.T) {
 		req := lt.waitRequest(t, "paula", "plan", func(r pendingRequest) bool { return r.PlanContent == plan2 && r.ID != firstID })
 		seq := lt.api.LastSeq()
-		lt.ok(t, "approve", "--team", lt.name, "--mode", "acceptEdits", req.ID)
+		out := lt.ok(t, "approve", "--team", lt.name, "--mode", "acceptEdits", req.ID)
+		t.Cleanup(func() {
+			if t.Failed() {
+				b, _ := os.ReadFile(filepath.Join(lt.s.ConfigDir, "teams", lt.name, "inboxes", "paula.json"))
+				a, _ := os.ReadFile(filepath.Join(lt.s.ConfigDir, "teams", lt.name, "inboxes", "paula.json.archive"))
+				t.Logf("approve said %q; paula's inbox then:\n%s\nits archive:\n%s", out, b, a)
+			}
+		})
 		got := lt.api.WaitMessages(t, wait, seq, "[Plan Approved]")
 		if !strings.Contains(got.TailText(), "[Plan Approved]") {
 			t.Errorf("the model was told:\n%s", got.TailText())
