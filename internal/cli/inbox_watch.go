@@ -40,7 +40,9 @@ Claude Code, or moved aside.
 --json prints one JSON object per line. --exec runs CMD with sh -c for each
 message, the message as JSON on its stdin and $PANETEAM_FROM,
 $PANETEAM_MESSAGE_TYPE set (data only: CMD is never built from a message,
-so quote the variables, "$PANETEAM_FROM", and never eval them); a message
+so quote the variables, "$PANETEAM_FROM", and never eval them; a name
+holding a character a terminal would act on comes in its shown $'…' form,
+and the JSON has such characters as \uXXXX escapes); a message
 whose command fails is reported and left unread. --mark-read marks exactly the messages printed (or whose
 command succeeded), never one that arrived meanwhile. --type matches a
 protocol message type, or "message" for plain text.`,
