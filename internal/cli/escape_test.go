@@ -57,6 +57,12 @@ func plantHostile(t *testing.T, text string) (root string, vars map[string]strin
 			"subscriptions": []any{}, "backendType": "in-process"})
 	writeJSONFile(t, tm.ConfigPath(), cfg)
 
+	// A second team whose folder's name is hostile: status and the status
+	// line name every team.
+	cfg["name"] = "x" + strings.ReplaceAll(text, "/", "_")
+	cfg["members"] = cfg["members"].([]any)[:1]
+	writeJSONFile(t, filepath.Join(root, "teams", cfg["name"].(string), "config.json"), cfg)
+
 	tasks := tm.Tasks(lockfile.Options{}).Dir
 	writeJSONFile(t, filepath.Join(tasks, "1.json"), map[string]any{"id": "1", "subject": "s" + text,
 		"description": "line one\n" + text + "\nlast", "activeForm": "a" + text, "status": "in_progress",
@@ -115,6 +121,9 @@ func TestHostileTextNeverReachesTheTerminalRaw(t *testing.T) {
 				{[]string{"inbox", "--name", member}, false},
 				{[]string{"inbox-watch", "--name", "alice", "--once"}, false},
 				{[]string{"inbox-watch", "--name", "alice", "--once", "--json"}, true},
+				// What --exec's command gets and prints: the sender's
+				// shown name, the message as escaped JSON.
+				{[]string{"inbox-watch", "--name", "alice", "--once", "--exec", `printf '%s\n' "$PANETEAM_FROM"; cat`}, false},
 				{[]string{"status"}, false},
 				{[]string{"status", "--json"}, true},
 				{[]string{"status", "--format", "tmux"}, false},
