@@ -73,7 +73,7 @@ func runAgents(ctx context.Context, env Env, asJSON bool) error {
 				inst += " (untested)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Title, inst, r.Tested, r.IdleBy)
+		showf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Title, inst, r.Tested, r.IdleBy)
 	}
 	return tw.Flush()
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 
 	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // Exit codes.
@@ -80,7 +82,7 @@ func run(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "paneteam: %v\n", err)
+	fmt.Fprintf(env.Stderr, "paneteam: %s\n", errorText(err))
 	var u usageError
 	var e exitError
 	switch {
@@ -196,3 +198,12 @@ pty-hosted processes when neither is there.
 
 Start with 'paneteam demo' to watch a team being created, spawned, talking
 and shut down, in a temporary folder.`
+
+// errorText is an error as the person reads it. An error may quote what it
+// found in a team's folder (a name, a line of a file), so each of its
+// lines is shown by the rule for someone else's text (visible.Block):
+// nothing in it reaches the terminal as a control character. A plain
+// message reads as it always did.
+func errorText(err error) string {
+	return visible.Block(err.Error())
+}

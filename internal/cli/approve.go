@@ -209,9 +209,9 @@ func printAnswers(env Env, asJSON bool, rs []approval.Result, list bool) error {
 			if rs == nil {
 				rs = []approval.Result{}
 			}
-			return printSafeJSON(env.Stdout, rs, true)
+			return printJSON(env.Stdout, rs)
 		}
-		return printSafeJSON(env.Stdout, rs[0], true)
+		return printJSON(env.Stdout, rs[0])
 	}
 	for _, r := range rs {
 		verb := "denied"

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/paneteam/paneteam/internal/panes/ptyhost"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -57,14 +58,14 @@ func attachInProcess(ctx context.Context, env Env, t team.Team, m *team.Member) 
 		}()
 		o.Resize = resize
 	}
-	fmt.Fprintf(env.Stderr, "paneteam: attached to %s (in-process); detach with %s\r\n", m.Name, detachName)
+	fmt.Fprintf(env.Stderr, "paneteam: attached to %s (in-process); detach with %s\r\n", visible.Line(m.Name), detachName)
 	err = ptyhost.Attach(ctx, paths.Socket, o)
 	switch {
 	case errors.Is(err, ptyhost.ErrDetached):
-		fmt.Fprintf(env.Stderr, "\r\npaneteam: detached from %s; it keeps running\r\n", m.Name)
+		fmt.Fprintf(env.Stderr, "\r\npaneteam: detached from %s; it keeps running\r\n", visible.Line(m.Name))
 		return nil
 	case err == nil:
-		fmt.Fprintf(env.Stderr, "\r\npaneteam: %s has ended\r\n", m.Name)
+		fmt.Fprintf(env.Stderr, "\r\npaneteam: %s has ended\r\n", visible.Line(m.Name))
 		return nil
 	}
 	return fmt.Errorf("attach %s: %w", m.Name, err)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os/exec"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
@@ -18,7 +17,7 @@ func backendEnv(env Env) backend.Env {
 		Getenv:   env.Getenv,
 		LookPath: exec.LookPath,
 		Exe:      env.Exe,
-		Warn:     func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) },
+		Warn:     func(format string, args ...any) { warnf(env, format, args...) },
 	}
 }
 

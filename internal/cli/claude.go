@@ -97,7 +97,7 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 		return err
 	}
 	cwd, _ := os.Getwd()
-	warn := func(format string, args ...any) { fmt.Fprintf(env.Stderr, "paneteam: "+format+"\n", args...) }
+	warn := func(format string, args ...any) { warnf(env, format, args...) }
 	release, err := spawn.Detector(post.Caller{Getenv: env.Getenv}, env.Environ()).Detect(ctx, claude)
 	if err != nil {
 		warn("could not tell which Claude Code %s is (%v)", claude, err)

@@ -11,7 +11,6 @@ import (
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
-	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -181,46 +180,46 @@ func writeCleanup(w io.Writer, res *lifecycle.CleanupResult, indent string) {
 	for _, m := range res.Members {
 		switch {
 		case m.Error != "":
-			fmt.Fprintf(w, "%s%s: pane left open: %s\n", indent, m.Name, m.Error)
+			showf(w, "%s%s: pane left open: %s\n", indent, m.Name, m.Error)
 		default:
-			fmt.Fprintf(w, "%s%s: %s\n", indent, m.Name, would(dry, "pane closed", "would close its pane"))
+			showf(w, "%s%s: %s\n", indent, m.Name, would(dry, "pane closed", "would close its pane"))
 		}
 		if wt := m.Worktree; wt != nil {
 			if wt.Removed {
-				fmt.Fprintf(w, "%s  %s %s\n", indent, would(dry, "removed worktree", "would remove worktree"), wt.Path)
+				showf(w, "%s  %s %s\n", indent, would(dry, "removed worktree", "would remove worktree"), wt.Path)
 			} else {
-				fmt.Fprintf(w, "%s  %s\n", indent, wt.Kept)
+				showf(w, "%s  %s\n", indent, wt.Kept)
 			}
 		}
 	}
 	if s := res.Server; s != nil {
 		if s.Stopped {
-			fmt.Fprintf(w, "%s%s %s\n", indent, would(dry, "stopped tmux server", "would stop tmux server"), s.Socket)
+			showf(w, "%s%s %s\n", indent, would(dry, "stopped tmux server", "would stop tmux server"), s.Socket)
 		} else {
-			fmt.Fprintf(w, "%s%s\n", indent, s.Why)
+			showf(w, "%s%s\n", indent, s.Why)
 		}
 	}
 	switch {
 	case res.Deleted:
-		fmt.Fprintf(w, "%steam %s %s\n", indent, res.Team, would(dry, "deleted", "would be deleted"))
+		showf(w, "%steam %s %s\n", indent, res.Team, would(dry, "deleted", "would be deleted"))
 	case dry:
-		fmt.Fprintf(w, "%steam %s would be kept (see above)\n", indent, res.Team)
+		showf(w, "%steam %s would be kept (see above)\n", indent, res.Team)
 	default:
-		fmt.Fprintf(w, "%steam %s kept (see above); run cleanup again once that is resolved\n", indent, res.Team)
+		showf(w, "%steam %s kept (see above); run cleanup again once that is resolved\n", indent, res.Team)
 	}
 }
 
 func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 	dry := res.DryRun
 	for _, o := range res.Orphans {
-		fmt.Fprintf(w, "orphan team %s (%s):\n", o.Team, o.Why)
+		showf(w, "orphan team %s (%s):\n", o.Team, o.Why)
 		writeCleanup(w, o.CleanupResult, "  ")
 	}
 	for _, s := range res.Servers {
 		if s.Stopped {
-			fmt.Fprintf(w, "%s %s: %s\n", would(dry, "stopped tmux server", "would stop tmux server"), s.Socket, s.Why)
+			showf(w, "%s %s: %s\n", would(dry, "stopped tmux server", "would stop tmux server"), s.Socket, s.Why)
 		} else {
-			fmt.Fprintln(w, s.Why)
+			showf(w, "%s\n", s.Why)
 		}
 	}
 	closed := 0
@@ -232,20 +231,20 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 		switch {
 		case p.Closed:
 			closed++
-			fmt.Fprintf(w, "%s pane %s (%s) in %s: %s\n", would(dry, "closed", "would close"), p.Pane, visible.Line(p.Agent), where, p.Why)
+			showf(w, "%s pane %s (%s) in %s: %s\n", would(dry, "closed", "would close"), p.Pane, p.Agent, where, p.Why)
 		case dry:
-			fmt.Fprintf(w, "left alone: pane %s (%s) in %s: %s\n", p.Pane, visible.Line(p.Agent), where, p.Why)
+			showf(w, "left alone: pane %s (%s) in %s: %s\n", p.Pane, p.Agent, where, p.Why)
 		}
 	}
 	for _, l := range res.StaleLocks {
-		fmt.Fprintf(w, "%s pane lock %s (its tmux server is gone)\n", would(dry, "removed", "would remove"), l)
+		showf(w, "%s pane lock %s (its tmux server is gone)\n", would(dry, "removed", "would remove"), l)
 	}
 	for _, r := range res.Records {
-		fmt.Fprintf(w, "%s record %s (its pane is gone)\n", would(dry, "removed", "would remove"), r)
+		showf(w, "%s record %s (its pane is gone)\n", would(dry, "removed", "would remove"), r)
 	}
 	if dry {
 		for _, s := range res.Skipped {
-			fmt.Fprintf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
+			showf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
 		}
 	}
 	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && len(res.StaleLocks) == 0 && len(res.Records) == 0 && (tty || dry) {

@@ -100,7 +100,7 @@ func holdOnError(env Env, err error) {
 	if !ok {
 		return
 	}
-	fmt.Fprintf(env.Stderr, "paneteam: %v\r\npress any key to close\r\n", err)
+	fmt.Fprintf(env.Stderr, "paneteam: %s\r\npress any key to close\r\n", errorText(err))
 	if st, rerr := term.MakeRaw(f.Fd()); rerr == nil {
 		defer term.Restore(f.Fd(), st) //nolint:errcheck
 	}

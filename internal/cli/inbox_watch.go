@@ -40,7 +40,9 @@ Claude Code, or moved aside.
 --json prints one JSON object per line. --exec runs CMD with sh -c for each
 message, the message as JSON on its stdin and $PANETEAM_FROM,
 $PANETEAM_MESSAGE_TYPE set (data only: CMD is never built from a message,
-so quote the variables, "$PANETEAM_FROM", and never eval them); a message
+so quote the variables, "$PANETEAM_FROM", and never eval them; a name
+holding a character a terminal would act on comes in its shown $'…' form,
+and the JSON has such characters as \uXXXX escapes); a message
 whose command fails is reported and left unread. --mark-read marks exactly the messages printed (or whose
 command succeeded), never one that arrived meanwhile. --type matches a
 protocol message type, or "message" for plain text.`,
@@ -161,10 +163,14 @@ func messageType(m mailbox.Message) string {
 // handle prints m or runs --exec with it, and reports whether it was
 // handled. Only a failure to write our own output ends the watch.
 func (w *inboxWatch) handle(m mailbox.Message) (bool, error) {
+	// One line of JSON, on stdout or on --exec's stdin, with nothing in it
+	// a terminal would act on (visible.JSON): a command that prints its
+	// input (cat, jq) prints it safely, and a parser reads the same text.
 	line, err := json.Marshal(m)
 	if err != nil {
 		return false, err
 	}
+	line = visible.JSON(line)
 	if cmd := w.o.Exec; cmd != "" {
 		return w.run(cmd, m, line), nil
 	}
@@ -180,7 +186,11 @@ func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
 	cmd := exec.CommandContext(w.ctx, "sh", "-c", cmdline)
 	cmd.Stdin = bytes.NewReader(append(line, '\n'))
 	cmd.Stdout, cmd.Stderr = w.env.Stdout, w.env.Stderr
-	cmd.Env = append(w.env.Environ(), "PANETEAM_FROM="+m.From, "PANETEAM_MESSAGE_TYPE="+messageType(m))
+	// The variables are the sender's and the type's shown forms
+	// (visible.Line): a name is printed as it is, one holding a character
+	// a terminal would act on (or a NUL, which no environment can hold)
+	// in its quoted $'…' form. The exact text is in the JSON on stdin.
+	cmd.Env = append(w.env.Environ(), "PANETEAM_FROM="+visible.Line(m.From), "PANETEAM_MESSAGE_TYPE="+visible.Line(messageType(m)))
 	if err := cmd.Run(); err != nil {
 		if w.ctx.Err() == nil {
 			fmt.Fprintf(w.env.Stderr, "paneteam: --exec failed for the message from %s at %s (%v); it stays unread\n",
@@ -195,6 +205,6 @@ func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
 func (w *inboxWatch) warn(err error) {
 	if msg := err.Error(); msg != w.lastWarn {
 		w.lastWarn = msg
-		fmt.Fprintf(w.env.Stderr, "paneteam: warning: %s\n", msg)
+		fmt.Fprintf(w.env.Stderr, "paneteam: warning: %s\n", visible.Line(msg))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -80,7 +81,7 @@ func runKillPane(ctx context.Context, env Env, o killPaneOptions) error {
 	default:
 		msg += "; " + w.Kept
 	}
-	_, err = fmt.Fprintln(env.Stdout, msg)
+	_, err = fmt.Fprintln(env.Stdout, visible.Line(msg))
 	return err
 }
 

@@ -18,7 +18,9 @@ func logsCommand(env Env) *ucli.Command {
 		Usage: "print (or follow) an in-process teammate's output",
 		Description: `Teammates running in-process (no tmux, no iTerm2) keep their terminal
 output in teams/<team>/panes/<name>.log, bounded in size (the older part
-is kept once, as <name>.log.1). logs prints it; -f keeps printing new
+is kept once, as <name>.log.1). logs prints it, line by line, with what a
+terminal would act on (colours, cursor moves, a carriage return) shown as
+$'…' escapes rather than done; -f keeps printing new
 output until the teammate ends (or Ctrl-C). The log outlives the teammate,
 so 'logs' also shows how a finished one ended.
 
@@ -65,10 +67,18 @@ func runLogs(ctx context.Context, env Env, o logsOptions) error {
 	if o.JSON {
 		return printLogJSON(env, paths, o.Name)
 	}
+	// The log is what the teammate's program wrote to its terminal, and
+	// a team folder's file any member can write: shown line by line, never
+	// replayed raw (attach shows the pane itself).
+	out := &visibleLines{w: env.Stdout}
 	if o.Follow {
-		return ptyhost.FollowLog(ctx, paths, env.Stdout)
+		err = ptyhost.FollowLog(ctx, paths, out)
+	} else {
+		_, err = ptyhost.CopyLog(paths, out)
 	}
-	_, err = ptyhost.CopyLog(paths, env.Stdout)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
 	return err
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,9 +115,7 @@ func stopped(err error) error {
 // machine.
 func writeEvent(w io.Writer, asJSON bool, e teamwatch.Event) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(e)
+		return jsonLine(w, e)
 	}
 	who := e.WhoLabel()
 	if who == "" {

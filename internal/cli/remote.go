@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/remote"
-	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 func reconnectCommand(env Env) *ucli.Command {
@@ -65,7 +63,7 @@ func runReconnect(ctx context.Context, env Env, o reconnectOptions) error {
 	if o.JSON {
 		return printJSON(env.Stdout, res)
 	}
-	fmt.Fprintf(env.Stdout, "%s reconnected on %s in %s pane %s\n", visible.Line(res.Name), visible.Line(res.Host), res.Backend, res.PaneID)
+	showf(env.Stdout, "%s reconnected on %s in %s pane %s\n", res.Name, res.Host, res.Backend, res.PaneID)
 	return nil
 }
 

@@ -86,10 +86,10 @@ func runRequests(ctx context.Context, env Env, o requestsOptions) error {
 	}
 	rs := ls.Waiting()
 	if o.JSON {
-		return printSafeJSON(env.Stdout, requestViews(rs, time.Now()), true)
+		return printJSON(env.Stdout, requestViews(rs, time.Now()))
 	}
 	if len(rs) == 0 {
-		fmt.Fprintf(env.Stderr, "no requests waiting for the lead of team %s\n", lead.Team.Name)
+		fmt.Fprintf(env.Stderr, "no requests waiting for the lead of team %s\n", visible.Line(lead.Team.Name))
 	}
 	writeRequests(env.Stdout, rs, time.Now())
 	return nil
@@ -100,7 +100,7 @@ func watchRequests(ctx context.Context, env Env, o requestsOptions, lead *approv
 	warn := func(err error) {
 		if msg := err.Error(); msg != lastWarn {
 			lastWarn = msg
-			fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", msg)
+			fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(msg))
 		}
 	}
 	err := lead.Watch(ctx, mailbox.WatchOptions{Poll: o.Poll, OnError: warn}, func(rs []approval.Request) error {
@@ -110,7 +110,7 @@ func watchRequests(ctx context.Context, env Env, o requestsOptions, lead *approv
 			return nil
 		}
 		for _, v := range requestViews(rs, now) {
-			if err := printSafeJSON(env.Stdout, v, false); err != nil {
+			if err := jsonLine(env.Stdout, v); err != nil {
 				return err
 			}
 		}

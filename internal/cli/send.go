@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -206,7 +206,7 @@ func reportSent(env Env, asJSON bool, sent []post.Delivery) error {
 	}
 	for _, d := range sent {
 		if d.RequestID != "" {
-			fmt.Fprintln(env.Stdout, d.RequestID)
+			fmt.Fprintln(env.Stdout, visible.Line(d.RequestID))
 		}
 	}
 	return nil
@@ -312,10 +312,8 @@ func sendLines(ctx context.Context, env Env, o sendOptions, p *post.Post, to []s
 	}
 	var printed func(post.Delivery) error
 	if o.JSON {
-		jsonOut := json.NewEncoder(env.Stdout)
-		jsonOut.SetEscapeHTML(false)
 		printed = func(d post.Delivery) error {
-			if err := jsonOut.Encode(delivery(d)); err != nil {
+			if err := jsonLine(env.Stdout, delivery(d)); err != nil {
 				return fmt.Errorf("print delivery: %w", err)
 			}
 			return nil

@@ -118,7 +118,7 @@ func runShowRequest(ctx context.Context, env Env, o showOptions) error {
 		v.Answer = &rec
 	}
 	if o.JSON {
-		return printSafeJSON(env.Stdout, v, true)
+		return printJSON(env.Stdout, v)
 	}
 	writeRequest(env.Stdout, v, time.Now())
 	return nil

@@ -121,13 +121,13 @@ func runShutdown(ctx context.Context, env Env, o shutdownOptions) error {
 
 func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
 	for _, n := range res.LeftToClaude {
-		fmt.Fprintf(w, "%s: left alone: Claude Code started it, and only Claude's lead can stop it (ask Claude's lead)\n", n)
+		showf(w, "%s: left alone: Claude Code started it, and only Claude's lead can stop it (ask Claude's lead)\n", n)
 	}
 	if len(res.Members) == 0 && len(res.LeftToClaude) > 0 {
 		return
 	}
 	if len(res.Members) == 0 {
-		fmt.Fprintf(w, "team %s has no teammates to shut down\n", res.Team)
+		showf(w, "team %s has no teammates to shut down\n", res.Team)
 		return
 	}
 	for _, m := range res.Members {
@@ -157,12 +157,12 @@ func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
 		if len(m.ReleasedTasks) > 0 {
 			what += "; tasks " + strings.Join(m.ReleasedTasks, ", ") + " back to pending"
 		}
-		fmt.Fprintf(w, "%s: %s\n", m.Name, what)
+		showf(w, "%s: %s\n", m.Name, what)
 		if m.Worktree != nil {
 			if m.Worktree.Removed {
-				fmt.Fprintf(w, "  worktree %s removed\n", m.Worktree.Path)
+				showf(w, "  worktree %s removed\n", m.Worktree.Path)
 			} else {
-				fmt.Fprintf(w, "  %s\n", m.Worktree.Kept)
+				showf(w, "  %s\n", m.Worktree.Kept)
 			}
 		}
 	}

@@ -203,7 +203,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 		}
 		fmt.Fprintln(env.Stdout, head)
 		if ts.Error != "" {
-			fmt.Fprintf(env.Stdout, "  cannot read this team: %s\n", ts.Error)
+			fmt.Fprintf(env.Stdout, "  cannot read this team: %s\n", visible.Line(ts.Error))
 			continue
 		}
 		if ts.Lead != nil {
@@ -218,7 +218,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 			// A teammate on another machine is name@host (the host from
 			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Label()), runByWord(m.RunBy), stateWord(m),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Label()), visible.Line(runByWord(m.RunBy)), visible.Line(stateWord(m)),
 				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
@@ -232,7 +232,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 func leadLine(l team.Lead) string {
 	who := map[string]string{team.LedByClaude: "Claude Code", team.LedByPaneteam: "paneteam"}[l.By]
 	if who == "" {
-		return "unknown (" + l.Why + ")"
+		return "unknown (" + visible.Line(l.Why) + ")"
 	}
 	line := fmt.Sprintf("%s, process %d, %s", who, l.PID, l.State)
 	if l.OtherPIDSpace {

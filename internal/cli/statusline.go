@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -62,5 +63,8 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 	return err
 }
 
-// tmuxEscape doubles '#', which starts a format or style in a status line.
-func tmuxEscape(s string) string { return strings.ReplaceAll(s, "#", "##") }
+// tmuxEscape makes a name from the team's folder safe in a status line:
+// shown by the rule for someone else's text (visible.Line: tmux would
+// pass an escape sequence on to the terminal), then every '#' doubled, so
+// tmux reads none as the start of a format, a style or a #(command).
+func tmuxEscape(s string) string { return strings.ReplaceAll(visible.Line(s), "#", "##") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/tasks"
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -41,11 +42,11 @@ func printChanged(env Env, b *tasks.Board, asJSON bool, t *team.Task, what strin
 	if asJSON {
 		return printTask(env, b, t)
 	}
-	owner := "owner " + t.Owner
+	owner := "owner " + cell(t.Owner)
 	if t.Owner == "" {
 		owner = "no owner"
 	}
-	_, err := fmt.Fprintf(env.Stdout, "task %s %s: %s, %s\n", t.ID, what, t.Status, owner)
+	_, err := fmt.Fprintf(env.Stdout, "task %s %s: %s, %s\n", cell(t.ID), what, cell(t.Status), owner)
 	return err
 }
 
@@ -86,6 +87,10 @@ func printTask(env Env, b *tasks.Board, t *team.Task) error {
 	return printJSON(env.Stdout, raw)
 }
 
+// The task files are any teammate's to write: every field a table or the
+// detail shows is shown by the rule for someone else's text (cell,
+// visible.Block), never sent to the terminal raw.
+
 func printTaskTable(env Env, shown []*team.Task, byID map[string]*team.Task) error {
 	if len(shown) == 0 {
 		_, err := fmt.Fprintln(env.Stdout, "no tasks")
@@ -94,31 +99,31 @@ func printTaskTable(env Env, shown []*team.Task, byID map[string]*team.Task) err
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tSTATUS\tOWNER\tSUBJECT\tBLOCKED BY")
 	for _, t := range shown {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, orDash(t.Owner), oneLine(t.Subject),
-			orDash(strings.Join(team.OpenBlockers(t, byID), ", ")))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", cell(t.ID), cell(t.Status), orDash(cell(t.Owner)), cell(t.Subject),
+			orDash(cells(team.OpenBlockers(t, byID))))
 	}
 	return w.Flush()
 }
 
 func printTaskDetail(env Env, t *team.Task, byID map[string]*team.Task) error {
 	w := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "id:\t%s\n", t.ID)
-	fmt.Fprintf(w, "subject:\t%s\n", oneLine(t.Subject))
-	fmt.Fprintf(w, "status:\t%s\n", t.Status)
-	fmt.Fprintf(w, "owner:\t%s\n", orDash(t.Owner))
+	fmt.Fprintf(w, "id:\t%s\n", cell(t.ID))
+	fmt.Fprintf(w, "subject:\t%s\n", cell(t.Subject))
+	fmt.Fprintf(w, "status:\t%s\n", cell(t.Status))
+	fmt.Fprintf(w, "owner:\t%s\n", orDash(cell(t.Owner)))
 	if t.ActiveForm != "" {
-		fmt.Fprintf(w, "active form:\t%s\n", oneLine(t.ActiveForm))
+		fmt.Fprintf(w, "active form:\t%s\n", cell(t.ActiveForm))
 	}
 	if note := tasks.NoteOf(t); note != "" {
-		fmt.Fprintf(w, "note:\t%s\n", oneLine(note))
+		fmt.Fprintf(w, "note:\t%s\n", cell(note))
 	}
-	fmt.Fprintf(w, "blocked by:\t%s\n", orDash(strings.Join(team.OpenBlockers(t, byID), ", ")))
-	fmt.Fprintf(w, "blocks:\t%s\n", orDash(strings.Join(t.Blocks, ", ")))
+	fmt.Fprintf(w, "blocked by:\t%s\n", orDash(cells(team.OpenBlockers(t, byID))))
+	fmt.Fprintf(w, "blocks:\t%s\n", orDash(cells(t.Blocks)))
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	if t.Description != "" {
-		_, err := fmt.Fprintf(env.Stdout, "\n%s\n", t.Description)
+		_, err := fmt.Fprintf(env.Stdout, "\n%s\n", visible.Block(t.Description))
 		return err
 	}
 	return nil
@@ -131,7 +136,25 @@ func orDash(s string) string {
 	return s
 }
 
-// oneLine keeps a table row on one line whatever the text holds.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+// cell is a text someone else wrote, for one cell of a table or one line
+// of a detail: its runs of spaces, tabs and line breaks made one space, so
+// a row stays one row, then shown by visible.Line, so nothing in it
+// reaches the terminal raw (a carriage return, which could overwrite
+// the row, included).
+func cell(s string) string {
+	return visible.Line(strings.Join(strings.FieldsFunc(s, isBlank), " "))
 }
+
+// cells is a list of such texts, comma-separated.
+func cells(list []string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = cell(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// isBlank is what cell folds into a space: ASCII spaces, tabs and line
+// breaks only. A carriage return, or any other control character, is
+// kept for visible.Line to show.
+func isBlank(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }

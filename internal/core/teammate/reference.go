@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/term/shorten"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -39,7 +40,8 @@ func Reply(text string) string {
 }
 
 func (r *Reference) Deliver(ctx context.Context, m mailbox.Message, text string) error {
-	fmt.Fprintf(r.Out, "%s <- %s: %s\r\n", r.Name, m.From, oneLine(text))
+	// The pane shows what others wrote: never sent to its terminal raw.
+	fmt.Fprintf(r.Out, "%s <- %s: %s\r\n", visible.Line(r.Name), visible.Line(m.From), visible.Line(oneLine(text)))
 	r.last.Store(r.now().UnixNano())
 	if strings.HasPrefix(m.Text, replyPrefix) {
 		return nil
@@ -51,7 +53,7 @@ func (r *Reference) Deliver(ctx context.Context, m mailbox.Message, text string)
 	if err := mailbox.New(r.Team.InboxPath(m.From), r.Lock).Append(ctx, reply); err != nil {
 		return fmt.Errorf("reply to %s: %w", m.From, err)
 	}
-	fmt.Fprintf(r.Out, "%s -> %s: replied\r\n", r.Name, m.From)
+	fmt.Fprintf(r.Out, "%s -> %s: replied\r\n", visible.Line(r.Name), visible.Line(m.From))
 	return nil
 }
 

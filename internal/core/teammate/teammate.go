@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -160,6 +161,9 @@ func key(m mailbox.Message) string {
 	return m.From + "\x00" + m.Timestamp + "\x00" + m.Summary + "\x00" + m.Text
 }
 
+// logf writes a line to the teammate's pane, which a person watches:
+// the names and errors in it come from the team's folder, so the line is
+// shown by the rule for someone else's text (visible.Block).
 func (l *loop) logf(format string, args ...any) {
-	fmt.Fprintf(l.Log, "[paneteam] "+format+"\r\n", args...)
+	fmt.Fprintf(l.Log, "[paneteam] %s\r\n", visible.Block(fmt.Sprintf(format, args...)))
 }

@@ -70,7 +70,7 @@ func (m *Model) memberDetail(w int) []string {
 	out = append(out, field("agent id", v(mb.AgentID), w)...)
 	out = append(out, field("type", v(mb.AgentType), w)...)
 	out = append(out, field("backend", v(mb.Backend), w)...)
-	out = append(out, field("pane", fmt.Sprintf("%s %s", v(mb.PaneID), mb.Pane), w)...)
+	out = append(out, field("pane", fmt.Sprintf("%s %s", v(mb.PaneID), v(mb.Pane)), w)...)
 	if mb.PaneError != "" {
 		out = append(out, field("pane check", v(mb.PaneError), w)...)
 	}

@@ -228,7 +228,7 @@ func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 	case teamwatch.StateGone:
 		state = m.st.paint(m.st.gone, state)
 	}
-	rest := fmt.Sprintf(" %-9s pane %-7s unread %-3s", cut(be, 9), cut(pane, 7), unread)
+	rest := fmt.Sprintf(" %-9s pane %-7s unread %-3s", cut(visible.Line(be), 9), cut(visible.Line(pane), 7), unread)
 	if mb.Waiting > 0 {
 		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}
@@ -247,7 +247,7 @@ func taskRow(t teamwatch.Task, w int) string {
 	if len(t.Blocks) > 0 {
 		deps = append(deps, "blocks #"+strings.Join(visibleAll(t.Blocks), ",#"))
 	}
-	head := fmt.Sprintf("#%-4s %-11s %-10s ", cut(visible.Line(t.ID), 4), cut(t.Status, 11), cut(visible.Line(owner), 10))
+	head := fmt.Sprintf("#%-4s %-11s %-10s ", cut(visible.Line(t.ID), 4), cut(visible.Line(t.Status), 11), cut(visible.Line(owner), 10))
 	tail := ""
 	if len(deps) > 0 {
 		tail = " [" + strings.Join(deps, "; ") + "]"
