@@ -1,9 +1,12 @@
 package mailbox
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -141,5 +144,34 @@ func (s *staleScan) add(m Message) {
 			s.pending = map[string]bool{}
 		}
 		s.pending[m.From] = true
+	}
+}
+
+// EachArchived calls fn for every line of the archive that reads as a
+// message, in order, one line in memory at a time. Unlike Archived it
+// does not drop the copies a crash left twice: a reader that only counts
+// or takes the latest (the status line) is not changed by them.
+func (in *Inbox) EachArchived(fn func(Message)) error {
+	f, err := safefs.OpenFile(in.ArchivePath(), os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read archive: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		b, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return nil // b, if any, is an append still in progress
+		}
+		if err != nil {
+			return fmt.Errorf("read archive %s: %w", in.ArchivePath(), err)
+		}
+		var m Message
+		if json.Unmarshal(bytes.TrimSpace(b), &m) == nil {
+			fn(m)
+		}
 	}
 }
