@@ -38,8 +38,10 @@ var ErrTeamGone = errors.New("the team was deleted")
 
 // waitingRequests counts, per teammate name, the permission, sandbox and
 // plan requests waiting for the lead. It is a seam: the approval package
-// provides the real count (with its record of answered requests).
-var waitingRequests func(root, team string) (map[string]int, error)
+// provides the real count (with its record of answered requests). When
+// leadRequests is set, the lead's inbox was read already (or taken from
+// the memo) and those are its entries that can be requests.
+var waitingRequests func(t team.Team, cfg *team.Config, leadRequests *[]mailbox.Message) (map[string]int, error)
 
 // Options tunes how snapshots are taken. The zero value is usable.
 type Options struct {
@@ -55,6 +57,10 @@ type Options struct {
 	// status and its status line show needs the members alone, and their
 	// inboxes are only counted, as streams (tally.go).
 	MembersOnly bool
+	// MemoDir, with MembersOnly, is a folder of paneteam's state where
+	// what was counted of each inbox is kept for the next snapshot, so an
+	// inbox that has not changed is not read again (memo.go). "": none.
+	MemoDir string
 	// LockAge is how long a lock may be held before LockHeld reports it
 	// (DefaultLockAge when zero).
 	LockAge time.Duration
@@ -254,15 +260,16 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	var unread map[string]inboxCount
 	var mails tally
 	var leadCount LeadInbox
+	var leadRequests *[]mailbox.Message
 	if opts.MembersOnly {
-		unread, mails, leadCount = s.tallyMail(t, cfg)
+		unread, mails, leadCount, leadRequests = s.tallyMail(t, cfg, opts.MemoDir)
 	} else {
 		unread = s.readMessages(t, cfg, mail)
 		mails, leadCount = s.tallyMessages(cfg)
 	}
 	waiting := map[string]int{}
 	if waitingRequests != nil {
-		p, err := waitingRequests(t.Root, t.Name)
+		p, err := waitingRequests(t, cfg, leadRequests)
 		if err != nil {
 			s.problem(fmt.Errorf("waiting requests: %w", err))
 		} else {

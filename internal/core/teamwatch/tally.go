@@ -106,11 +106,15 @@ func isIdle(text string) bool {
 
 // tallyMail is readMessages for a snapshot that keeps no messages: each
 // inbox's unread count, every member's memberMail and the lead's unread
-// messages as LeadInbox counts them, read as streams.
-func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config) (map[string]inboxCount, tally, LeadInbox) {
+// messages as LeadInbox counts them, read as streams, or taken from the
+// memo of an earlier look (memo.go) when the inbox has not changed. When
+// the lead's inbox was read without error, leadRequests holds its entries
+// that can be requests (approval.FindIn), else it is nil.
+func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map[string]inboxCount, tally, LeadInbox, *[]mailbox.Message) {
 	unread := map[string]inboxCount{}
 	all := newTally(cfg)
 	var lead LeadInbox
+	var leadRequests *[]mailbox.Message
 	stems, err := inboxFiles(t.InboxDir())
 	if err != nil {
 		s.problem(err)
@@ -119,47 +123,99 @@ func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config) (map[string]inboxCou
 	for _, m := range cfg.Members {
 		names[team.SanitizePath(m.Name)] = m.Name
 	}
+	mo := openMemo(memoDir, t.Dir())
+	leadPath := t.InboxPath(team.LeadName)
 	for _, stem := range stems {
 		to := names[stem]
 		if to == "" {
 			to = stem
 		}
-		in := mailbox.New(filepath.Join(t.InboxDir(), stem+".json"), lockfile.Options{})
-		in.SummarisesIdle = post.SummarisesIdle(cfg, to)
-		// The inbox is read before the archive (see mailReader.read); the
-		// archive's messages count as found first, as Messages lists them.
-		var box tally
-		var n int
-		var leadBox LeadInbox
+		path := filepath.Join(t.InboxDir(), stem+".json")
+		summarises := post.SummarisesIdle(cfg, to)
 		toLead := strings.EqualFold(to, team.LeadName)
-		skipped, err := in.Each(func() { box, n, leadBox = newTally(cfg), 0, LeadInbox{} }, func(m mailbox.Message) {
-			at := m.Time()
-			box.add(m.From, to, isIdle(m.Text), at, m.Text)
-			if !m.Read {
-				n++
-				if toLead {
-					leadBox.count(at, s.Taken)
+		inSig, arSig, settled := inboxSigs(path, s.Taken)
+		e := mo.lookup(path, inSig, arSig, all.names, summarises)
+		if e != nil && toLead {
+			n, ok := 0, e.Lead != nil
+			if ok {
+				n, ok = e.Lead.unreadAt(s.Taken)
+			}
+			if ok {
+				lead.Unread += n
+			} else {
+				e = nil
+			}
+		}
+		if e == nil {
+			var err error
+			if e, err = s.countInbox(cfg, path, to, summarises, toLead, path == leadPath); err != nil {
+				s.problem(err)
+				unread[stem] = inboxCount{n: -1, err: err}
+				continue
+			}
+			if toLead {
+				lead.Unread += e.Lead.Old
+			}
+			// Stored only if nothing was written while it was read.
+			if in2, ar2, _ := inboxSigs(path, s.Taken); settled && in2 == inSig && ar2 == arSig {
+				e.Inbox, e.Archive = inSig, arSig
+				mo.store(path, e)
+			}
+		}
+		all.then(e.tally(all.names))
+		for _, sk := range e.Skipped {
+			s.Problems = append(s.Problems, sk)
+		}
+		unread[stem] = inboxCount{n: e.Unread}
+		if path == leadPath && e.Lead != nil && e.Lead.Read {
+			reqs := e.Lead.Requests
+			leadRequests = &reqs
+		}
+	}
+	mo.save()
+	return unread, all, lead, leadRequests
+}
+
+// countInbox reads one inbox and its archive as streams. The archive's
+// messages count as found first, as Messages lists them (the inbox is
+// read before the archive, see mailReader.read).
+func (s *Snapshot) countInbox(cfg *team.Config, path, to string, summarises, toLead, isLead bool) (*memoEntry, error) {
+	in := mailbox.New(path, lockfile.Options{})
+	in.SummarisesIdle = summarises
+	var box tally
+	var n int
+	var ld memoLead
+	skipped, err := in.Each(func() { box, n, ld = newTally(cfg), 0, memoLead{AsOf: s.Taken, Read: isLead} }, func(m mailbox.Message) {
+		at := m.Time()
+		box.add(m.From, to, isIdle(m.Text), at, m.Text)
+		if !m.Read {
+			n++
+			if toLead && !at.IsZero() {
+				if s.Taken.Sub(at) >= LeadInboxMinAge {
+					ld.Old++
+				} else {
+					ld.Recent = append(ld.Recent, at)
 				}
 			}
-		})
-		if err == nil {
-			arch := newTally(cfg)
-			err = in.EachArchived(func(m mailbox.Message) { arch.add(m.From, to, isIdle(m.Text), m.Time(), m.Text) })
-			if err == nil {
-				all.then(arch)
-				all.then(box)
-				lead.Unread += leadBox.Unread
-			}
 		}
-		if err != nil {
-			s.problem(err)
-			unread[stem] = inboxCount{n: -1, err: err}
-			continue
+		if isLead && isRequest(m.Text) {
+			ld.Requests = append(ld.Requests, m)
 		}
-		for _, sk := range skipped {
-			s.problem(sk)
-		}
-		unread[stem] = inboxCount{n: n}
+	})
+	if err != nil {
+		return nil, err
 	}
-	return unread, all, lead
+	both := newTally(cfg)
+	if err := in.EachArchived(func(m mailbox.Message) { both.add(m.From, to, isIdle(m.Text), m.Time(), m.Text) }); err != nil {
+		return nil, err
+	}
+	both.then(box)
+	e := &memoEntry{Names: both.names, Summarises: summarises, Unread: n, Mail: memoMailOf(both)}
+	for _, sk := range skipped {
+		e.Skipped = append(e.Skipped, sk.Error())
+	}
+	if toLead || isLead {
+		e.Lead = &ld
+	}
+	return e, nil
 }
