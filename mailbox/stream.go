@@ -49,7 +49,19 @@ func (in *Inbox) Each(reset func(), fn func(Message)) ([]*SkippedEntry, error) {
 func (in *Inbox) eachPass(reset func(), fn func(Message)) ([]*SkippedEntry, bool, error) {
 	reset()
 	var st staleScan
-	skipped, err := in.stream(func(m Message) { st.add(m); fn(m) })
+	add := func(m Message) { st.add(m); fn(m) }
+	var skipped []*SkippedEntry
+	err := errNotBrief
+	if in.Brief {
+		skipped, err = in.streamBrief(add)
+	}
+	if errors.Is(err, errNotBrief) {
+		if in.Brief {
+			reset()
+			st = staleScan{}
+		}
+		skipped, err = in.stream(add)
+	}
 	if err == nil {
 		return skipped, st.found, nil
 	}
@@ -169,8 +181,17 @@ func (in *Inbox) EachArchived(fn func(Message)) error {
 		if err != nil {
 			return fmt.Errorf("read archive %s: %w", in.ArchivePath(), err)
 		}
+		line := bytes.TrimSpace(b)
+		if in.Brief {
+			if end, err := scanValue(line, 0, 0); err == nil && end == len(line) {
+				if m, ok := briefMessage(line); ok {
+					fn(m)
+					continue
+				}
+			}
+		}
 		var m Message
-		if json.Unmarshal(bytes.TrimSpace(b), &m) == nil {
+		if json.Unmarshal(line, &m) == nil {
 			fn(m)
 		}
 	}
