@@ -182,6 +182,7 @@ func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map
 func (s *Snapshot) countInbox(cfg *team.Config, path, to string, summarises, toLead, isLead bool) (*memoEntry, error) {
 	in := mailbox.New(path, lockfile.Options{})
 	in.SummarisesIdle = summarises
+	in.Brief = true // only the texts that can be idle notices or requests are needed
 	var box tally
 	var n int
 	var ld memoLead
