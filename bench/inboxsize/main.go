@@ -1,7 +1,7 @@
 // Command inboxsize measures what one refresh of the tmux status line
 // (`paneteam status --format tmux`) costs when the lead's inbox holds about
 // 40 MB of unread messages: wall time, CPU time and the process's peak
-// resident memory (wait4's rusage). -before DIR builds a second paneteam
+// resident memory (time(1)'s %M). -before DIR builds a second paneteam
 // from another checkout (the reference: main before the inbox was read as
 // a stream) and runs both interleaved in one run. Two cases: the inbox
 // unchanged between refreshes, and rewritten before each refresh (one
@@ -149,6 +149,12 @@ func writeInbox(path string, size, extra int) int {
 	b, _ := json.MarshalIndent(msgs, "", "  ")
 	tmp := path + ".new"
 	if err := os.WriteFile(tmp, b, 0o600); err == nil {
+		// Written a minute ago: a status line memoises only an inbox that
+		// has settled (a second write within a coarse mtime's tick could
+		// hide), so the changed case costs a count and a memo write, and the
+		// unchanged one is the memo's from the first refresh on.
+		ago := time.Now().Add(-time.Minute)
+		os.Chtimes(tmp, ago, ago)
 		os.Rename(tmp, path)
 	}
 	return len(msgs)
