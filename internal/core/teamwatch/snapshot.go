@@ -7,8 +7,9 @@
 // pane or process is alive (one batched question per backend, through
 // backend.Census), who runs it, its unread messages and the requests it
 // has waiting; and the lead's, with the note that a Claude Code lead reads
-// its inbox late (LeadInbox). It only reads; nothing here writes to a
-// team.
+// its inbox late (LeadInbox). It only reads a team; nothing here writes
+// to one. The one file it writes is a members-only snapshot's memo of
+// what it counted, in paneteam's state folder (memo.go).
 package teamwatch
 
 import (
