@@ -65,11 +65,24 @@ func Find(t team.Team, cfg *team.Config) (*Listing, error) {
 // status line, which also counts its unread messages): the inbox is read
 // once per refresh.
 func FindIn(t team.Team, cfg *team.Config, inbox []mailbox.Message) (*Listing, error) {
-	archived, err := readArchive(mailbox.ArchivePath(t.InboxPath(team.LeadName)), []byte("_request"))
+	archived, err := ArchivedRequests(t)
 	if err != nil {
 		return nil, err
 	}
-	msgs := append(archived, inbox...)
+	return FindAmong(t, cfg, archived, inbox)
+}
+
+// ArchivedRequests reads the entries of the lead's archive that can be
+// requests, as Find keeps them.
+func ArchivedRequests(t team.Team) ([]mailbox.Message, error) {
+	return readArchive(mailbox.ArchivePath(t.InboxPath(team.LeadName)), []byte("_request"))
+}
+
+// FindAmong is FindIn for a caller that has read the lead's archive too
+// (ArchivedRequests): the status line keeps both between refreshes while
+// neither file changes.
+func FindAmong(t team.Team, cfg *team.Config, archived, inbox []mailbox.Message) (*Listing, error) {
+	msgs := append(append([]mailbox.Message(nil), archived...), inbox...)
 
 	answers, err := readAnswered(AnsweredPath(t))
 	if err != nil {

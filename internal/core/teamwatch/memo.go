@@ -85,11 +85,12 @@ type memoMail struct {
 // the times of the others, so a later look counts them again without the
 // inbox.
 type memoLead struct {
-	AsOf     time.Time         `json:"asOf"`
-	Old      int               `json:"old"`
-	Recent   []time.Time       `json:"recent,omitempty"`
-	Requests []mailbox.Message `json:"requests,omitempty"` // entries Find keeps
-	// Read: the entries above are the lead's (approval may use them).
+	AsOf     time.Time    `json:"asOf"`
+	Old      int          `json:"old"`
+	Recent   []time.Time  `json:"recent,omitempty"`
+	Requests leadRequests `json:"requests"` // the entries approval keeps
+	// Read: Requests are the lead's, read without error (approval may
+	// use them).
 	Read bool `json:"read"`
 }
 
@@ -186,7 +187,8 @@ func (m *memo) lookup(path, inbox, archive string, names []string, summarises bo
 
 // store keeps e for the next look.
 func (m *memo) store(path string, e *memoEntry) {
-	if e.Lead != nil && (len(e.Lead.Recent) > memoMaxRecent || requestBytes(e.Lead.Requests) > memoMaxRequests) {
+	if e.Lead != nil && (len(e.Lead.Recent) > memoMaxRecent ||
+		requestBytes(e.Lead.Requests.Inbox)+requestBytes(e.Lead.Requests.Archived) > memoMaxRequests) {
 		return
 	}
 	m.next[path] = e

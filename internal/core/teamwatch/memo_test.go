@@ -3,6 +3,7 @@ package teamwatch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,8 +17,9 @@ import (
 )
 
 // memoTeam is a team whose lead has three unread messages (one a request
-// waiting for it) and whose alice has one, all written an hour ago, so
-// that a status line may memoise them.
+// waiting for it) and a request in its archive, and whose alice has one
+// unread message, all written an hour ago, so that a status line may
+// memoise them.
 func memoTeam(t *testing.T) (team.Team, time.Time) {
 	t.Helper()
 	tm := teamtest.New(t, "crew", team.CreateOptions{}, teamtest.Named("alice", "bob")...)
@@ -26,8 +28,16 @@ func memoTeam(t *testing.T) (team.Team, time.Time) {
 		"type": "sandbox_permission_request", "requestId": "sandbox-1-abc", "workerName": "bob", "hostPattern": map[string]any{"host": "example.com"}})})
 	appendMsg(t, tm, team.LeadName, mailbox.Message{From: "alice", Text: "three"})
 	appendMsg(t, tm, "alice", mailbox.Message{From: "bob", Text: "hi"})
+	// A plan request the lead's inbox no longer holds: its archive does.
+	line, _ := json.Marshal(mailbox.Message{From: "alice", Read: true, Timestamp: mailbox.Timestamp(time.Now()), Text: frameText(t, map[string]any{
+		"type": "plan_approval_request", "from": "alice", "requestId": "plan_approval-1@alice@crew", "planContent": "# Plan",
+		"planFilePath": "/tmp/plan.md", "timestamp": mailbox.Timestamp(time.Now())})})
+	arch := mailbox.ArchivePath(tm.InboxPath(team.LeadName))
+	if err := os.WriteFile(arch, append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	hourAgo := time.Now().Add(-time.Hour).Truncate(time.Second)
-	for _, p := range []string{tm.InboxPath(team.LeadName), tm.InboxPath("alice")} {
+	for _, p := range []string{tm.InboxPath(team.LeadName), tm.InboxPath("alice"), arch} {
 		if err := os.Chtimes(p, hourAgo, hourAgo); err != nil {
 			t.Fatal(err)
 		}
@@ -82,14 +92,17 @@ func TestAnUnchangedInboxIsNotReadAgain(t *testing.T) {
 	tm, hourAgo := memoTeam(t)
 	memo := t.TempDir()
 	first := takeMembers(t, tm, memo)
-	if got := first.Member(team.LeadName); got.Unread != 3 || first.Member("alice").Unread != 1 || first.Member("bob").Waiting != 1 {
+	if got := first.Member(team.LeadName); got.Unread != 3 || first.Member("alice").Unread != 1 || first.Member("bob").Waiting != 1 ||
+		first.Member("alice").Waiting != 1 {
 		t.Fatalf("first look: %+v", first.Members)
 	}
-	// The requests come from the memo too: the archive and the record of
-	// answers are read, not the lead's inbox.
+	// The requests come from the memo too, the lead's inbox's and its
+	// archive's; only the record of answers is read.
 	rewriteSameSig(t, tm.InboxPath(team.LeadName), hourAgo)
 	rewriteSameSig(t, tm.InboxPath("alice"), hourAgo)
-	if fresh := takeMembers(t, tm, ""); fresh.Member(team.LeadName).Unread != 0 || fresh.Member("bob").Waiting != 0 {
+	rewriteSameSig(t, mailbox.ArchivePath(tm.InboxPath(team.LeadName)), hourAgo)
+	if fresh := takeMembers(t, tm, ""); fresh.Member(team.LeadName).Unread != 0 || fresh.Member("bob").Waiting != 0 ||
+		fresh.Member("alice").Waiting != 0 {
 		t.Fatalf("the rewrite did not mark the messages read: %+v", fresh.Members)
 	}
 	second := takeMembers(t, tm, memo)

@@ -2,7 +2,6 @@ package teamwatch
 
 import (
 	"github.com/paneteam/paneteam/internal/core/approval"
-	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -10,10 +9,10 @@ import (
 // lead's inbox and archive and paneteam's record of answered ids, which
 // the inbox alone cannot tell (Claude Code 2.1.330 deletes a reply once it
 // is delivered). A members-only snapshot has read the lead's inbox while
-// counting it, so approval is given its requests instead of reading it
-// again.
+// counting it, and its archive's requests with approval's own reader, or
+// has both in its memo: approval is given them instead of reading again.
 func init() {
-	waitingRequests = func(t team.Team, cfg *team.Config, leadRequests *[]mailbox.Message) (map[string]int, error) {
+	waitingRequests = func(t team.Team, cfg *team.Config, leadRequests *leadRequests) (map[string]int, error) {
 		var r []approval.Request
 		if leadRequests == nil {
 			var err error
@@ -21,7 +20,7 @@ func init() {
 				return nil, err
 			}
 		} else {
-			l, err := approval.FindIn(t, cfg, *leadRequests)
+			l, err := approval.FindAmong(t, cfg, leadRequests.Archived, leadRequests.Inbox)
 			if err != nil {
 				return nil, err
 			}
@@ -29,4 +28,5 @@ func init() {
 		}
 		return approval.PerTeammate(r), nil
 	}
+	archivedRequests = approval.ArchivedRequests
 }

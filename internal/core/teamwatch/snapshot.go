@@ -40,9 +40,20 @@ var ErrTeamGone = errors.New("the team was deleted")
 // waitingRequests counts, per teammate name, the permission, sandbox and
 // plan requests waiting for the lead. It is a seam: the approval package
 // provides the real count (with its record of answered requests). When
-// leadRequests is set, the lead's inbox was read already (or taken from
-// the memo) and those are its entries that can be requests.
-var waitingRequests func(t team.Team, cfg *team.Config, leadRequests *[]mailbox.Message) (map[string]int, error)
+// leadRequests is set, the lead's inbox and archive were read already (or
+// taken from the memo) and those are their entries that can be requests.
+var waitingRequests func(t team.Team, cfg *team.Config, leadRequests *leadRequests) (map[string]int, error)
+
+// archivedRequests reads the lead's archive's entries that can be
+// requests (approval.ArchivedRequests).
+var archivedRequests func(t team.Team) ([]mailbox.Message, error)
+
+// leadRequests are the lead's inbox and archive entries that can be
+// requests, as approval finds them.
+type leadRequests struct {
+	Inbox    []mailbox.Message `json:"inbox,omitempty"`
+	Archived []mailbox.Message `json:"archived,omitempty"`
+}
 
 // Options tunes how snapshots are taken. The zero value is usable.
 type Options struct {
@@ -261,7 +272,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	var unread map[string]inboxCount
 	var mails tally
 	var leadCount LeadInbox
-	var leadRequests *[]mailbox.Message
+	var leadRequests *leadRequests
 	if opts.MembersOnly {
 		unread, mails, leadCount, leadRequests = s.tallyMail(t, cfg, opts.MemoDir)
 	} else {

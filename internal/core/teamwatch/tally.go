@@ -110,11 +110,11 @@ func isIdle(text string) bool {
 // memo of an earlier look (memo.go) when the inbox has not changed. When
 // the lead's inbox was read without error, leadRequests holds its entries
 // that can be requests (approval.FindIn), else it is nil.
-func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map[string]inboxCount, tally, LeadInbox, *[]mailbox.Message) {
+func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map[string]inboxCount, tally, LeadInbox, *leadRequests) {
 	unread := map[string]inboxCount{}
 	all := newTally(cfg)
 	var lead LeadInbox
-	var leadRequests *[]mailbox.Message
+	var leadReqs *leadRequests
 	stems, err := inboxFiles(t.InboxDir())
 	if err != nil {
 		s.problem(err)
@@ -148,7 +148,7 @@ func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map
 		}
 		if e == nil {
 			var err error
-			if e, err = s.countInbox(cfg, path, to, summarises, toLead, path == leadPath); err != nil {
+			if e, err = s.countInbox(t, cfg, path, to, summarises, toLead, path == leadPath); err != nil {
 				s.problem(err)
 				unread[stem] = inboxCount{n: -1, err: err}
 				continue
@@ -168,18 +168,17 @@ func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map
 		}
 		unread[stem] = inboxCount{n: e.Unread}
 		if path == leadPath && e.Lead != nil && e.Lead.Read {
-			reqs := e.Lead.Requests
-			leadRequests = &reqs
+			leadReqs = &e.Lead.Requests
 		}
 	}
 	mo.save()
-	return unread, all, lead, leadRequests
+	return unread, all, lead, leadReqs
 }
 
 // countInbox reads one inbox and its archive as streams. The archive's
 // messages count as found first, as Messages lists them (the inbox is
 // read before the archive, see mailReader.read).
-func (s *Snapshot) countInbox(cfg *team.Config, path, to string, summarises, toLead, isLead bool) (*memoEntry, error) {
+func (s *Snapshot) countInbox(t team.Team, cfg *team.Config, path, to string, summarises, toLead, isLead bool) (*memoEntry, error) {
 	in := mailbox.New(path, lockfile.Options{})
 	in.SummarisesIdle = summarises
 	in.Brief = true // only the texts that can be idle notices or requests are needed
@@ -200,7 +199,7 @@ func (s *Snapshot) countInbox(cfg *team.Config, path, to string, summarises, toL
 			}
 		}
 		if isLead && isRequest(m.Text) {
-			ld.Requests = append(ld.Requests, m)
+			ld.Requests.Inbox = append(ld.Requests.Inbox, m)
 		}
 	})
 	if err != nil {
@@ -211,6 +210,15 @@ func (s *Snapshot) countInbox(cfg *team.Config, path, to string, summarises, toL
 		return nil, err
 	}
 	both.then(box)
+	if isLead {
+		// Read as approval reads it, so that its answer is the same; a
+		// failure is approval's to report, reading again (Read false).
+		ld.Read = false
+		if archivedRequests != nil {
+			ld.Requests.Archived, err = archivedRequests(t)
+			ld.Read = err == nil
+		}
+	}
 	e := &memoEntry{Names: both.names, Summarises: summarises, Unread: n, Mail: memoMailOf(both)}
 	for _, sk := range skipped {
 		e.Skipped = append(e.Skipped, sk.Error())
