@@ -27,6 +27,12 @@ type Inbox struct {
 	// supersede (idle.go), under the lock. Set it on the lead's inbox of a
 	// team paneteam leads, never where Claude Code leads.
 	SummarisesIdle bool
+	// Brief makes Each and EachArchived, for a reader that only counts,
+	// give each message its sender, time and read flag, and its text only
+	// when it can be a request or an idle notice (it holds "_request",
+	// "idle_notification" or a \u escape): the rest is left empty. The
+	// same entries are read and skipped, much faster (brief.go).
+	Brief bool
 }
 
 // New returns the inbox at path.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/team"
@@ -104,6 +106,11 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	}
 	opts := stateOptions(env)
 	opts.MembersOnly = true
+	// The status line runs every few seconds as a new process: what it
+	// counted of an inbox that has not changed since is kept on disk.
+	if state, err := provenance.StateDir(env.Getenv); err == nil {
+		opts.MemoDir = filepath.Join(state, "inbox-counts")
+	}
 	opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
 	var out []teamStatus
 	for _, tl := range teams {

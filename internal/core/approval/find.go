@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -43,8 +44,17 @@ type Listing struct {
 // the archive: mailbox/archive.go), and paneteam's record of the ones it
 // answered. It takes no lock: every file it reads is replaced atomically
 // or only appended to.
+//
+// The inbox is read as a stream and only the entries that can be requests
+// are kept (parse reads no other), so a lead's inbox of tens of megabytes
+// costs the status line one entry's memory.
 func Find(t team.Team, cfg *team.Config) (*Listing, error) {
-	inbox, err := mailbox.New(t.InboxPath(team.LeadName), lockfile.Options{}).ReadAll()
+	var inbox []mailbox.Message
+	_, err := mailbox.New(t.InboxPath(team.LeadName), lockfile.Options{}).Each(func() { inbox = nil }, func(m mailbox.Message) {
+		if strings.Contains(m.Text, "_request") {
+			inbox = append(inbox, m)
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read the lead's inbox: %w", err)
 	}
@@ -55,11 +65,24 @@ func Find(t team.Team, cfg *team.Config) (*Listing, error) {
 // status line, which also counts its unread messages): the inbox is read
 // once per refresh.
 func FindIn(t team.Team, cfg *team.Config, inbox []mailbox.Message) (*Listing, error) {
-	archived, err := readArchive(mailbox.ArchivePath(t.InboxPath(team.LeadName)), []byte("_request"))
+	archived, err := ArchivedRequests(t)
 	if err != nil {
 		return nil, err
 	}
-	msgs := append(archived, inbox...)
+	return FindAmong(t, cfg, archived, inbox)
+}
+
+// ArchivedRequests reads the entries of the lead's archive that can be
+// requests, as Find keeps them.
+func ArchivedRequests(t team.Team) ([]mailbox.Message, error) {
+	return readArchive(mailbox.ArchivePath(t.InboxPath(team.LeadName)), []byte("_request"))
+}
+
+// FindAmong is FindIn for a caller that has read the lead's archive too
+// (ArchivedRequests): the status line keeps both between refreshes while
+// neither file changes.
+func FindAmong(t team.Team, cfg *team.Config, archived, inbox []mailbox.Message) (*Listing, error) {
+	msgs := append(append([]mailbox.Message(nil), archived...), inbox...)
 
 	answers, err := readAnswered(AnsweredPath(t))
 	if err != nil {

@@ -2,7 +2,6 @@ package teamwatch
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/lockfile"
@@ -63,17 +62,11 @@ func (w *LeadInbox) count(ts, now time.Time) {
 	}
 }
 
-// leadInboxOf is CheckLeadInbox from the messages the snapshot read; nil
-// unless the lead has unread messages waiting unpolled.
-func leadInboxOf(s *Snapshot, cfg *team.Config) *LeadInbox {
+// leadInboxOf is CheckLeadInbox from the lead's unread messages the
+// snapshot counted (w); nil unless they wait unpolled.
+func leadInboxOf(s *Snapshot, cfg *team.Config, w LeadInbox) *LeadInbox {
 	if !claudeLeadAlone(cfg, *s.Lead) {
 		return nil
-	}
-	var w LeadInbox
-	for _, m := range s.Messages {
-		if !m.Archived && !m.Read && strings.EqualFold(m.To, team.LeadName) {
-			w.count(m.Time, s.Taken)
-		}
 	}
 	if w.Unread == 0 {
 		return nil

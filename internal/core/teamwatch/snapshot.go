@@ -7,8 +7,9 @@
 // pane or process is alive (one batched question per backend, through
 // backend.Census), who runs it, its unread messages and the requests it
 // has waiting; and the lead's, with the note that a Claude Code lead reads
-// its inbox late (LeadInbox). It only reads; nothing here writes to a
-// team.
+// its inbox late (LeadInbox). It only reads a team; nothing here writes
+// to one. The one file it writes is a members-only snapshot's memo of
+// what it counted, in paneteam's state folder (memo.go).
 package teamwatch
 
 import (
@@ -38,8 +39,21 @@ var ErrTeamGone = errors.New("the team was deleted")
 
 // waitingRequests counts, per teammate name, the permission, sandbox and
 // plan requests waiting for the lead. It is a seam: the approval package
-// provides the real count (with its record of answered requests).
-var waitingRequests func(root, team string) (map[string]int, error)
+// provides the real count (with its record of answered requests). When
+// leadRequests is set, the lead's inbox and archive were read already (or
+// taken from the memo) and those are their entries that can be requests.
+var waitingRequests func(t team.Team, cfg *team.Config, leadRequests *leadRequests) (map[string]int, error)
+
+// archivedRequests reads the lead's archive's entries that can be
+// requests (approval.ArchivedRequests).
+var archivedRequests func(t team.Team) ([]mailbox.Message, error)
+
+// leadRequests are the lead's inbox and archive entries that can be
+// requests, as approval finds them.
+type leadRequests struct {
+	Inbox    []mailbox.Message `json:"inbox,omitempty"`
+	Archived []mailbox.Message `json:"archived,omitempty"`
+}
 
 // Options tunes how snapshots are taken. The zero value is usable.
 type Options struct {
@@ -51,9 +65,14 @@ type Options struct {
 	// snapshot: one moment's snapshots of several teams (status) share it,
 	// so each tmux server is asked once for all of them.
 	Census *backend.Census
-	// MembersOnly skips the tasks and locks: what status and its status
-	// line show needs the members alone.
+	// MembersOnly skips the tasks and locks, and keeps no Messages: what
+	// status and its status line show needs the members alone, and their
+	// inboxes are only counted, as streams (tally.go).
 	MembersOnly bool
+	// MemoDir, with MembersOnly, is a folder of paneteam's state where
+	// what was counted of each inbox is kept for the next snapshot, so an
+	// inbox that has not changed is not read again (memo.go). "": none.
+	MemoDir string
 	// LockAge is how long a lock may be held before LockHeld reports it
 	// (DefaultLockAge when zero).
 	LockAge time.Duration
@@ -250,10 +269,19 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	for _, sk := range cfg.SkippedMembers() {
 		s.problem(sk)
 	}
-	unread := s.readMessages(t, cfg, mail)
+	var unread map[string]inboxCount
+	var mails tally
+	var leadCount LeadInbox
+	var leadRequests *leadRequests
+	if opts.MembersOnly {
+		unread, mails, leadCount, leadRequests = s.tallyMail(t, cfg, opts.MemoDir)
+	} else {
+		unread = s.readMessages(t, cfg, mail)
+		mails, leadCount = s.tallyMessages(cfg)
+	}
 	waiting := map[string]int{}
 	if waitingRequests != nil {
-		p, err := waitingRequests(t.Root, t.Name)
+		p, err := waitingRequests(t, cfg, leadRequests)
 		if err != nil {
 			s.problem(fmt.Errorf("waiting requests: %w", err))
 		} else {
@@ -268,10 +296,10 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 		}
 	}
 	for i := range cfg.Members {
-		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, cfg, &cfg.Members[i], unread, waiting))
+		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
 		s.Members[i].Host = remote.Host(opts.getenv, t.Root, filepath.Base(t.Dir()), cfg.Members[i].Name)
 	}
-	s.LeadInbox = leadInboxOf(s, cfg)
+	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
 	if !opts.MembersOnly {
 		s.readTasks(t)
 		s.readLocks(t, prev)
@@ -327,7 +355,7 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 }
 
 func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *backend.Env, cfg *team.Config, m *team.Member,
-	unread map[string]inboxCount, waiting map[string]int) Member {
+	unread map[string]inboxCount, waiting map[string]int, mail memberMail) Member {
 	inbox := unread[team.SanitizePath(m.Name)]
 	out := Member{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color, Backend: m.BackendType,
 		PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active(), Unread: inbox.n}
@@ -344,32 +372,22 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	if census != nil {
 		out.Pane, out.PaneError = liveness(ctx, census, env, cfg, *s.Lead, m, out.RunBy)
 	}
-	var lastActivity time.Time
-	for _, msg := range s.Messages {
-		from, to := strings.EqualFold(msg.From, m.Name), strings.EqualFold(msg.To, m.Name)
-		switch {
-		case from && msg.Kind == mailbox.TypeIdle:
-			if !msg.Time.Before(out.LastIdle) {
-				out.LastIdle = msg.Time
-				out.IdleReason, out.IdleSummary = idleDetails(msg)
-			}
-		case from || to:
-			if msg.Time.After(lastActivity) {
-				lastActivity = msg.Time
-			}
-		}
-	}
-	out.State = Decide(out.Pane, out.Waiting, out.Active, out.LastIdle, lastActivity)
+	out.LastIdle, out.IdleReason, out.IdleSummary = mail.lastIdle, mail.idleReason, mail.idleSummary
+	out.State = Decide(out.Pane, out.Waiting, out.Active, out.LastIdle, mail.lastActivity)
 	return out
 }
 
-func idleDetails(msg Message) (reason, summary string) {
-	if p, ok := mailbox.Parse(msg.raw.Text); ok {
-		if v, ok := p.Value.(*mailbox.IdleNotification); ok {
-			return v.IdleReason, v.Summary
+// tallyMessages is tallyMail from the messages a snapshot keeps.
+func (s *Snapshot) tallyMessages(cfg *team.Config) (tally, LeadInbox) {
+	t := newTally(cfg)
+	var lead LeadInbox
+	for _, msg := range s.Messages {
+		t.add(msg.From, msg.To, msg.Kind == mailbox.TypeIdle, msg.Time, msg.raw.Text)
+		if !msg.Archived && !msg.Read && strings.EqualFold(msg.To, team.LeadName) {
+			lead.count(msg.Time, s.Taken)
 		}
 	}
-	return "", ""
+	return t, lead
 }
 
 // Decide is a member's state. A dead pane is gone; a request waiting for

@@ -60,7 +60,7 @@ func frameText(t *testing.T, v map[string]any) string {
 // requests and locks from real files.
 func TestTake(t *testing.T) {
 	tm := teamtest.New(t, "crew", team.CreateOptions{}, teamtest.Named("alice", "bob", "eve")...)
-	root, ctx := tm.Root, context.Background()
+	ctx := context.Background()
 	appendMsg(t, tm, "bob", mailbox.Message{From: "alice", Text: "one"})
 	appendMsg(t, tm, "bob", mailbox.Message{From: "alice", Text: "two"})
 	appendMsg(t, tm, team.LeadName, mailbox.Message{From: "alice", Text: frameText(t, map[string]any{
@@ -106,7 +106,7 @@ func TestTake(t *testing.T) {
 	if _, err := tm.Update(ctx, lockfile.Options{}, func(c *team.Config) error { c.RemoveMember("alice"); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := waitingRequests(root, "crew"); err != nil || len(p) != 0 {
+	if p, err := waitingRequests(tm, nil, nil); err != nil || len(p) != 0 {
 		t.Errorf("pending after alice left: %v %v, want none", p, err)
 	}
 }

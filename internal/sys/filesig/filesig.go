@@ -3,6 +3,7 @@
 package filesig
 
 import (
+	"fmt"
 	"os"
 	"time"
 )
@@ -30,4 +31,21 @@ func Stat(path string) Sig {
 // Of is the signature of a file already stat'ed.
 func Of(st os.FileInfo) Sig {
 	return Sig{Exists: true, size: st.Size(), mtime: st.ModTime(), ino: Inode(st)}
+}
+
+// Key is the signature as a string a process can store and a later one
+// compare (paneteam's memo of inbox counts): equal keys, equal signatures.
+func (s Sig) Key() string {
+	if !s.Exists {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d", s.size, s.mtime.UnixNano(), s.ino)
+}
+
+// Settled is whether the file's mtime is at least d before now: a file
+// written again within its file system's mtime granularity (a second on
+// some, two on others) can keep its size and mtime, so a signature taken
+// too soon after a write may not tell the next one.
+func (s Sig) Settled(now time.Time, d time.Duration) bool {
+	return s.Exists && now.Sub(s.mtime) >= d
 }
