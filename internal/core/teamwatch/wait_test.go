@@ -42,15 +42,20 @@ func TestWaitEndsWhenAllAreThereAndFailsOnOneThatLeaves(t *testing.T) {
 
 	w2 := NewWatcher(tm, WatchOptions{Poll: 20 * time.Millisecond})
 	defer w2.Close()
+	removed := make(chan struct{})
 	go func() {
+		defer close(removed)
 		time.Sleep(100 * time.Millisecond)
 		tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error { c.RemoveMember("bob"); return nil })
 	}()
+	defer func() { <-removed }() // its lock is let go before the folder is removed
 	res, err = (Goal{Until: StateNeedsYou, Names: []string{"alice", "bob"}}).Wait(ctx, w2)
 	if err == nil || !strings.Contains(err.Error(), "bob left the team") || res.OK {
 		t.Fatalf("bob leaving a wait for needs-you: %+v %v, want it failed naming bob", res, err)
 	}
-	if _, err := (Goal{Until: StateIdle, Names: []string{"carol"}}).Wait(ctx, NewWatcher(tm, WatchOptions{})); err == nil ||
+	w3 := NewWatcher(tm, WatchOptions{})
+	defer w3.Close()
+	if _, err := (Goal{Until: StateIdle, Names: []string{"carol"}}).Wait(ctx, w3); err == nil ||
 		!strings.Contains(err.Error(), `"carol" is not a member of team crew`) {
 		t.Errorf("a wait for a stranger: %v", err)
 	}
