@@ -140,3 +140,31 @@ func objectKey(data []byte, i int) (int, error) {
 	}
 	return skipSpace(data, i+1), nil
 }
+
+// CutMember returns the JSON object data with the value of its member key
+// replaced by an empty array, and that value as written: so a reader can
+// decode the rest of a file whose one list holds an element nested deeper
+// than encoding/json goes, and that list with Elements. data must be valid
+// JSON at any depth; a key given twice is cut where encoding/json would
+// read it, its last time.
+func CutMember(data []byte, key string) (rest []byte, val json.RawMessage, err error) {
+	if err := validDeep(data); err != nil {
+		return nil, nil, err
+	}
+	pairs, err := objectPairs(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range pairs {
+		if p.key == key {
+			val = p.val
+		}
+	}
+	if val == nil {
+		return nil, nil, fmt.Errorf("no %q in the object", key)
+	}
+	// val is a slice of data: its capacity says where it starts.
+	at := cap(data) - cap(val)
+	rest = append(append(append([]byte{}, data[:at]...), "[]"...), data[at+len(val):]...)
+	return rest, val, nil
+}

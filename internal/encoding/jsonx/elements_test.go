@@ -69,3 +69,18 @@ func FuzzElements(f *testing.F) {
 		}
 	})
 }
+
+func TestCutMember(t *testing.T) {
+	deep := deepArray(20000)
+	doc := `{"name": "crew", "members": [1], "x": ` + deep + `, "members": [2, ` + deep + `]}`
+	rest, val, err := CutMember([]byte(doc), "members")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(val) != "[2, "+deep+"]" || string(rest) != `{"name": "crew", "members": [1], "x": `+deep+`, "members": []}` {
+		t.Fatalf("CutMember cut the wrong value: %.60q / %.60q", val, rest)
+	}
+	if _, _, err := CutMember([]byte(`{"members": [`+deep+`}`), "members"); err == nil {
+		t.Fatal("CutMember took an object that is not valid JSON")
+	}
+}
