@@ -180,7 +180,7 @@ func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
 	cmd := exec.CommandContext(w.ctx, "sh", "-c", cmdline)
 	cmd.Stdin = bytes.NewReader(append(line, '\n'))
 	cmd.Stdout, cmd.Stderr = w.env.Stdout, w.env.Stderr
-	cmd.Env = append(w.env.Environ(), "PANETEAM_FROM="+m.From, "PANETEAM_MESSAGE_TYPE="+messageType(m))
+	cmd.Env = append(w.env.Environ(), "PANETEAM_FROM="+envValue(m.From), "PANETEAM_MESSAGE_TYPE="+envValue(messageType(m)))
 	if err := cmd.Run(); err != nil {
 		if w.ctx.Err() == nil {
 			fmt.Fprintf(w.env.Stderr, "paneteam: --exec failed for the message from %s at %s (%v); it stays unread\n",
@@ -190,6 +190,12 @@ func (w *inboxWatch) run(cmdline string, m mailbox.Message, line []byte) bool {
 	}
 	return true
 }
+
+// envValue is s as an environment variable can hold it: a NUL, which a
+// sender's name may hold (it is anyone's text) and no variable can, becomes
+// U+FFFD, where the command could not run at all and the message stayed
+// unread for good. The exact text is in the JSON on the command's stdin.
+func envValue(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
 
 // warn reports a problem the watch survives, once until it changes.
 func (w *inboxWatch) warn(err error) {
