@@ -74,9 +74,11 @@ func decodeEntries(b []byte) (entries, error) {
 		return entries{msgs: msgs}, nil
 	}
 	// The common case costs one pass; an inbox holding an entry that does
-	// not fit takes a second, element by element.
-	var raws []json.RawMessage
-	if json.Unmarshal(b, &raws) != nil || raws == nil {
+	// not fit takes a second, element by element. An entry nested deeper
+	// than encoding/json reads is one that does not fit: Claude Code's
+	// JSON.parse reads the inbox, so it must not cost the others.
+	raws, rerr := jsonx.Elements(b)
+	if rerr != nil || raws == nil {
 		return entries{}, err
 	}
 	e := entries{msgs: make([]Message, 0, len(raws))}

@@ -168,3 +168,35 @@ func TestWatchReportsABadEntryOnce(t *testing.T) {
 		t.Fatalf("want the bad entry reported once, got %q", reports)
 	}
 }
+
+// An entry nested deeper than encoding/json reads (Claude Code's JSON.parse
+// reads it) is an entry paneteam cannot read, not an inbox it cannot: the
+// others are read, a send appends, and nothing is moved aside.
+func TestADeepEntryCostsOnlyThatEntry(t *testing.T) {
+	in := archiveInbox(t)
+	deep := "  {\n    \"from\": \"bob\",\n    \"text\": \"deep\",\n    \"deep\": " +
+		strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n  }"
+	file := "[\n  {\n    \"from\": \"bob\",\n    \"text\": \"first\",\n    \"timestamp\": \"2026-03-01T10:00:00.000Z\",\n    \"read\": false\n  },\n" +
+		deep + "\n]"
+	if err := os.WriteFile(in.Path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msgs, skipped, err := in.Entries()
+	if err != nil {
+		t.Fatalf("one deep entry made the whole inbox unreadable: %v", err)
+	}
+	if texts(msgs) != "first" || len(skipped) != 1 || skipped[0].Index != 2 {
+		t.Fatalf("read %q, skipped %v: want first, and entry 2 reported", texts(msgs), skipped)
+	}
+	if err := in.Send(context.Background(), msg("dave", "new")); err != nil {
+		t.Fatalf("send refused because of a deep entry: %v", err)
+	}
+	noneMovedAside(t, in)
+	b, _ := os.ReadFile(in.Path)
+	if !strings.Contains(string(b), deep) {
+		t.Fatal("the deep entry is no longer in the inbox byte for byte")
+	}
+	if msgs, _ := in.ReadAll(); texts(msgs) != "first,new" {
+		t.Fatalf("after send: %q", texts(msgs))
+	}
+}

@@ -71,7 +71,15 @@ func (c *Config) unmarshalRows(b []byte, err error) error {
 		Members []json.RawMessage `json:"members"`
 	}{plain: (*plain)(c)}
 	if json.Unmarshal(b, &loose) != nil {
-		return err
+		// A row nested deeper than encoding/json reads is a row that does
+		// not fit: JSON.parse, Claude Code's reader, takes it.
+		rest, members, cerr := jsonx.CutMember(b, "members")
+		if cerr != nil || json.Unmarshal(rest, &loose) != nil {
+			return err
+		}
+		if loose.Members, cerr = jsonx.Elements(members); cerr != nil {
+			return err
+		}
 	}
 	c.Members = make([]Member, 0, len(loose.Members))
 	for i, r := range loose.Members {
@@ -101,6 +109,13 @@ func (c Config) MarshalJSON() ([]byte, error) {
 	}
 	var members []json.RawMessage
 	for _, s := range jsonx.Interleave(at, c.kept) {
+		if s.Kept && !json.Valid(c.kept[s.I].Raw) {
+			// Read, but too deep for encoding/json to write back (the
+			// only kept row that is not valid to it): refuse the change
+			// rather than drop the row.
+			return nil, fmt.Errorf("member row %d of %s is nested deeper than paneteam can write back; "+
+				"remove that row to change the team (paneteam will not drop it itself)", c.kept[s.I].Index+1, c.path)
+		}
 		if s.Kept {
 			members = append(members, c.kept[s.I].Raw)
 			continue

@@ -92,3 +92,36 @@ func TestOneBadMemberRowCostsOnlyThatRow(t *testing.T) {
 		t.Fatalf("after removing alice: %v %v", cfg.MemberNames(), err)
 	}
 }
+
+// A member row nested deeper than encoding/json reads (Claude Code's
+// JSON.parse reads it) costs that row for reading: the team is read with
+// its other rows. A change is refused, since it cannot be written back.
+func TestADeepMemberRowCostsOnlyThatRow(t *testing.T) {
+	tm := teamWithBadRow(t)
+	deepRow := "    {\n      \"agentId\": \"dave@crew\",\n      \"name\": \"dave\",\n      \"deep\": " +
+		strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n    }"
+	b, _ := os.ReadFile(tm.ConfigPath())
+	if err := os.WriteFile(tm.ConfigPath(), []byte(strings.Replace(string(b), badRow, deepRow, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, cfg, err := Open(tm.Root, "crew")
+	if err != nil {
+		t.Fatalf("one deep member row made the team unusable: %v", err)
+	}
+	if got := strings.Join(cfg.MemberNames(), ","); got != "team-lead,alice" || len(cfg.SkippedMembers()) != 1 {
+		t.Fatalf("members %q, skipped %v: want the two good rows and the deep one reported", got, cfg.SkippedMembers())
+	}
+	// encoding/json cannot write it back: a change is refused, naming the
+	// row, and the file stays as it was.
+	b, _ = os.ReadFile(tm.ConfigPath())
+	_, err = tm.Update(context.Background(), lockfile.Options{}, func(c *Config) error {
+		_, err := c.AddMember(Member{Name: "carol", Cwd: "/src"})
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "member row 2 of "+tm.ConfigPath()) {
+		t.Fatalf("update: %v, want a refusal naming member row 2", err)
+	}
+	if after, _ := os.ReadFile(tm.ConfigPath()); string(after) != string(b) {
+		t.Fatal("a refused update changed config.json")
+	}
+}

@@ -187,7 +187,14 @@ func loadLocked(path string) (cfg *Config, ok bool, err error) {
 func parseConfig(path string, b []byte) (*Config, error) {
 	var cfg Config
 	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, err
+		// encoding/json refuses a file nested deeper than 10,000 levels
+		// before Config's own decoder sees it; that decoder reads such a
+		// file when only a member row is that deep (rows.go), and gives
+		// the same error for anything else.
+		cfg = Config{}
+		if cfg.UnmarshalJSON(b) != nil {
+			return nil, err
+		}
 	}
 	cfg.path = path
 	return &cfg, nil

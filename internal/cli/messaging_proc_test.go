@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -331,5 +332,46 @@ func TestStatusReportsMembersUnreadAndTmuxSegment(t *testing.T) {
 	text := ptRunTTY(t, vars, false, "status", "--team", "t")
 	if !strings.Contains(text, "bob") || !strings.Contains(text, "idle") {
 		t.Fatalf("status text:\n%s", text)
+	}
+}
+
+// A sender's name holding a NUL (anyone's text; no environment variable can
+// hold one) does not keep --exec from running for its message.
+func TestInboxWatchExecRunsForASenderNameWithANul(t *testing.T) {
+	_, _, tm := msgTeam(t)
+	entry := "[\n  {\n    \"from\": \"ev\\u0000il\",\n    \"text\": \"hi\",\n    \"timestamp\": \"2026-03-01T10:00:00.000Z\",\n    \"read\": false\n  }\n]"
+	if err := os.WriteFile(tm.InboxPath("team-lead"), []byte(entry), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := filepath.Join(t.TempDir(), "got")
+	// Where the command cannot run, the message stays unread and --once
+	// waits for ever: the test gives it a bound.
+	cmd := ptCmd(t, tm.Root, "inbox-watch", "--team", "t", "--once", "--mark-read",
+		"--exec", `cat > `+got+`; printf '%s\n' "$PANETEAM_FROM" >> `+got)
+	var errs strings.Builder
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("inbox-watch --once --exec never handled the message:\n%s", errs.String())
+	}
+	// $PANETEAM_FROM is a shown form of the name (the exact one is in
+	// the JSON): whatever stands for the NUL, the name's letters are there.
+	b, _ := os.ReadFile(got)
+	from := strings.TrimSpace(string(b[bytes.LastIndexByte(bytes.TrimSpace(b), '\n')+1:]))
+	if err != nil || !strings.Contains(string(b), `"text":"hi"`) || !strings.HasPrefix(strings.Trim(from, "$'"), "ev") ||
+		!strings.HasSuffix(strings.Trim(from, "'"), "il") {
+		t.Fatalf("inbox-watch --exec: %v\n%s\ncommand got %q", err, errs.String(), b)
+	}
+	if unread := len(inboxOf(t, tm, "team-lead")); unread != 0 {
+		t.Fatalf("%d messages left unread", unread)
 	}
 }

@@ -264,10 +264,14 @@ func (f *filler) value(ref string) (string, error) {
 	switch kind {
 	case "":
 		return v, nil
-	case "toml", "json":
-		// A TOML basic string escapes as a JSON string does, for the
-		// characters JSON escapes (\u00XX controls, \", \\).
+	case "json":
 		return string(jsonx.AppendString(nil, v)), nil
+	case "toml":
+		// A TOML basic string escapes as a JSON string does, for the
+		// characters JSON escapes (\u00XX controls, \", \\); TOML also
+		// forbids a raw DEL, which JSON leaves as it is, so a prompt
+		// holding one would make the whole file unreadable to the CLI.
+		return strings.ReplaceAll(string(jsonx.AppendString(nil, v)), "\x7f", `\u007f`), nil
 	case "sh":
 		return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'", nil
 	}

@@ -177,3 +177,21 @@ const readmeExample = `{
   "quit": "/exit"
 }
 `
+
+// {{toml:...}} writes a TOML basic string valid whatever the text holds:
+// JSON's escapes, and DEL, which TOML forbids raw and JSON leaves.
+func TestTOMLPlaceholderEscapesWhatTOMLForbids(t *testing.T) {
+	p, err := Parse([]byte(`{"program":"x","permission":{"default":[]},"files":[{"path":"{{home}}/c.toml","text":"prompt = {{toml:prompt}}"}]}`), "x", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Build(p, Options{Team: "t", Agent: "a", Home: "/h", Paneteam: "/bin/paneteam", Prompt: "a\x7fb\x1b\"c\\",
+		Getenv: env(map[string]string{})})
+	if err != nil || len(l.Files) != 1 {
+		t.Fatalf("Build: %v", err)
+	}
+	got := string(l.Files[0].Data)
+	if !strings.HasSuffix(got, `a\u007fb\u001b\"c\\"`) || strings.ContainsAny(got, "\x7f\x1b") {
+		t.Fatalf("file holds %q, want the prompt's DEL and ESC escaped", got)
+	}
+}

@@ -145,7 +145,10 @@ func paneteamServers(dir, tmuxVar string) []string {
 	if srv, err := tmux.FromTMUX(tmuxVar); err == nil && tmuxVar != "" {
 		add(srv.Socket)
 	}
-	entries, _ := os.ReadDir(dir)
+	var entries []os.DirEntry
+	if dir != "" { // "": refused by checkSocketDir
+		entries, _ = os.ReadDir(dir)
+	}
 	for _, e := range entries {
 		sock, ok := strings.CutSuffix(e.Name(), ".paneteam-lock")
 		if !ok {

@@ -99,6 +99,11 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	}
 	defer unlock()
 	var errs []error
+	if err := checkSocketDir(ro.SocketDir); err != nil {
+		// Nothing in it is scanned, stopped or removed.
+		errs = append(errs, err)
+		ro.SocketDir = ""
+	}
 	if err := o.reapTeams(ctx, root, ro, res); err != nil {
 		errs = append(errs, err)
 	}

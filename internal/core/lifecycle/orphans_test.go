@@ -291,3 +291,44 @@ func TestReapLeavesPaneteamServerHoldingTheUsersPane(t *testing.T) {
 		t.Fatalf("server with the user's pane stopped: %+v", res.Servers)
 	}
 }
+
+// A socket folder tmux itself would refuse (a link planted before the
+// user's first tmux, a folder others may write) is not scanned: the
+// servers and lock files where it leads are left, and the error names it.
+func TestReapLeavesASocketFolderTmuxWouldRefuse(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, real string) string
+	}{
+		{"a link", func(t *testing.T, real string) string {
+			link := filepath.Join(testutil.ShortTempDir(t), fmt.Sprintf("tmux-%d", os.Getuid()))
+			if err := os.Symlink(real, link); err != nil {
+				t.Fatal(err)
+			}
+			return link
+		}},
+		{"open to others", func(t *testing.T, real string) string {
+			if err := os.Chmod(real, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			return real
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := socketDir(t)
+			gone := startServer(t, filepath.Join(real, fmt.Sprintf("claude-swarm-%d", deadPID(t))))
+			lock := filepath.Join(real, "gone"+tmux.LockSuffix)
+			if err := os.WriteFile(lock, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			dir := tc.plant(t, real)
+			_, err := opts().Reap(context.Background(), testutil.Root(t), ReapOptions{SocketDir: dir})
+			if err == nil || !strings.Contains(err.Error(), dir) {
+				t.Fatalf("Reap: %v, want an error naming %s", err, dir)
+			}
+			if !running(gone) || !exists(lock) {
+				t.Fatal("cleanup stopped a server or removed a lock in a folder tmux would refuse")
+			}
+		})
+	}
+}

@@ -50,6 +50,29 @@ func SocketDir(getenv func(string) string) string {
 	return filepath.Join(base, fmt.Sprintf("tmux-%d", os.Getuid()))
 }
 
+// checkSocketDir refuses a tmux socket folder tmux itself would refuse
+// (tmux(1) checks it with lstat: a directory, the user's own; tmux also
+// wants it closed to others, where only their writing matters here): a link planted at /tmp/tmux-<uid> before the user's first tmux,
+// or a folder others can write, would have cleanup stop servers and
+// remove files wherever it leads. A folder that does not exist is fine:
+// there is nothing to scan.
+func checkSocketDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("tmux socket folder: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("tmux socket folder %s is a symbolic link: left unscanned (tmux refuses it too); remove it if you did not make it", dir)
+	case !fi.IsDir():
+		return fmt.Errorf("tmux socket folder %s is not a directory: left unscanned", dir)
+	case !ownedByMe(fi) || fi.Mode().Perm()&0o002 != 0:
+		return fmt.Errorf("tmux socket folder %s is not yours, or others may write it (mode %v): left unscanned, as tmux refuses it", dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
 // stopIfEmpty stops the tmux server at socket once no pane is left but
 // those ours says paneteam may close (by the agent id in tmux.AgentOption)
 // and the hidden-session placeholder: any other pane is someone else's,
@@ -116,6 +139,9 @@ func removeLeftovers(socket string) error {
 // or the process that has it now started after the server did (pids are
 // reused; a server is started by its lead, so never before it).
 func scanServers(ctx context.Context, dir string, olderThan time.Duration, now time.Time) ([]*Server, error) {
+	if dir == "" { // refused by checkSocketDir
+		return nil, nil
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -185,6 +211,9 @@ func ownedByMe(fi fs.FileInfo) bool {
 // server is gone (killed from outside paneteam, which would have removed
 // them): tmux.StaleLocks, after the servers Reap stopped have gone.
 func sweepLocks(ro ReapOptions, res *ReapResult) error {
+	if ro.SocketDir == "" { // refused by checkSocketDir
+		return nil
+	}
 	locks, err := tmux.StaleLocks(ro.SocketDir, ro.DryRun)
 	res.StaleLocks = append([]string{}, locks...)
 	return err
