@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -125,6 +126,11 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 		}
 		return printJSON(env.Stdout, out)
 	}
+	for _, ts := range out {
+		for _, p := range ts.Problems {
+			warn(env, errors.New(p))
+		}
+	}
 	return writeStatus(env, out)
 }
 
@@ -176,7 +182,10 @@ type teamStatus struct {
 	// that it will not read until it has a teammate of its own.
 	LeadInbox *teamwatch.LeadInbox `json:"leadInbox,omitempty"`
 	Members   []teamwatch.Member   `json:"members"`
-	Error     string               `json:"error,omitempty"`
+	// Problems are what could not be read (an inbox entry, a member row,
+	// a file that is not what it should be); the rest was read.
+	Problems []string `json:"problems,omitempty"`
+	Error    string   `json:"error,omitempty"`
 }
 
 func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamStatus {
@@ -187,6 +196,7 @@ func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamSt
 	}
 	s := teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, opts)
 	ts.Description, ts.Backend, ts.Lead, ts.LeadInbox, ts.Members = s.Description, s.Backend, s.Lead, s.LeadInbox, s.Members
+	ts.Problems = s.Problems
 	return ts
 }
 
