@@ -110,7 +110,7 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	// The status line runs every few seconds as a new process: what it
 	// counted of an inbox that has not changed since is kept on disk.
 	if state, err := provenance.StateDir(env.Getenv); err == nil {
-		opts.MemoDir = filepath.Join(state, "inbox-counts")
+		opts.MemoDir = filepath.Join(state, teamwatch.MemoFolder)
 	}
 	opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
 	var out []teamStatus

@@ -54,3 +54,28 @@ func TestStatusKeepsInboxCountsPrivatelyInTheStateFolder(t *testing.T) {
 		t.Fatalf("the memo was written through a link: %v", left)
 	}
 }
+
+// Deleting a team deletes what status kept of its inboxes.
+func TestCleanupForgetsTheTeamsInboxCounts(t *testing.T) {
+	_, vars, tm := msgTeam(t)
+	ptRun(t, vars, "", "send", "--team", "t", "--to", "alice", "--from", "bob", "hello")
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(tm.InboxPath("alice"), hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	vars["PANETEAM_STATE_DIR"] = state
+	if _, errs, code := ptRun(t, vars, "", "status", "--json"); code != 0 {
+		t.Fatal(errs)
+	}
+	memos := filepath.Join(state, "inbox-counts", "*.json")
+	if files, _ := filepath.Glob(memos); len(files) != 1 {
+		t.Fatalf("memo files %v, want one for the team", files)
+	}
+	if _, errs, code := ptRun(t, vars, "", "cleanup", "--team", "t", "--force"); code != 0 {
+		t.Fatalf("cleanup: %d %s", code, errs)
+	}
+	if files, _ := filepath.Glob(memos); len(files) != 0 {
+		t.Errorf("memo files %v left after the team was deleted", files)
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -147,7 +149,19 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 		return res, err
 	}
 	res.Deleted = true
+	o.forgetMemo(t)
 	return res, nil
+}
+
+// forgetMemo removes what the status line kept of the deleted team's
+// inboxes (teamwatch's memo) from paneteam's state folder.
+func (o Options) forgetMemo(t team.Team) {
+	if o.Backend.Getenv == nil {
+		return
+	}
+	if state, err := provenance.StateDir(o.Backend.Getenv); err == nil {
+		teamwatch.ForgetMemo(state, t.Dir()) //nolint:errcheck // best effort: a memo of a gone team is never read
+	}
 }
 
 // worktreeStep removes a worktree or, in a dry run, says whether it would.

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +145,21 @@ func openMemo(dir, teamDir string) *memo {
 		}
 	}
 	return m
+}
+
+// MemoFolder is where, below paneteam's state folder, the inbox memos
+// are kept.
+const MemoFolder = "inbox-counts"
+
+// ForgetMemo removes the memo of the team in teamDir, if any, from the
+// memo folder of state folder state: a team that is deleted leaves
+// nothing of it in paneteam's state.
+func ForgetMemo(state, teamDir string) error {
+	err := os.Remove(memoPath(filepath.Join(state, MemoFolder), teamDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // memoPath is the team's memo file in dir, named by its folder.
