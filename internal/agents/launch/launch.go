@@ -61,7 +61,10 @@ func Prepare(r Request) (profile.Launch, error) {
 	if err := os.MkdirAll(r.Team.Dir(), 0o700); err != nil {
 		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
 	}
-	rel, _ := filepath.Rel(r.Team.Dir(), Home(r.Team, r.Agent))
+	rel, err := filepath.Rel(r.Team.Dir(), Home(r.Team, r.Agent))
+	if err != nil {
+		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
+	}
 	if err := safefs.MkdirAll(r.Team.Dir(), rel, 0o700); err != nil {
 		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/tasks"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -238,14 +237,7 @@ func (tm *Team) board() (*tasks.Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent := tm.ID.Agent
-	caller := post.Caller{Getenv: func(k string) string {
-		if k == "PANETEAM_AGENT" {
-			return agent
-		}
-		return ""
-	}}
-	return &tasks.Board{Team: tm.ID.Team, Config: cfg, Lock: tm.Lock, By: agent, Caller: caller, Now: tm.Now}, nil
+	return &tasks.Board{Team: tm.ID.Team, Config: cfg, Lock: tm.Lock, By: tm.ID.Agent, Caller: tm.caller(), Now: tm.Now}, nil
 }
 
 // taskErr words a refused task operation for the agent's model: refusals

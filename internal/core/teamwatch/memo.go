@@ -164,6 +164,13 @@ func ForgetMemo(state, teamDir string) error {
 
 // memoPath is the team's memo file in dir, named by its folder.
 func memoPath(dir, teamDir string) string {
+	// One team is one memo however its root was spelled (through a link
+	// or not), so cleanup finds the memo status wrote. The folder above
+	// the team's is resolved, not the team's own: cleanup forgets the memo
+	// once that is gone.
+	if parent, err := filepath.EvalSymlinks(filepath.Dir(teamDir)); err == nil {
+		teamDir = filepath.Join(parent, filepath.Base(teamDir))
+	}
 	sum := sha256.Sum256([]byte(teamDir))
 	return filepath.Join(dir, hex.EncodeToString(sum[:12])+".json")
 }

@@ -109,7 +109,7 @@ func isIdle(text string) bool {
 // messages as LeadInbox counts them, read as streams, or taken from the
 // memo of an earlier look (memo.go) when the inbox has not changed. When
 // the lead's inbox was read without error, leadRequests holds its entries
-// that can be requests (approval.FindIn), else it is nil.
+// that can be requests (approval.FindAmong), else it is nil.
 func (s *Snapshot) tallyMail(t team.Team, cfg *team.Config, memoDir string) (map[string]inboxCount, tally, LeadInbox, *leadRequests) {
 	unread := map[string]inboxCount{}
 	all := newTally(cfg)
