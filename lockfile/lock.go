@@ -157,7 +157,7 @@ func kindOf(m fs.FileMode) string {
 	if m.IsDir() {
 		return "a directory"
 	}
-	return "not a regular file"
+	return "a file of another kind (a pipe, a socket or a device)"
 }
 
 // errSettled is acquire's answer when settled said, once this process held

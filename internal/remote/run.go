@@ -19,6 +19,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
 	"github.com/paneteam/paneteam/internal/sys/program"
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // Job is what the host's paneteam (`paneteam remote run`) is told to do
@@ -92,7 +93,7 @@ func Run(ctx context.Context, j Job, say io.Writer) error {
 	}
 	if j.Up != "" {
 		// This session is open: the lead may let the next start in.
-		if f, err := os.OpenFile(filepath.Join(team, j.Up), os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		if f, err := safefs.OpenFile(filepath.Join(team, j.Up), os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 			f.Close()
 		}
 	}
