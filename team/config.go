@@ -119,6 +119,15 @@ type MemberMeta struct {
 	// for any later paneteam, run from any shell, to reach that terminal
 	// and close or look for the pane. Absent for other backends.
 	Terminal *TerminalPane `json:"terminal,omitempty"`
+	// CLI is the agent CLI the member runs, by its profile's name
+	// ("codex", "gemini", "opencode" or a person's own); empty for
+	// Claude Code and for a plain command.
+	CLI string `json:"cli,omitempty"`
+	// Routed says Claude Code's lead started the member itself, through
+	// paneteam's teammate router ('paneteam claude'): it is Claude's
+	// teammate (only Claude's lead may stop it), but paneteam runs it and
+	// reads its inbox.
+	Routed bool `json:"routed,omitempty"`
 
 	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 }

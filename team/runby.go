@@ -15,12 +15,16 @@ const (
 
 // RunBy says who runs m. In a team paneteam leads (its own lead record
 // and no leadProcess) every teammate is paneteam's; elsewhere a member is
-// paneteam's when it carries paneteam's record.
+// paneteam's when it carries paneteam's record, unless that record says
+// Claude Code's lead started it through paneteam's router: then it is
+// Claude's own pane teammate.
 func (c *Config) RunBy(m *Member) string {
 	_, claudeLed := c.LeadProcess()
 	switch {
 	case m.Name == LeadName:
 		return RunByLead
+	case m.Paneteam != nil && m.Paneteam.Routed && claudeLed:
+		return RunByClaudePane
 	case m.Paneteam != nil:
 		return RunByPaneteam
 	case !claudeLed && c.Paneteam != nil && c.Paneteam.LeaderPID > 0:
@@ -63,3 +67,7 @@ func isTmuxPaneID(id string) bool {
 	}
 	return true
 }
+
+// Routed reports whether Claude Code's lead started m through paneteam's
+// teammate router: Claude's teammate, whose inbox paneteam reads.
+func (m *Member) Routed() bool { return m.Paneteam != nil && m.Paneteam.Routed }

@@ -77,13 +77,15 @@ func InboxName(t team.Team, cfg *team.Config, name string) (string, error) {
 // (docs/PROTOCOL.md §6), so a message marked read there (a teammate's
 // permission request, an idle or shutdown frame) would never reach it,
 // and whoever waits on it would hang. It refuses with a *MarkReadError.
+// A teammate Claude's lead started through paneteam's router is Claude's,
+// but paneteam reads its inbox: marking read there is paneteam's job.
 func CheckMarkRead(cfg *team.Config, name string) error {
 	m := cfg.Member(name)
 	_, claudeLeads := cfg.LeadProcess()
 	switch {
 	case name == team.LeadName && claudeLeads:
 		return &MarkReadError{Team: cfg.Name, Name: name, Lead: true}
-	case m != nil && cfg.StartedByClaude(m):
+	case m != nil && cfg.StartedByClaude(m) && !m.Routed():
 		return &MarkReadError{Team: cfg.Name, Name: m.Name}
 	}
 	return nil
