@@ -2,7 +2,9 @@
 // the same team files Claude Code's agent teams use. Run under the name
 // tmux (a link that 'paneteam claude' puts first on Claude Code's PATH),
 // it is the tmux Claude Code's lead drives its teammates' panes with
-// (internal/panes/shim).
+// (internal/panes/shim). Run under the name paneteam-teammate (a link
+// 'paneteam claude' names as Claude Code's teammate program), it starts
+// the teammate Claude's lead asked for (internal/agents/router).
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/agents/router"
 	"github.com/paneteam/paneteam/internal/cli"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 )
@@ -24,8 +27,14 @@ func main() {
 		// real tmux, and Claude Code waits for each.
 		os.Exit(shim.Main(os.Args))
 	}
+	args := os.Args
+	if filepath.Base(args[0]) == router.LinkName {
+		// Claude Code's lead starting a pane teammate through
+		// 'paneteam claude' (internal/agents/router).
+		args = append([]string{"paneteam", cli.RouterCommand}, args...)
+	}
 	ctx := &signalContext{}
-	code := cli.Main(ctx, os.Args, cli.SystemEnv())
+	code := cli.Main(ctx, args, cli.SystemEnv())
 	ctx.stop()
 	os.Exit(code)
 }

@@ -13,6 +13,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/agents/router"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
@@ -44,6 +46,15 @@ they open in a private tmux server that 'paneteam attach --team TEAM' shows.
     paneteam claude --layout windows -- --model opus
     alias claude='paneteam claude --'     # in your shell's rc file
 
+Claude's lead is also offered one agent type per agent CLI installed here
+(codex, gemini, opencode, and profiles of yours: 'paneteam agents'). Ask it
+for one ("get a Codex reviewer for parser.go") and it starts that CLI as a
+full teammate in a pane paneteam makes, with the team's tools, its messages,
+idle and shutdown as its Claude teammates have them. --offer codex,gemini
+(or none) chooses which; so does {"offer": ["codex"]} in claude.json in
+paneteam's config folder ($XDG_CONFIG_HOME/paneteam, else ~/.config/paneteam).
+Every other teammate runs the same Claude, with every flag, as before.
+
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
 --dry-run prints what would run; Claude's --teammate-mode is set by paneteam.
@@ -55,6 +66,8 @@ of that release paneteam does not know.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "layout", Usage: "main-vertical, tiled or windows (default main-vertical)", Sources: ucli.EnvVars("PANETEAM_LAYOUT")},
 			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto, tmux, kitty, wezterm, zellij or iterm2", Value: "auto"},
+			&ucli.StringSliceFlag{Name: "offer", Usage: "the agent CLIs Claude's lead may start as teammates (codex, gemini, opencode, your profiles), " +
+				"or none; default: the config folder's claude.json, else every one installed"},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),
@@ -70,6 +83,7 @@ of that release paneteam does not know.`,
 }
 
 type claudeOptions struct {
+	Offer   []string // agent CLIs to offer; nil: claude.json, else all installed
 	Layout  layout.Kind
 	Backend string
 	DryRun  bool
@@ -83,7 +97,18 @@ func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
 	if err != nil {
 		return claudeOptions{}, usagef("--layout: %v", err)
 	}
-	return claudeOptions{Layout: kind, Backend: c.String("backend"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
+	var offer []string
+	for _, o := range c.StringSlice("offer") {
+		for _, n := range strings.Split(o, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				offer = append(offer, n)
+			}
+		}
+	}
+	if c.IsSet("offer") && len(offer) == 0 {
+		offer = []string{"none"}
+	}
+	return claudeOptions{Offer: offer, Layout: kind, Backend: c.String("backend"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
 		JSON: c.Bool("json"), Args: c.Args().Slice()}, nil
 }
 
@@ -102,9 +127,13 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	if err != nil {
 		warn("could not tell which Claude Code %s is (%v)", claude, err)
 	}
+	theirs, args, err := takeAgentsFlag(co.Args)
+	if err != nil {
+		return err
+	}
 	o := claudestart.Options{
 		Getenv: env.Getenv, Environ: env.Environ(), Exe: env.Exe, Claude: claude,
-		Args: co.Args, Layout: co.Layout, Backend: co.Backend, StateDir: state, Cwd: cwd,
+		Args: args, Layout: co.Layout, Backend: co.Backend, StateDir: state, Cwd: cwd,
 	}
 	if !release.IsZero() {
 		o.Release = release.String()
@@ -123,8 +152,12 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	if co.Check {
 		return runCheck(ctx, env, claude, o.Release, co.JSON)
 	}
+	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs)
+	if err != nil {
+		return err
+	}
 	if co.DryRun {
-		return printLaunch(env, l, co.JSON)
+		return printLaunch(env, l, offered, co.JSON)
 	}
 	for _, n := range l.Notes {
 		warn("%s", n)
@@ -152,7 +185,7 @@ func warnNewerOnce(state string, v claudeversion.Version, warn func(string, ...a
 
 // printLaunch shows what would run: the command, the environment paneteam
 // changes, the shim and its log, and the notes.
-func printLaunch(env Env, l claudestart.Launch, asJSON bool) error {
+func printLaunch(env Env, l claudestart.Launch, offered []string, asJSON bool) error {
 	changed := map[string]string{}
 	for _, kv := range l.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -169,12 +202,17 @@ func printLaunch(env Env, l claudestart.Launch, asJSON bool) error {
 	if asJSON {
 		return printJSON(env.Stdout, map[string]any{
 			"path": l.Path, "argv": l.Argv, "env": changed, "unset": removed,
-			"terminal": l.Terminal, "shim": l.Shim, "log": l.Log, "notes": l.Notes,
+			"terminal": l.Terminal, "shim": l.Shim, "log": l.Log, "notes": l.Notes, "offered": offered,
 		})
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "would run: %s %s\n", l.Path, strings.Join(l.Argv[1:], " "))
 	fmt.Fprintf(w, "teammates' panes: %s\nshim: %s\nlog: %s\n", l.Terminal, l.Shim, l.Log)
+	if len(offered) > 0 {
+		fmt.Fprintf(w, "agent CLIs offered to Claude's lead: %s\n", strings.Join(offered, ", "))
+	} else {
+		fmt.Fprintln(w, "agent CLIs offered to Claude's lead: none")
+	}
 	keys := make([]string, 0, len(changed))
 	for k := range changed {
 		keys = append(keys, k)
@@ -256,4 +294,89 @@ func writeCheck(w io.Writer, rep *claudecheck.Report) {
 	} else if rep.Kept != "" {
 		fmt.Fprintf(w, "kept for a look: %s (config, state/claude-tmux.log)\n", rep.Kept)
 	}
+}
+
+// routeTeammates puts paneteam's router under every pane teammate of l's
+// Claude (CLAUDE_CODE_TEAMMATE_COMMAND) and offers Claude's lead an agent
+// type per agent CLI chosen (--agents, merged with the person's own). It
+// returns the types offered.
+func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want []string, theirs string) ([]string, error) {
+	if want == nil {
+		w, err := router.ReadOffer(env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		want = w
+	}
+	all, err := profile.All(env.Getenv)
+	if err != nil {
+		// A broken profile of the person's costs the offer, not Claude.
+		l.Notes = append(l.Notes, fmt.Sprintf("no agent CLI is offered to Claude's lead: %v", err))
+		all = nil
+	}
+	picked, notes, err := router.Offer(all, want, env.Getenv("PATH"))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	l.Notes = append(l.Notes, notes...)
+	agents, offered, notes, err := router.MergeAgents(theirs, router.Definitions(picked))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	l.Notes = append(l.Notes, notes...)
+	if theirs != "" || len(offered) > 0 {
+		l.Argv = append(l.Argv, "--agents", agents)
+	}
+	// A person's own teammate program stays theirs, for every type paneteam
+	// does not run.
+	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe}
+	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
+		rc.Claude = own
+	}
+	link, err := router.Install(state, rc)
+	if err != nil {
+		return nil, err
+	}
+	l.Env = setEnvVar(l.Env, router.EnvTeammateCommand, link)
+	if offered == nil {
+		offered = []string{}
+	}
+	return offered, nil
+}
+
+// takeAgentsFlag takes Claude's --agents out of args, to be merged with
+// paneteam's agent types.
+func takeAgentsFlag(args []string) (string, []string, error) {
+	var out []string
+	theirs := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			out = append(out, args[i:]...)
+			return theirs, out, nil
+		case a == "--agents":
+			if i+1 >= len(args) {
+				return "", nil, usagef("--agents needs a JSON object of agent types")
+			}
+			theirs = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--agents="):
+			theirs = strings.TrimPrefix(a, "--agents=")
+		default:
+			out = append(out, a)
+		}
+	}
+	return theirs, out, nil
+}
+
+// setEnvVar is env with k set to v (replaced where it was, else added).
+func setEnvVar(env []string, k, v string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, k+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, k+"="+v)
 }

@@ -54,6 +54,7 @@ func commandTable() []commandEntry {
 		{"agents", agentsCommand},
 		{"agent-hook", agentHookCommand},
 		{"shim-gate", shimGateCommand},
+		{RouterCommand, teammateClaudeCommand},
 		{"pane-exec", paneExecCommand},
 	}
 }

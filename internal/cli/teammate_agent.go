@@ -27,6 +27,9 @@ func agentTeammateFlags() []ucli.Flag {
 // agentTeammateOptions are teammate's --agent and the flags that go with it.
 type agentTeammateOptions struct {
 	Agent, Prompt, Model, PermissionMode string
+	// Effort and Deny come from Claude Code's lead (claude-teammate).
+	Effort string
+	Deny   []string
 }
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
@@ -56,7 +59,7 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	}
 	rt, err := launch.NewRuntime(ctx, launch.Request{
 		Profile: p, Team: tc.Team, Agent: tc.Name, Cwd: cwd, Paneteam: env.Exe,
-		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Getenv: env.Getenv,
+		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Effort: o.Effort, Deny: o.Deny, Getenv: env.Getenv,
 	}, tc, prog)
 	if err != nil {
 		return err

@@ -24,7 +24,11 @@ type Request struct {
 	Prompt         string
 	Model          string
 	PermissionMode string
-	Getenv         func(string) string
+	// Effort and Deny carry Claude Code's --effort and deny rules (a
+	// teammate Claude's lead started through paneteam's router).
+	Effort string
+	Deny   []string
+	Getenv func(string) string
 }
 
 // Home is the run's own folder: inside the team's folder, so it goes
@@ -44,7 +48,7 @@ func Plan(r Request) (profile.Launch, error) {
 	}
 	return profile.Build(r.Profile, profile.Options{
 		Team: r.Team.Name, Agent: r.Agent, Root: r.Team.Root, Cwd: r.Cwd, Home: Home(r.Team, r.Agent),
-		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Getenv: r.Getenv,
+		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Effort: r.Effort, Deny: r.Deny, Getenv: r.Getenv,
 	})
 }
 

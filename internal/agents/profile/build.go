@@ -31,6 +31,10 @@ type Options struct {
 	Model    string // "" leaves the CLI's default
 	// PermissionMode is one of Claude Code's modes ("" is default).
 	PermissionMode string
+	// Effort is Claude Code's --effort level ("" for none).
+	Effort string
+	// Deny are Claude Code deny rules, each one the profile maps (Deny).
+	Deny []string
 	// Getenv is the environment the CLI starts from ({{env:NAME}}).
 	Getenv func(string) string
 }
@@ -93,13 +97,30 @@ func Build(p *Profile, o Options) (Launch, error) {
 	vars := map[string]string{
 		"team": o.Team, "agent": o.Agent, "root": o.Root, "cwd": o.Cwd, "home": o.Home,
 		"paneteam": o.Paneteam, "model": o.Model, "prompt": Brief(o.Agent, o.Team, o.Prompt),
-		"profile": p.Name,
+		"profile": p.Name, "effort": o.Effort,
 	}
 	f := filler{vars: vars, getenv: o.Getenv}
 	l := Launch{Home: o.Home}
 	l.Argv = []string{p.Program}
 	for _, part := range [][]string{p.Args, p.MCP, p.Hook, perm} {
 		if err := f.appendAll(&l.Argv, part); err != nil {
+			return Launch{}, err
+		}
+	}
+	if o.Effort != "" {
+		if len(p.Effort) == 0 {
+			return Launch{}, fmt.Errorf("%s's profile has no effort flag: leave the effort out", p.Title)
+		}
+		if err := f.appendAll(&l.Argv, p.Effort); err != nil {
+			return Launch{}, err
+		}
+	}
+	for _, rule := range o.Deny {
+		args, ok := p.Deny[rule]
+		if !ok {
+			return Launch{}, fmt.Errorf("%s cannot enforce the deny rule %q", p.Title, rule)
+		}
+		if err := f.appendAll(&l.Argv, args); err != nil {
 			return Launch{}, err
 		}
 	}
@@ -279,7 +300,7 @@ func (f *filler) value(ref string) (string, error) {
 }
 
 // Placeholders are the variables a profile may use.
-var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}"}
+var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}", "{{effort}}"}
 
 func (f *filler) appendAll(dst *[]string, list []string) error {
 	for _, s := range list {

@@ -29,6 +29,9 @@ type Profile struct {
 	Name string `json:"name"`
 	// Title is what 'paneteam agents' shows.
 	Title string `json:"title"`
+	// Description tells Claude Code's lead when to pick this CLI as a
+	// teammate ('paneteam claude' offers it as an agent type).
+	Description string `json:"description,omitempty"`
 	// Program is the executable, looked up on PATH.
 	Program string `json:"program"`
 	// Install tells a person how to install it.
@@ -51,6 +54,17 @@ type Profile struct {
 	Hook []string `json:"hook,omitempty"`
 	// Model passes --model; absent, the model is left to the CLI.
 	Model []string `json:"model,omitempty"`
+	// Models are the model names this CLI takes from Claude Code's lead
+	// as they are; any other (a Claude model) leaves the CLI's default.
+	Models []string `json:"models,omitempty"`
+	// Effort passes Claude Code's --effort level ({{effort}}); absent,
+	// the level is named in a warning and left out.
+	Effort []string `json:"effort,omitempty"`
+	// Deny maps a Claude Code deny rule ("Bash", "WebFetch", or a rule
+	// with its pattern, "Bash(rm:*)", exactly) to the CLI's flags that
+	// enforce it. A rule not listed cannot be enforced: a teammate the
+	// lead starts with it is refused, never started without it.
+	Deny map[string][]string `json:"deny,omitempty"`
 	// Permission maps paneteam's --permission-mode (Claude Code's modes)
 	// to the CLI's flags; a mode not listed is refused.
 	Permission map[string][]string `json:"permission,omitempty"`
@@ -306,7 +320,11 @@ func Parse(b []byte, name, source string) (*Profile, error) {
 	default:
 		return nil, fmt.Errorf(`hookInput.from %q: use "lastArg" or "stdin"`, p.HookInput.From)
 	}
-	for _, list := range [][]string{p.Args, p.MCP, p.Hook, p.Model, p.Prompt} {
+	lists := [][]string{p.Args, p.MCP, p.Hook, p.Model, p.Effort, p.Prompt}
+	for _, l := range p.Deny {
+		lists = append(lists, l)
+	}
+	for _, list := range lists {
 		if err := checkTemplates(list); err != nil {
 			return nil, err
 		}

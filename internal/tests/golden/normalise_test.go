@@ -50,6 +50,9 @@ var (
 	// 'claude --dry-run' names its tmux shim folder by a hash of the
 	// paneteam binary's path, which depends on the checkout's folder.
 	shimHash = regexp.MustCompile(`/shim/[0-9a-f]{12}`)
+	// Its teammate router's folder is named by a hash of its setup (the
+	// binary's path among it).
+	routerHash = regexp.MustCompile(`/router/[0-9a-f]{12}`)
 	// A lead's pid is printed as a field or in a reason ("lead process
 	// 4242 is running"); only those places are looked at, so a number
 	// that happens to equal a pid elsewhere stays as it is.
@@ -76,6 +79,7 @@ func (n *normaliser) apply(s string) string {
 	s = ageSeconds.ReplaceAllString(s, `"age_seconds": <AGE_SECONDS>`)
 	s = tmuxPane.ReplaceAllString(s, `"<PANE_ID>"`)
 	s = shimHash.ReplaceAllString(s, "/shim/<SHIM_HASH>")
+	s = routerHash.ReplaceAllString(s, "/router/<ROUTER_HASH>")
 	if len(n.pids) > 0 {
 		s = pidSpot.ReplaceAllStringFunc(s, func(m string) string {
 			sub := pidSpot.FindStringSubmatch(m)

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/agents/router"
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// RouterCommand is the hidden command the teammate router's link runs
+// (cmd/paneteam turns "paneteam-teammate ARGS" into "paneteam
+// claude-teammate LINK ARGS").
+const RouterCommand = "claude-teammate"
+
+// teammateClaudeCommand is the program of every pane teammate Claude
+// Code's lead starts under 'paneteam claude'; never run by people.
+func teammateClaudeCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:            RouterCommand,
+		Usage:           "(internal) start a teammate Claude Code's lead asked for: an agent CLI by its type, else Claude",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			o, err := readClaudeTeammateOptions(c)
+			if err != nil {
+				return err
+			}
+			return runClaudeTeammate(ctx, env, o)
+		},
+	}
+}
+
+type claudeTeammateOptions struct {
+	Link string   // the router's link, as Claude Code ran it
+	Args []string // Claude Code's teammate flags
+}
+
+func readClaudeTeammateOptions(c *ucli.Command) (claudeTeammateOptions, error) {
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return claudeTeammateOptions{}, usagef("%s is run by Claude Code's lead through paneteam's router: start 'paneteam claude' instead", RouterCommand)
+	}
+	return claudeTeammateOptions{Link: args[0], Args: args[1:]}, nil
+}
+
+func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) error {
+	rc, err := router.Load(o.Link)
+	if err != nil {
+		return err
+	}
+	tm, perr := router.ParseClaudeArgs(o.Args)
+	if !rc.Routes(tm.AgentType) {
+		return execClaudeTeammate(env, rc, tm, o.Args)
+	}
+	if perr != nil {
+		return refuseTeammate(ctx, env, tm, tm.AgentType, perr)
+	}
+	p, err := profile.Find(tm.AgentType, env.Getenv)
+	if err != nil {
+		return refuseTeammate(ctx, env, tm, tm.AgentType, err)
+	}
+	plan, err := router.Map(tm, p)
+	if err != nil {
+		return refuseTeammate(ctx, env, tm, p.Title, err)
+	}
+	t, err := routedMember(ctx, env, tm, p)
+	if err != nil {
+		return refuseTeammate(ctx, env, tm, p.Title, err)
+	}
+	for _, n := range plan.Notes {
+		warnf(env, "%s", n)
+	}
+	if tm.LeadVerifyKey != "" {
+		env = withVar(env, provenance.EnvLeadVerifyKey, tm.LeadVerifyKey)
+	}
+	cwd, _ := os.Getwd()
+	prog, _ := p.Locate(env.Getenv("PATH"))
+	recordLaunch(env, t, tm, p.Name, prog, cwd, "")
+	tc := teammate.Config{Team: t, Name: tm.Name, Log: env.Stderr}
+	return runAgentTeammate(ctx, env, tc, nil, agentTeammateOptions{
+		Agent: p.Name, Model: plan.Model, PermissionMode: plan.PermissionMode, Effort: plan.Effort, Deny: plan.Deny,
+	})
+}
+
+// execClaudeTeammate runs Claude (or the person's own teammate program)
+// with Claude's flags, as it would have run without paneteam, given a
+// session id when it has none; the launch is recorded first.
+func execClaudeTeammate(env Env, rc router.Config, tm router.Teammate, args []string) error {
+	args, session := router.ClaudeArgs(args, mailbox.NewMsgID)
+	if tm.Team != "" && tm.Name != "" {
+		if root, err := team.Root("", env.Getenv); err == nil {
+			if t, _, err := team.Open(root, tm.Team); err == nil {
+				cwd, _ := os.Getwd()
+				recordLaunch(env, t, tm, "claude", rc.Claude, cwd, session, args...)
+			}
+		}
+	}
+	argv := append([]string{rc.Claude}, args...)
+	if err := syscall.Exec(rc.Claude, argv, env.Environ()); err != nil {
+		return fmt.Errorf("start %s: %w", rc.Claude, err)
+	}
+	return nil
+}
+
+// routedMember marks Claude's member as one paneteam runs for Claude's
+// lead, running p's CLI.
+func routedMember(ctx context.Context, env Env, tm router.Teammate, p *profile.Profile) (team.Team, error) {
+	root, err := team.Root("", env.Getenv)
+	if err != nil {
+		return team.Team{}, err
+	}
+	t, _, err := team.Open(root, tm.Team)
+	if err != nil {
+		return team.Team{}, err
+	}
+	_, err = t.Update(ctx, lockfile.Options{}, func(cfg *team.Config) error {
+		m := cfg.Member(tm.Name)
+		if m == nil {
+			return fmt.Errorf("%s is not a member of team %s: Claude's lead writes its teammates in before it starts them", tm.Name, tm.Team)
+		}
+		if m.Paneteam == nil {
+			m.Paneteam = &team.MemberMeta{}
+		}
+		m.Paneteam.CLI, m.Paneteam.Routed = p.Name, true
+		return nil
+	})
+	return t, err
+}
+
+// recordLaunch keeps the teammate's launch in paneteam's state folder; a
+// failure is a warning, never a failed start.
+func recordLaunch(env Env, t team.Team, tm router.Teammate, cli, prog, cwd, session string, args ...string) {
+	state, err := provenance.StateDir(env.Getenv)
+	if err != nil {
+		warnf(env, "could not record %s's launch: %v", tm.Name, err)
+		return
+	}
+	r := launches.Record{Root: t.Root, Team: t.Name, Agent: tm.Name, CLI: cli, Via: launches.ViaRouter,
+		Program: prog, Args: args, Cwd: cwd, SessionID: session, ParentSessionID: tm.ParentSessionID,
+		Pane: env.Getenv("TMUX_PANE"), PID: os.Getpid()}
+	if _, cfg, err := team.Open(t.Root, t.Name); err == nil {
+		if m := cfg.Member(tm.Name); m != nil {
+			r.Backend = m.BackendType
+			if m.TmuxPaneID != "" {
+				r.Pane = m.TmuxPaneID
+			}
+		}
+	}
+	if err := launches.Open(state).Write(r); err != nil {
+		warnf(env, "could not record %s's launch: %v", tm.Name, err)
+	}
+}
+
+// refuseTeammate tells Claude's lead, in the teammate's name, why the
+// teammate it asked for did not start, and says so in the pane.
+func refuseTeammate(ctx context.Context, env Env, tm router.Teammate, what string, why error) error {
+	text := fmt.Sprintf("%s did not start as %s: %v", tm.Name, what, why)
+	if tm.Team != "" && tm.Name != "" {
+		if root, err := team.Root("", env.Getenv); err == nil {
+			if t, cfg, err := team.Open(root, tm.Team); err == nil {
+				msg := mailbox.Message{From: tm.Name, Text: text, Summary: "could not start", Color: tm.Color,
+					Timestamp: mailbox.Timestamp(time.Now())}
+				if err := post.OpenInbox(t, cfg, team.LeadName, lockfile.Options{}).Append(ctx, msg); err != nil {
+					warnf(env, "could not tell the lead: %v", err)
+				}
+			}
+		}
+	}
+	return exitError{code: ExitFailure, err: errors.New(text)}
+}
+
+// withVar is env with k set to v for the programs it starts.
+func withVar(env Env, k, v string) Env {
+	vars := make(map[string]string, len(env.Vars)+1)
+	for key, val := range env.Vars {
+		vars[key] = val
+	}
+	vars[k] = v
+	env.Vars = vars
+	return env
+}
