@@ -44,6 +44,13 @@ func startShimLead(t *testing.T, layout string, inside bool) *shimLead {
 // kitty window, a WezTerm or Zellij pane) when host is not nil.
 func startShimLeadIn(t *testing.T, layout string, inside bool, host claudetest.Host) *shimLead {
 	t.Helper()
+	return startShimLeadWith(t, layout, inside, host, nil, nil)
+}
+
+// startShimLeadWith is startShimLeadIn with more folders first on the
+// person's PATH (agent CLIs) and more variables.
+func startShimLeadWith(t *testing.T, layout string, inside bool, host claudetest.Host, path, env []string) *shimLead {
+	t.Helper()
 	api := claudetest.NewAPI(t)
 	bin := t.TempDir()
 	if err := os.Symlink(claudetest.Binary(t), filepath.Join(bin, "claude")); err != nil {
@@ -58,8 +65,8 @@ func startShimLeadIn(t *testing.T, layout string, inside bool, host claudetest.H
 	args = append(args, "--", "--dangerously-skip-permissions")
 	l.Session = claudetest.Start(t, claudetest.Options{
 		API: api, Bin: testutil.Binary(t), Args: args, NotInTmux: !inside, Host: host,
-		Env: []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "PANETEAM_STATE_DIR=" + l.state,
-			"TMUX_TMPDIR=" + l.tmpDir, "PANETEAM_SHIM_TRACE=1"},
+		Env: append([]string{"PATH=" + strings.Join(append(append([]string{bin}, path...), os.Getenv("PATH")), ":"),
+			"PANETEAM_STATE_DIR=" + l.state, "TMUX_TMPDIR=" + l.tmpDir, "PANETEAM_SHIM_TRACE=1"}, env...),
 	})
 	t.Cleanup(func() {
 		// A private server Claude's lead made outside tmux, if a failed
