@@ -105,6 +105,12 @@ func TestTeamWithOneBadMemberRow(t *testing.T) {
 	if out := s.mustRun("status", "--team", "crew"); !strings.Contains(out, "alice") {
 		t.Fatalf("status does not list alice:\n%s", out)
 	}
+	for _, args := range [][]string{{"status", "--team", "crew"}, {"status"}} {
+		if _, errs, code := ptRun(t, map[string]string{"PANETEAM_ROOT": s.root, "HOME": t.TempDir()}, "", args...); code != 0 ||
+			strings.Count(errs, "warning:") != 1 || !strings.Contains(errs, "member row 1 is not a member") {
+			t.Errorf("%v in a team with a bad member row: exit %d, want one warning, got:\n%s", args, code, errs)
+		}
+	}
 	if _, errs, code := ptRun(t, map[string]string{"PANETEAM_ROOT": s.root, "HOME": t.TempDir()}, "", "task", "list", "--team", "crew"); code != 0 ||
 		strings.Count(errs, "warning:") != 1 || !strings.Contains(errs, "member row 1 is not a member") {
 		t.Errorf("task list in a team with a bad member row: exit %d, warnings:\n%s", code, errs)

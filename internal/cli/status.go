@@ -126,9 +126,20 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 		}
 		return printJSON(env.Stdout, out)
 	}
+	// Opening --team warned of its unreadable member rows already.
+	warned := map[string]bool{}
+	for _, tl := range teams {
+		if o.Scope.Team != "" && tl.cfg != nil {
+			for _, sk := range tl.cfg.SkippedMembers() {
+				warned[sk.Error()] = true
+			}
+		}
+	}
 	for _, ts := range out {
 		for _, p := range ts.Problems {
-			warn(env, errors.New(p))
+			if !warned[p] {
+				warn(env, errors.New(p))
+			}
 		}
 	}
 	return writeStatus(env, out)
