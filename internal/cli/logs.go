@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -72,6 +73,7 @@ func runLogs(ctx context.Context, env Env, o logsOptions) error {
 	// replayed raw (attach shows the pane itself).
 	out := &visibleLines{w: env.Stdout}
 	if o.Follow {
+		out.idle = followIdle
 		err = ptyhost.FollowLog(ctx, paths, out)
 	} else {
 		_, err = ptyhost.CopyLog(paths, out)
@@ -128,3 +130,7 @@ func printLogJSON(env Env, p ptyhost.Paths, name string) error {
 	}
 	return printJSON(env.Stdout, out)
 }
+
+// followIdle is how long 'logs -f' holds a line without its line break
+// (a prompt waiting for input) before showing it.
+const followIdle = 300 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/term/visible"
@@ -116,18 +117,28 @@ func showf(w io.Writer, format string, args ...any) {
 // a terminal that someone else's program wrote: a line break stays one
 // (a terminal's \r\n too), everything else a terminal would act on,
 // colours included, is shown, not done. A line is written once complete;
-// Flush writes a last line that has no line break.
+// Flush writes a last line that has no line break. A line is never held
+// past maxPartial bytes, and, with idle set (a log being followed), not
+// past idle of quiet either: a prompt waiting for input is shown.
 type visibleLines struct {
 	w       io.Writer
+	idle    time.Duration
+	mu      sync.Mutex
 	partial []byte
+	timer   *time.Timer
 }
 
+// maxPartial bounds a line held back for its line break.
+const maxPartial = 64 << 10
+
 func (v *visibleLines) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	v.partial = append(v.partial, p...)
 	for {
 		i := bytes.IndexByte(v.partial, '\n')
 		if i < 0 {
-			return len(p), nil
+			break
 		}
 		line := bytes.TrimSuffix(v.partial[:i], []byte("\r"))
 		if _, err := io.WriteString(v.w, visible.Line(string(line))+"\n"); err != nil {
@@ -135,10 +146,29 @@ func (v *visibleLines) Write(p []byte) (int, error) {
 		}
 		v.partial = v.partial[i+1:]
 	}
+	if len(v.partial) >= maxPartial {
+		if err := v.flush(); err != nil {
+			return 0, err
+		}
+	}
+	if v.idle > 0 && len(v.partial) > 0 {
+		if v.timer == nil {
+			v.timer = time.AfterFunc(v.idle, func() { v.Flush() })
+		} else {
+			v.timer.Reset(v.idle)
+		}
+	}
+	return len(p), nil
 }
 
 // Flush writes what is left, a line without its line break.
 func (v *visibleLines) Flush() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.flush()
+}
+
+func (v *visibleLines) flush() error {
 	if len(v.partial) == 0 {
 		return nil
 	}
