@@ -31,6 +31,11 @@ type Options struct {
 	Model    string // "" leaves the CLI's default
 	// PermissionMode is one of Claude Code's modes ("" is default).
 	PermissionMode string
+	// LeadVerifyKey is the --lead-verify-key the teammate was given ("" for
+	// none), which the profile hands its MCP server as
+	// PANETEAM_LEAD_VERIFY_KEY={{leadKey}}: an empty value means no key,
+	// and overrides one the CLI's own environment might hold.
+	LeadVerifyKey string
 	// Getenv is the environment the CLI starts from ({{env:NAME}}).
 	Getenv func(string) string
 }
@@ -93,7 +98,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 	vars := map[string]string{
 		"team": o.Team, "agent": o.Agent, "root": o.Root, "cwd": o.Cwd, "home": o.Home,
 		"paneteam": o.Paneteam, "model": o.Model, "prompt": Brief(o.Agent, o.Team, o.Prompt),
-		"profile": p.Name,
+		"profile": p.Name, "leadKey": o.LeadVerifyKey,
 	}
 	f := filler{vars: vars, getenv: o.Getenv}
 	l := Launch{Home: o.Home}
@@ -279,7 +284,7 @@ func (f *filler) value(ref string) (string, error) {
 }
 
 // Placeholders are the variables a profile may use.
-var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}"}
+var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}", "{{leadKey}}"}
 
 func (f *filler) appendAll(dst *[]string, list []string) error {
 	for _, s := range list {
