@@ -42,7 +42,9 @@ func mcpEnv(t *testing.T, name, key string) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s struct{ MCPServers map[string]struct{ Env map[string]string } }
+		var s struct {
+			MCPServers map[string]struct{ Env map[string]string }
+		}
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
