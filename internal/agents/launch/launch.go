@@ -24,7 +24,10 @@ type Request struct {
 	Prompt         string
 	Model          string
 	PermissionMode string
-	Getenv         func(string) string
+	// LeadVerifyKey is the teammate's --lead-verify-key ("" for none),
+	// handed to its MCP server ({{leadKey}}).
+	LeadVerifyKey string
+	Getenv        func(string) string
 }
 
 // Home is the run's own folder: inside the team's folder, so it goes
@@ -44,7 +47,8 @@ func Plan(r Request) (profile.Launch, error) {
 	}
 	return profile.Build(r.Profile, profile.Options{
 		Team: r.Team.Name, Agent: r.Agent, Root: r.Team.Root, Cwd: r.Cwd, Home: Home(r.Team, r.Agent),
-		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Getenv: r.Getenv,
+		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode,
+		LeadVerifyKey: r.LeadVerifyKey, Getenv: r.Getenv,
 	})
 }
 
