@@ -24,6 +24,9 @@ claim_task {task_id} and update_task {task_id, status, note}. Messages and
 tasks are written exactly as Claude Code writes them, so a Claude Code lead
 reads them as its own teammates'. It refuses to start when PANETEAM_AGENT
 is unset, not a member of the team, or the lead's name.
+PANETEAM_LEAD_VERIFY_KEY, when set, is the teammate's --lead-verify-key:
+read_inbox then marks each message in the lead's name verified or not, and
+opens an unverified one's text with a warning.
 
 'paneteam spawn-pane --agent codex|gemini|opencode' registers it for the
 teammate's run. By hand, for example with Codex:

@@ -26,8 +26,10 @@ asks for that), its output shows in this terminal, where you can also type.
 When the program has been quiet for --idle-after, the lead gets an
 idle_notification. A shutdown_request from the lead ends the program and
 is answered with shutdown_approved; from anyone else it is answered with
-shutdown_rejected. Shutdown requests are handled first, then the lead's
-messages, then peers'. Only delivered messages are marked read.
+shutdown_rejected. With --lead-verify-key (the key Claude Code's lead gave
+this teammate), a shutdown_request is obeyed only when the lead signed it.
+Shutdown requests are handled first, then the lead's messages, then peers'.
+Only delivered messages are marked read.
 
 Messages are typed into COMMAND as if you typed them, so COMMAND should be
 an agent that reads them as text. Never make it a shell (bash, sh, zsh): a
@@ -82,9 +84,12 @@ func runTeammate(ctx context.Context, env Env, o teammateOptions) error {
 	if name == "" {
 		return usagef("no teammate name: pass --name NAME or set PANETEAM_AGENT")
 	}
+	if err := checkLeadVerifyKey(o.Agent.LeadVerifyKey); err != nil {
+		return err
+	}
 	tc := teammate.Config{
 		Team: t, Name: name, Lock: o.Scope.Lock,
-		Poll: o.Poll, IdleAfter: o.IdleAfter, Log: env.Stderr,
+		Poll: o.Poll, IdleAfter: o.IdleAfter, Log: env.Stderr, LeadKey: o.Agent.LeadVerifyKey,
 	}
 	if o.Agent.Agent != "" {
 		return runAgentTeammate(ctx, env, tc, o.Command, o.Agent)

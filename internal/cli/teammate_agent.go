@@ -11,6 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -21,6 +22,9 @@ func agentTeammateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "prompt", Usage: "with --agent: the first prompt"},
 		&ucli.StringFlag{Name: "model", Usage: "with --agent: the model"},
 		&ucli.StringFlag{Name: "permission-mode", Usage: "with --agent: " + fmt.Sprint(mailbox.PermissionModes) + ", mapped to the CLI's own flags"},
+		&ucli.StringFlag{Name: "lead-verify-key", Usage: "the lead's key (<ms>.<key>, as Claude Code's --lead-verify-key): a shutdown in the lead's name " +
+			"is obeyed only when the lead signed it, and with --agent the MCP server marks the lead's messages verified or not",
+			Sources: ucli.EnvVars(provenance.EnvLeadVerifyKey)},
 	}
 }
 
@@ -30,11 +34,23 @@ type agentTeammateOptions struct {
 	// Effort and Deny come from Claude Code's lead (claude-teammate).
 	Effort string
 	Deny   []string
+	// LeadVerifyKey goes to the loop (teammate.Config.LeadKey), whatever
+	// the teammate runs, and with --agent to its MCP server.
+	LeadVerifyKey string
 }
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
 	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
-		PermissionMode: c.String("permission-mode")}
+		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key")}
+}
+
+// checkLeadVerifyKey refuses a malformed --lead-verify-key before
+// anything is written with it.
+func checkLeadVerifyKey(key string) error {
+	if _, err := provenance.NewVerifier(key); err != nil {
+		return usagef("--lead-verify-key (or %s): %v", provenance.EnvLeadVerifyKey, err)
+	}
+	return nil
 }
 
 // runAgentTeammate prepares the agent CLI's run from its profile and
@@ -59,7 +75,7 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	}
 	rt, err := launch.NewRuntime(ctx, launch.Request{
 		Profile: p, Team: tc.Team, Agent: tc.Name, Cwd: cwd, Paneteam: env.Exe,
-		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Effort: o.Effort, Deny: o.Deny, Getenv: env.Getenv,
+		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Effort: o.Effort, Deny: o.Deny, LeadVerifyKey: o.LeadVerifyKey, Getenv: env.Getenv,
 	}, tc, prog)
 	if err != nil {
 		return err

@@ -84,15 +84,18 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	for _, n := range plan.Notes {
 		warnf(env, "%s", n)
 	}
-	if tm.LeadVerifyKey != "" {
-		env = withVar(env, provenance.EnvLeadVerifyKey, tm.LeadVerifyKey)
+	if err := checkLeadVerifyKey(tm.LeadVerifyKey); err != nil {
+		return refuseTeammate(ctx, env, tm, p.Title, err)
 	}
 	cwd, _ := os.Getwd()
 	prog, _ := p.Locate(env.Getenv("PATH"))
 	recordLaunch(env, t, tm, p.Name, prog, cwd, "")
-	tc := teammate.Config{Team: t, Name: tm.Name, Log: env.Stderr}
+	// The loop obeys, and the MCP server shows as verified, only what
+	// the lead signed with the key Claude gave this teammate.
+	tc := teammate.Config{Team: t, Name: tm.Name, Log: env.Stderr, LeadKey: tm.LeadVerifyKey}
 	return runAgentTeammate(ctx, env, tc, nil, agentTeammateOptions{
 		Agent: p.Name, Model: plan.Model, PermissionMode: plan.PermissionMode, Effort: plan.Effort, Deny: plan.Deny,
+		LeadVerifyKey: tm.LeadVerifyKey,
 	})
 }
 
@@ -181,15 +184,4 @@ func refuseTeammate(ctx context.Context, env Env, tm router.Teammate, what strin
 		}
 	}
 	return exitError{code: ExitFailure, err: errors.New(text)}
-}
-
-// withVar is env with k set to v for the programs it starts.
-func withVar(env Env, k, v string) Env {
-	vars := make(map[string]string, len(env.Vars)+1)
-	for key, val := range env.Vars {
-		vars[key] = val
-	}
-	vars[k] = v
-	env.Vars = vars
-	return env
 }

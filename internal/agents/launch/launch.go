@@ -28,7 +28,10 @@ type Request struct {
 	// teammate Claude's lead started through paneteam's router).
 	Effort string
 	Deny   []string
-	Getenv func(string) string
+	// LeadVerifyKey is the teammate's --lead-verify-key ("" for none),
+	// handed to its MCP server ({{leadKey}}).
+	LeadVerifyKey string
+	Getenv        func(string) string
 }
 
 // Home is the run's own folder: inside the team's folder, so it goes
@@ -48,7 +51,8 @@ func Plan(r Request) (profile.Launch, error) {
 	}
 	return profile.Build(r.Profile, profile.Options{
 		Team: r.Team.Name, Agent: r.Agent, Root: r.Team.Root, Cwd: r.Cwd, Home: Home(r.Team, r.Agent),
-		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Effort: r.Effort, Deny: r.Deny, Getenv: r.Getenv,
+		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Effort: r.Effort, Deny: r.Deny,
+		LeadVerifyKey: r.LeadVerifyKey, Getenv: r.Getenv,
 	})
 }
 

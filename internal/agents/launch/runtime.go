@@ -3,6 +3,7 @@ package launch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/turnend"
@@ -43,8 +44,13 @@ const QuitGrace = 5 * time.Second
 // NewRuntime prepares r's run folder (Prepare) for the teammate tc, with
 // prog as the CLI's program, and follows its turns through its hook when
 // the profile has one. The member is then marked as one whose idle is
-// known from that hook.
+// known from that hook. The CLI's MCP server believes the key the loop
+// believes (tc.LeadKey): r.LeadVerifyKey is that key or empty.
 func NewRuntime(ctx context.Context, r Request, tc teammate.Config, prog string) (*Runtime, error) {
+	if r.LeadVerifyKey != "" && r.LeadVerifyKey != tc.LeadKey {
+		return nil, errors.New("the MCP server and the teammate loop were given different lead verify keys")
+	}
+	r.LeadVerifyKey = tc.LeadKey
 	l, err := Prepare(r)
 	if err != nil {
 		return nil, err

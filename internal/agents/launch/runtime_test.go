@@ -56,3 +56,32 @@ func TestRuntimeFollowsTheHooksTurnFile(t *testing.T) {
 		t.Errorf("turns ended after two marks: %d", n)
 	}
 }
+
+// The CLI's MCP server is given the key the teammate loop believes, and
+// a request naming another key is refused rather than run half-trusted.
+func TestRuntimeHandsTheLoopsKeyToTheMCPServer(t *testing.T) {
+	tm := teamtest.New(t, "crew", team.CreateOptions{}, teamtest.Named("coder")...)
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return t.TempDir()
+		}
+		return ""
+	}
+	p, err := profile.Find("codex", getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "1767225590000.MCowBQYDK2VwAyEAA6EHv_POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbg"
+	req := launch.Request{Profile: p, Team: tm, Agent: "coder", Cwd: t.TempDir(), Paneteam: "/usr/bin/paneteam", Getenv: getenv}
+	rt, err := launch.NewRuntime(context.Background(), req, teammate.Config{Team: tm, Name: "coder", LeadKey: key}, "/opt/codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if argv := strings.Join(rt.Argv, " "); !strings.Contains(argv, `PANETEAM_LEAD_VERIFY_KEY="`+key+`"`) {
+		t.Errorf("argv %s: the MCP server is not given the loop's key", argv)
+	}
+	req.LeadVerifyKey = "1.other"
+	if _, err := launch.NewRuntime(context.Background(), req, teammate.Config{Team: tm, Name: "coder", LeadKey: key}, "/opt/codex"); err == nil {
+		t.Error("different keys for the MCP server and the loop were accepted")
+	}
+}

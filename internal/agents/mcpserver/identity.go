@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -21,13 +22,18 @@ import (
 type Identity struct {
 	Team  team.Team
 	Agent string // the member's name as the team's config spells it
+	// Lead checks entries in the lead's name when the teammate was started
+	// with the lead's verify key (PANETEAM_LEAD_VERIFY_KEY); nil: none are
+	// checked, as for a keyless Claude Code teammate.
+	Lead *provenance.Verifier
 }
 
 // Resolve reads the identity from the environment: PANETEAM_AGENT, the
 // team from PANETEAM_TEAM and its root from PANETEAM_ROOT (else
-// $CLAUDE_CONFIG_DIR, else ~/.claude). It refuses an unset or reserved
-// agent name and a name that is not a member of the team, each with the
-// fix.
+// $CLAUDE_CONFIG_DIR, else ~/.claude), and the lead's verify key from
+// PANETEAM_LEAD_VERIFY_KEY. It refuses an unset or reserved agent name, a
+// name that is not a member of the team and a malformed key, each with
+// the fix.
 func Resolve(getenv func(string) string) (Identity, error) {
 	agent := strings.TrimSpace(getenv("PANETEAM_AGENT"))
 	if agent == "" {
@@ -53,7 +59,12 @@ func Resolve(getenv func(string) string) (Identity, error) {
 	if err != nil {
 		return Identity{}, err
 	}
-	id := Identity{Team: t}
+	lead, err := provenance.NewVerifier(getenv(provenance.EnvLeadVerifyKey))
+	if err != nil {
+		return Identity{}, fmt.Errorf("%s: %w: set it to the teammate's --lead-verify-key value, or leave it empty",
+			provenance.EnvLeadVerifyKey, err)
+	}
+	id := Identity{Team: t, Lead: lead}
 	if err := id.member(cfg, agent); err != nil {
 		return Identity{}, err
 	}

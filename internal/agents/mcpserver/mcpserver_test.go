@@ -44,9 +44,9 @@ func teamWith(t *testing.T, members ...string) team.Team {
 }
 
 // serve starts 'paneteam mcp' as agent of tm and connects to it.
-func serve(t *testing.T, tm team.Team, agent string) *mcp.ClientSession {
+func serve(t *testing.T, tm team.Team, agent string, env ...string) *mcp.ClientSession {
 	t.Helper()
-	return testutil.ServeMCP(t, tm.Root, tm.Name, agent)
+	return testutil.ServeMCP(t, tm.Root, tm.Name, agent, env...)
 }
 
 // call calls a tool and returns its text and whether it is an error.

@@ -35,6 +35,11 @@ type Options struct {
 	Effort string
 	// Deny are Claude Code deny rules, each one the profile maps (Deny).
 	Deny []string
+	// LeadVerifyKey is the --lead-verify-key the teammate was given ("" for
+	// none), which the profile hands its MCP server as
+	// PANETEAM_LEAD_VERIFY_KEY={{leadKey}}: an empty value means no key,
+	// and overrides one the CLI's own environment might hold.
+	LeadVerifyKey string
 	// Getenv is the environment the CLI starts from ({{env:NAME}}).
 	Getenv func(string) string
 }
@@ -97,7 +102,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 	vars := map[string]string{
 		"team": o.Team, "agent": o.Agent, "root": o.Root, "cwd": o.Cwd, "home": o.Home,
 		"paneteam": o.Paneteam, "model": o.Model, "prompt": Brief(o.Agent, o.Team, o.Prompt),
-		"profile": p.Name, "effort": o.Effort,
+		"profile": p.Name, "effort": o.Effort, "leadKey": o.LeadVerifyKey,
 	}
 	f := filler{vars: vars, getenv: o.Getenv}
 	l := Launch{Home: o.Home}
@@ -300,7 +305,7 @@ func (f *filler) value(ref string) (string, error) {
 }
 
 // Placeholders are the variables a profile may use.
-var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}", "{{effort}}"}
+var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}", "{{effort}}", "{{leadKey}}"}
 
 func (f *filler) appendAll(dst *[]string, list []string) error {
 	for _, s := range list {

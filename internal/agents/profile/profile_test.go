@@ -50,7 +50,7 @@ func TestCodexLaunch(t *testing.T) {
 	want := []string{"codex", "--no-daemon",
 		"-c", `projects={ "/w/a \"b\""={trust_level="trusted"} }`,
 		"-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
-		"-c", `mcp_servers.team={command="/bin/paneteam",args=["mcp"],env={PANETEAM_TEAM="review",PANETEAM_AGENT="coder",PANETEAM_ROOT="/r"},default_tools_approval_mode="approve"}`,
+		"-c", `mcp_servers.team={command="/bin/paneteam",args=["mcp"],env={PANETEAM_TEAM="review",PANETEAM_AGENT="coder",PANETEAM_ROOT="/r",PANETEAM_LEAD_VERIFY_KEY=""},default_tools_approval_mode="approve"}`,
 		"-c", `notify=["/bin/paneteam","agent-hook","codex"]`,
 		"--dangerously-bypass-approvals-and-sandbox", "-m", "gpt-x", "--"}
 	if !slices.Equal(l.Argv[:len(want)], want) {

@@ -80,9 +80,10 @@ func (l *loop) markRead(ctx context.Context, m mailbox.Message) {
 }
 
 // shutdown answers a shutdown request. Only the lead may ask (the
-// protocol's shutdown_request goes lead -> teammate); anyone else gets
-// shutdown_rejected with the reason, as does a request the agent cannot
-// honour because it would not stop.
+// protocol's shutdown_request goes lead -> teammate), and, for a teammate
+// holding the lead's key, only in an entry the lead signed; anyone else
+// gets shutdown_rejected with the reason, as does a request the agent
+// cannot honour because it would not stop.
 func (l *loop) shutdown(ctx context.Context, m mailbox.Message, req *mailbox.ShutdownRequest) (bool, error) {
 	l.handled[key(m)] = true
 	l.markRead(ctx, m)
@@ -95,6 +96,12 @@ func (l *loop) shutdown(ctx context.Context, m mailbox.Message, req *mailbox.Shu
 	}
 	if !strings.EqualFold(m.From, l.lead) {
 		return reject(fmt.Sprintf("only the team lead (%s) can shut %s down", l.lead, l.Name))
+	}
+	if l.verifier != nil {
+		if err := l.verifier.Check(m); err != nil {
+			return reject(fmt.Sprintf("the request is not signed by the lead (%v): %s was started with the lead's verify key "+
+				"and obeys only a shutdown the lead signed", err, l.Name))
+		}
 	}
 	l.logf("shutdown requested by %s: stopping", m.From)
 	if err := l.agent.Stop(ctx); err != nil {

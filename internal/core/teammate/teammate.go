@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -52,6 +53,12 @@ type Config struct {
 	// Turns, when set, follows the program's own turn-end hook instead of
 	// its output (see Turns).
 	Turns *Turns
+	// LeadKey is the --lead-verify-key the teammate was started with (""
+	// for none). With one, a shutdown request is obeyed only when the lead
+	// signed it, as a keyed Claude Code teammate obeys one (docs/PROTOCOL.md
+	// §10, §11): anyone who can write the team's folder can write
+	// "team-lead" as the sender.
+	LeadKey string
 }
 
 // Defaults for Config.
@@ -72,6 +79,7 @@ type loop struct {
 	inactive bool // isActive:false written to the config
 	since    time.Time
 	ignored  map[string]bool
+	verifier *provenance.Verifier // nil: no LeadKey
 }
 
 // Run handles the inbox until a shutdown is approved (nil), the agent ends
@@ -89,7 +97,11 @@ func Run(ctx context.Context, c Config, a Agent) error {
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
-	l := &loop{Config: c, agent: a, lead: team.LeadName, handled: map[string]bool{}, ignored: map[string]bool{}}
+	v, err := provenance.NewVerifier(c.LeadKey)
+	if err != nil {
+		return fmt.Errorf("the lead's verify key: %w", err)
+	}
+	l := &loop{Config: c, agent: a, lead: team.LeadName, handled: map[string]bool{}, ignored: map[string]bool{}, verifier: v}
 	l.inbox = mailbox.New(c.Team.InboxPath(c.Name), c.Lock)
 	if cfg, err := team.Load(c.Team.ConfigPath()); err == nil {
 		l.cfg = cfg

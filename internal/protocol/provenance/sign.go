@@ -111,23 +111,40 @@ var flagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // Verify checks sig over e against a --lead-verify-key value, as a
 // teammate does (replay and time checks aside).
 func Verify(flag string, e Entry, sig string) error {
+	pub, _, err := parseFlag(flag)
+	if err != nil {
+		return err
+	}
+	return verify(pub, e, sig)
+}
+
+// parseFlag reads a --lead-verify-key value: the Ed25519 public key and
+// its stamp (epoch milliseconds).
+func parseFlag(flag string) (ed25519.PublicKey, int64, error) {
 	m := flagPattern().FindStringSubmatch(flag)
 	if m == nil {
-		return fmt.Errorf("%q is not a --lead-verify-key value (<ms>.<base64url key>)", flag)
+		return nil, 0, fmt.Errorf("%q is not a --lead-verify-key value (<ms>.<base64url key>)", flag)
+	}
+	stamp, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("lead verify key stamp: %w", err)
 	}
 	der, err := base64.RawURLEncoding.DecodeString(m[2])
 	if err != nil {
-		return fmt.Errorf("lead verify key: %w", err)
+		return nil, 0, fmt.Errorf("lead verify key: %w", err)
 	}
 	if len(der) != len(spkiPrefix)+ed25519.PublicKeySize || !bytes.Equal(der[:len(spkiPrefix)], spkiPrefix[:]) {
-		return errors.New("lead verify key is not an Ed25519 public key (SPKI DER)")
+		return nil, 0, errors.New("lead verify key is not an Ed25519 public key (SPKI DER)")
 	}
-	edPub := ed25519.PublicKey(der[len(spkiPrefix):])
+	return ed25519.PublicKey(der[len(spkiPrefix):]), stamp, nil
+}
+
+func verify(pub ed25519.PublicKey, e Entry, sig string) error {
 	s, err := base64.RawURLEncoding.DecodeString(sig)
 	if err != nil {
 		return fmt.Errorf("lead_sig: %w", err)
 	}
-	if !ed25519.Verify(edPub, e.Bytes(), s) {
+	if !ed25519.Verify(pub, e.Bytes(), s) {
 		return errors.New("lead_sig does not verify")
 	}
 	return nil

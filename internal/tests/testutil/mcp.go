@@ -12,11 +12,11 @@ import (
 // ServeMCP starts 'paneteam mcp' (the built binary, which runs the built
 // paneteam-mcp beside it) as agent of team in root, and connects the
 // SDK's own client; both end with the test.
-func ServeMCP(t testing.TB, root, team, agent string) *mcp.ClientSession {
+func ServeMCP(t testing.TB, root, team, agent string, env ...string) *mcp.ClientSession {
 	t.Helper()
 	MCPBinary(t)
 	cmd := exec.Command(Binary(t), "mcp")
-	cmd.Env = Env("PANETEAM_ROOT="+root, "PANETEAM_TEAM="+team, "PANETEAM_AGENT="+agent)
+	cmd.Env = Env(append([]string{"PANETEAM_ROOT=" + root, "PANETEAM_TEAM=" + team, "PANETEAM_AGENT=" + agent}, env...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)

@@ -181,7 +181,7 @@ func Env(extra ...string) []string {
 		k, _, _ := cutEq(kv)
 		switch k {
 		case "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM", "PANETEAM_TEAM",
-			"PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND", "CLAUDE_CONFIG_DIR", "PANETEAM_MCP_BIN":
+			"PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND", "CLAUDE_CONFIG_DIR", "PANETEAM_MCP_BIN", "PANETEAM_LEAD_VERIFY_KEY":
 			continue
 		}
 		out = append(out, kv)
