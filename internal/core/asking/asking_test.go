@@ -58,8 +58,10 @@ func TestNothingButAMarkIsRead(t *testing.T) {
 	for name, plant := range map[string]func(p string) error{
 		"malformed": func(p string) error { return os.WriteFile(p, []byte("{not json"), 0o600) },
 		"no time":   func(p string) error { return os.WriteFile(p, []byte(`{"about":"x"}`), 0o600) },
-		"huge":      func(p string) error { return os.WriteFile(p, []byte(`{"since":"2026-11-27T07:00:00Z","about":"`+strings.Repeat("x", 8<<10)+`"}`), 0o600) },
-		"folder":    func(p string) error { return os.Mkdir(p, 0o700) },
+		"huge": func(p string) error {
+			return os.WriteFile(p, []byte(`{"since":"2026-11-27T07:00:00Z","about":"`+strings.Repeat("x", 8<<10)+`"}`), 0o600)
+		},
+		"folder": func(p string) error { return os.Mkdir(p, 0o700) },
 		"link": func(p string) error {
 			target := filepath.Join(t.TempDir(), "real")
 			if err := os.WriteFile(target, []byte(`{"since":"2026-11-27T07:00:00Z"}`), 0o600); err != nil {
