@@ -14,13 +14,15 @@ import (
 
 // TestAnAgentCLIAskingInItsPaneNeedsYou: the mark its hook leaves makes
 // an agent CLI member need you, with no request in the lead's inbox; the
-// same file beside a member whose idle is not known from a hook is not
-// read.
+// same file beside a member paneteam does not run is not read.
 func TestAnAgentCLIAskingInItsPaneNeedsYou(t *testing.T) {
 	tm := teamtest.New(t, "crew", team.CreateOptions{}, teamtest.Named("gem", "bob")...)
+	// gem: an agent CLI paneteam runs; bob: Claude Code's own teammate.
 	ctx := context.Background()
 	if _, err := tm.Update(ctx, lockfile.Options{}, func(c *team.Config) error {
 		c.Member("gem").Paneteam = &team.MemberMeta{IdleBy: team.IdleByHook}
+		c.Member("bob").BackendType = "tmux"
+		c.Member("bob").TmuxPaneID = "%9"
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -51,7 +53,7 @@ func TestAnAgentCLIAskingInItsPaneNeedsYou(t *testing.T) {
 		t.Errorf("gem asks in its pane: %+v", gem)
 	}
 	if bob.NeedsYou || bob.Asks != "" {
-		t.Errorf("bob's idle is not known from a hook, yet his run folder's mark was read: %+v", bob)
+		t.Errorf("bob is Claude Code's, yet his run folder's mark was read: %+v", bob)
 	}
 	if err := asking.Clear(tm, "gem"); err != nil {
 		t.Fatal(err)

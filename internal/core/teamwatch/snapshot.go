@@ -377,10 +377,11 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	if census != nil {
 		out.Pane, out.PaneError = liveness(ctx, census, env, cfg, *s.Lead, m, out.RunBy)
 	}
-	// Only an agent CLI's hook leaves the mark: one failed open for each
-	// such member, nothing for the others.
+	// Only an agent CLI's hook leaves the mark, and paneteam runs every
+	// agent CLI: one failed open for each member it runs (its idle by the
+	// hook is recorded only once its pane is), nothing for the others.
 	asks := 0
-	if out.IdleBy == team.IdleByHook && out.Pane != PaneDead {
+	if (out.IdleBy == team.IdleByHook || out.RunBy == team.RunByPaneteam) && out.Pane != PaneDead {
 		if mk, ok := asking.Read(t, m.Name); ok {
 			out.Asks, out.AsksAbout, asks = asking.Reason, mk.About, 1
 		}
