@@ -121,7 +121,10 @@ func agentHookCommand(env Env) *ucli.Command {
 (Codex notify, Gemini CLI AfterAgent, OpenCode session.idle): reads the
 hook's report, writes the idle_notification Claude Code's lead expects
 (from $PANETEAM_AGENT, with the turn's last reply as its summary and
-result) and marks the turn's end for the teammate's wrapper.`,
+result) and marks the turn's end for the teammate's wrapper. Where the
+profile says which report is a permission dialog in the CLI's pane
+(Gemini CLI's Notification, OpenCode's permission.asked), it marks the
+teammate as asking until the hook's next report of anything else.`,
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			o, err := readAgentHookOptions(c)
 			if err != nil {
@@ -148,22 +151,32 @@ func readAgentHookOptions(c *ucli.Command) (agentHookOptions, error) {
 	return agentHookOptions{Agent: c.Args().First(), Report: c.Args().Tail(), Root: c.String("root"), Lock: readLock(c)}, nil
 }
 
-// runAgentHook reads the turn's end as the profile's hook reports it and
-// writes the teammate's idle_notification (turnend.Report).
+// runAgentHook reads the hook's report as the profile says: the end of a
+// turn writes the teammate's idle_notification (turnend.Report); a
+// permission dialog in the CLI's pane marks the teammate as asking, and
+// any other report clears that mark (turnend.FollowAsks).
 func runAgentHook(ctx context.Context, env Env, o agentHookOptions) error {
 	p, err := profile.Find(o.Agent, env.Getenv)
 	if err != nil {
 		return usageError{err}
 	}
-	reply, ok, err := turnend.Read(p.HookInput, o.Report, env.Stdin)
+	obj, err := turnend.Parse(p.HookInput, o.Report, env.Stdin)
 	if p.HookInput.Stdout != "" {
 		fmt.Fprintln(env.Stdout, p.HookInput.Stdout)
 	}
-	if err != nil || !ok {
+	if err != nil {
 		return err
+	}
+	reply, ended := turnend.TurnEnd(p.HookInput, obj)
+	_, asked := turnend.Asked(p.Asks, obj)
+	if !ended && p.Asks == nil {
+		return nil
 	}
 	name, agent := env.Getenv("PANETEAM_TEAM"), env.Getenv("PANETEAM_AGENT")
 	if name == "" || agent == "" {
+		if !ended && !asked {
+			return nil // a report that would only clear a mark of no one's
+		}
 		return fmt.Errorf("PANETEAM_TEAM and PANETEAM_AGENT must name the teammate: run the CLI with 'paneteam spawn-pane --agent %s'", p.Name)
 	}
 	root, err := team.Root(o.Root, env.Getenv)
@@ -174,5 +187,12 @@ func runAgentHook(ctx context.Context, env Env, o agentHookOptions) error {
 	if err != nil {
 		return err
 	}
-	return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), o.Lock, time.Now())
+	now := time.Now()
+	if err := turnend.FollowAsks(t, agent, p.Asks, obj, now); err != nil {
+		return err
+	}
+	if !ended {
+		return nil
+	}
+	return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), o.Lock, now)
 }

@@ -282,13 +282,29 @@ func runByWord(r string) string {
 }
 
 // stateWord is a member's state (teamwatch.Decide); "NEEDS YOU" (in
-// capitals, read without colour) when it waits for the lead's answer:
-// 'paneteam requests' lists what it asks.
+// capitals, read without colour) when it waits for the lead's answer
+// ('paneteam requests' lists what it asks) or, an agent CLI, for the
+// person's approval in its own pane.
 func stateWord(m teamwatch.Member) string {
-	if m.NeedsYou {
+	switch {
+	case m.Waiting > 0 && m.Asks != "":
+		return fmt.Sprintf("NEEDS YOU (%d, and in its pane)", m.Waiting)
+	case m.Asks != "":
+		return "NEEDS YOU (in its pane)"
+	case m.NeedsYou:
 		return fmt.Sprintf("NEEDS YOU (%d)", m.Waiting)
 	}
 	return string(m.State)
+}
+
+// needs counts what m waits for: the requests waiting for the lead, and a
+// dialog in its pane.
+func needs(m teamwatch.Member) int {
+	n := m.Waiting
+	if m.Asks != "" {
+		n++
+	}
+	return n
 }
 
 func paneWord(m teamwatch.Member) string {
@@ -306,8 +322,8 @@ func unreadWord(m teamwatch.Member) string {
 }
 
 // writeITerm2Status sets the iTerm2 user variable paneteam_needs to "!N
-// need you", N the requests waiting for the lead in every team listed, or
-// to nothing. Only the count is printed, as base64 in the escape sequence.
+// need you", N the requests waiting for the lead and the dialogs in agent
+// CLIs' panes in every team listed, or to nothing. Only the count is printed, as base64 in the escape sequence.
 func writeITerm2Status(ctx context.Context, w io.Writer, teams []loadedTeam) error {
 	n := 0
 	for _, tl := range teams {
@@ -315,7 +331,7 @@ func writeITerm2Status(ctx context.Context, w io.Writer, teams []loadedTeam) err
 			continue
 		}
 		for _, m := range teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, teamwatch.Options{MembersOnly: true}).Members {
-			n += m.Waiting
+			n += needs(m)
 		}
 	}
 	v := ""

@@ -18,7 +18,8 @@ import (
 // 28 ms of CPU for a team of 10).
 
 // writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread" per
-// team, N the requests waiting for the lead's answer, the unread count the
+// team, N the requests waiting for the lead's answer and the dialogs
+// waiting in agent CLIs' panes, the unread count the
 // lead's (the person at the keyboard), highlighted
 // with tmux's #[...] style syntax (tmux(1), STYLES) when there is mail.
 func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
@@ -30,7 +31,7 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 				mail = max(m.Unread, 0)
 				continue
 			}
-			waiting += m.Waiting
+			waiting += needs(m)
 			switch m.State {
 			case teamwatch.StateActive, teamwatch.StateNeedsYou:
 				busy++

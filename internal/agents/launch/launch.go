@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/core/asking"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/team"
 )
@@ -36,9 +37,7 @@ type Request struct {
 
 // Home is the run's own folder: inside the team's folder, so it goes
 // with the team ('paneteam cleanup'), and never the person's config.
-func Home(t team.Team, agent string) string {
-	return filepath.Join(t.Dir(), "agents", team.SanitizePath(agent))
-}
+func Home(t team.Team, agent string) string { return asking.RunDir(t, agent) }
 
 // TurnFile is where the CLI's hook marks each turn's end.
 func TurnFile(t team.Team, agent string) string { return filepath.Join(Home(t, agent), "turns") }
@@ -56,8 +55,8 @@ func Plan(r Request) (profile.Launch, error) {
 	})
 }
 
-// Prepare plans the launch, writes the run's files and starts a fresh
-// turn file.
+// Prepare plans the launch, writes the run's files, starts a fresh turn
+// file and clears a mark of asking a previous run left.
 func Prepare(r Request) (profile.Launch, error) {
 	l, err := Plan(r)
 	if err != nil {
@@ -77,6 +76,9 @@ func Prepare(r Request) (profile.Launch, error) {
 		return l, fmt.Errorf("prepare %s's folder: %w", r.Agent, err)
 	}
 	if err := l.Write(); err != nil {
+		return l, err
+	}
+	if err := asking.Clear(r.Team, r.Agent); err != nil {
 		return l, err
 	}
 	f, err := safefs.OpenFile(TurnFile(r.Team, r.Agent), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)

@@ -94,6 +94,11 @@ type Profile struct {
 	// HookInput says how 'paneteam agent-hook NAME' reads the hook's
 	// report of a turn's end.
 	HookInput HookInput `json:"hookInput,omitempty"`
+	// Asks says which of the hook's reports (read as HookInput says) mean
+	// the CLI shows a permission dialog in its own pane: the member needs
+	// the person until the hook's next report of anything else. Absent
+	// for a CLI whose hooks do not tell.
+	Asks *Asks `json:"asks,omitempty"`
 
 	// Source is where the profile was read from ("shipped" or a file).
 	Source string `json:"source,omitempty"`
@@ -135,6 +140,15 @@ type HookInput struct {
 	Skip []string `json:"skip,omitempty"`
 	// Stdout is printed for the CLI to read back (some hooks must answer).
 	Stdout string `json:"stdout,omitempty"`
+}
+
+// Asks is how a CLI's hook reports a permission dialog in its pane.
+type Asks struct {
+	// Match lists keys that must hold these values for the report to be
+	// the dialog's.
+	Match map[string]string `json:"match"`
+	// About is the key holding the CLI's summary of what it asks.
+	About string `json:"about,omitempty"`
 }
 
 // Range is a range of releases, both ends included; an empty end is open.
@@ -319,6 +333,9 @@ func Parse(b []byte, name, source string) (*Profile, error) {
 	case "", "lastArg", "stdin":
 	default:
 		return nil, fmt.Errorf(`hookInput.from %q: use "lastArg" or "stdin"`, p.HookInput.From)
+	}
+	if p.Asks != nil && len(p.Asks.Match) == 0 {
+		return nil, errors.New("asks.match is empty: every report of the hook would mark the CLI as asking")
 	}
 	lists := [][]string{p.Args, p.MCP, p.Hook, p.Model, p.Effort, p.Prompt}
 	for _, l := range p.Deny {

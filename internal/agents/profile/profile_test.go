@@ -195,3 +195,21 @@ func TestTOMLPlaceholderEscapesWhatTOMLForbids(t *testing.T) {
 		t.Fatalf("file holds %q, want the prompt's DEL and ESC escaped", got)
 	}
 }
+
+// An asks entry that matches nothing would mark every report of the hook
+// as a dialog: refused. The shipped Gemini CLI and OpenCode profiles say
+// which report is theirs; Codex's notify has none.
+func TestAsksNeedsAMatch(t *testing.T) {
+	if _, err := Parse([]byte(`{"program":"x","asks":{"match":{}}}`), "x", "test"); err == nil || !strings.Contains(err.Error(), "asks.match") {
+		t.Errorf("an empty asks.match: %v", err)
+	}
+	all, err := All(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all {
+		if got := p.Asks != nil; got != (p.Name != "codex") {
+			t.Errorf("%s: asks %+v", p.Name, p.Asks)
+		}
+	}
+}

@@ -31,36 +31,62 @@ const TurnFileVar = "PANETEAM_TURN_FILE"
 // turn's last reply; ok is false for a report that is not the end of one
 // of the teammate's own turns (another event, a CLI's internal thread).
 func Read(hi profile.HookInput, args []string, stdin io.Reader) (reply string, ok bool, err error) {
+	obj, err := Parse(hi, args, stdin)
+	if err != nil {
+		return "", false, err
+	}
+	reply, ok = TurnEnd(hi, obj)
+	return reply, ok, nil
+}
+
+// Parse reads a hook's report, a JSON object, from where the profile says
+// the hook hands it over: its last argument or stdin.
+func Parse(hi profile.HookInput, args []string, stdin io.Reader) (map[string]any, error) {
 	var raw []byte
 	switch hi.From {
 	case "lastArg":
 		if len(args) == 0 {
-			return "", false, errors.New("no report: the hook passes it as the last argument")
+			return nil, errors.New("no report: the hook passes it as the last argument")
 		}
 		raw = []byte(args[len(args)-1])
 	default:
+		var err error
 		if raw, err = io.ReadAll(io.LimitReader(stdin, 16<<20)); err != nil {
-			return "", false, fmt.Errorf("read the hook's report: %w", err)
+			return nil, fmt.Errorf("read the hook's report: %w", err)
 		}
 	}
 	var obj map[string]any
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return "", false, fmt.Errorf("the hook's report is not a JSON object: %w", err)
+		return nil, fmt.Errorf("the hook's report is not a JSON object: %w", err)
 	}
-	for k, want := range hi.Match {
-		if got, _ := obj[k].(string); got != want {
-			return "", false, nil
-		}
+	return obj, nil
+}
+
+// TurnEnd returns the turn's last reply of a report that is the end of
+// one of the teammate's own turns; ok is false for any other.
+func TurnEnd(hi profile.HookInput, obj map[string]any) (reply string, ok bool) {
+	if !matches(obj, hi.Match) {
+		return "", false
 	}
 	for _, k := range hi.Skip {
 		if v, present := obj[k]; present && v != nil && v != "" && v != false {
-			return "", false, nil
+			return "", false
 		}
 	}
 	if hi.Reply != "" {
 		reply, _ = obj[hi.Reply].(string)
 	}
-	return reply, true, nil
+	return reply, true
+}
+
+// matches reports whether every key of match holds its string in obj.
+func matches(obj map[string]any, match map[string]string) bool {
+	for k, want := range match {
+		if got, _ := obj[k].(string); got != want {
+			return false
+		}
+	}
+	return true
 }
 
 // Limits Claude Code 2.1.330 keeps to in an idle_notification.

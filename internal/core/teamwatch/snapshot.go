@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/asking"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/remote"
@@ -180,8 +181,13 @@ type Member struct {
 	InboxError string `json:"inboxError,omitempty"`
 	// Waiting counts its permission, sandbox and plan requests waiting
 	// for the lead; above 0 it needs you.
-	Waiting  int  `json:"waiting"`
-	NeedsYou bool `json:"needsYou"`
+	Waiting int `json:"waiting"`
+	// Asks is set (asking.Reason) while an agent CLI teammate shows a
+	// permission dialog in its own pane, as its hook reported; AsksAbout
+	// is the CLI's own summary of it (the teammate's text). It needs you.
+	Asks      string `json:"asks,omitempty"`
+	AsksAbout string `json:"asksAbout,omitempty"`
+	NeedsYou  bool   `json:"needsYou"`
 	// IdleBy is how its idle is known: "claude" (Claude Code's own),
 	// "hook" (an agent CLI's turn-end hook, spawn-pane --agent), "quiet"
 	// (guessed from quiet output), or "unknown".
@@ -296,7 +302,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 		}
 	}
 	for i := range cfg.Members {
-		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
+		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, t, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
 		s.Members[i].Host = remote.Host(opts.getenv, t.Root, filepath.Base(t.Dir()), cfg.Members[i].Name)
 	}
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
@@ -354,7 +360,7 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 	return unread
 }
 
-func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *backend.Env, cfg *team.Config, m *team.Member,
+func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *backend.Env, t team.Team, cfg *team.Config, m *team.Member,
 	unread map[string]inboxCount, waiting map[string]int, mail memberMail) Member {
 	inbox := unread[team.SanitizePath(m.Name)]
 	out := Member{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color, Backend: m.BackendType,
@@ -368,12 +374,21 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 			out.Waiting += n
 		}
 	}
-	out.NeedsYou = out.Waiting > 0
 	if census != nil {
 		out.Pane, out.PaneError = liveness(ctx, census, env, cfg, *s.Lead, m, out.RunBy)
 	}
+	// Only an agent CLI's hook leaves the mark, and paneteam runs every
+	// agent CLI: one failed open for each member it runs (its idle by the
+	// hook is recorded only once its pane is), nothing for the others.
+	asks := 0
+	if (out.IdleBy == team.IdleByHook || out.RunBy == team.RunByPaneteam) && out.Pane != PaneDead {
+		if mk, ok := asking.Read(t, m.Name); ok {
+			out.Asks, out.AsksAbout, asks = asking.Reason, mk.About, 1
+		}
+	}
+	out.NeedsYou = out.Waiting > 0 || asks > 0
 	out.LastIdle, out.IdleReason, out.IdleSummary = mail.lastIdle, mail.idleReason, mail.idleSummary
-	out.State = Decide(out.Pane, out.Waiting, out.Active, out.LastIdle, mail.lastActivity)
+	out.State = Decide(out.Pane, out.Waiting+asks, out.Active, out.LastIdle, mail.lastActivity)
 	return out
 }
 
@@ -391,7 +406,8 @@ func (s *Snapshot) tallyMessages(cfg *team.Config) (tally, LeadInbox) {
 }
 
 // Decide is a member's state. A dead pane is gone; a request waiting for
-// the lead means it needs you (it is blocked on it). Otherwise its latest
+// the lead, or a dialog in an agent CLI's pane (both counted in waiting),
+// means it needs you (it is blocked on it). Otherwise its latest
 // idle_notification (Claude Code sends one at the end of every turn,
 // docs/PROTOCOL.md §8) says idle unless a message from or to it came
 // later (it is working, or about to be woken by it). Without one (a

@@ -76,6 +76,12 @@ func (m *Model) memberDetail(w int) []string {
 	}
 	out = append(out, field("unread", fmt.Sprint(mb.Unread), w)...)
 	out = append(out, field("requests waiting", fmt.Sprint(mb.Waiting), w)...)
+	if mb.Asks != "" {
+		out = append(out, field("needs you", v(mb.Asks), w)...)
+		if mb.AsksAbout != "" {
+			out = append(out, field("it asks", v(mb.AsksAbout), w)...)
+		}
+	}
 	if !mb.LastIdle.IsZero() {
 		out = append(out, field("last idle", fmt.Sprintf("%s ago (%s)", ago(m.opts.Now().Sub(mb.LastIdle)), v(mb.IdleReason)), w)...)
 		out = append(out, field("summary", v(mb.IdleSummary), w)...)

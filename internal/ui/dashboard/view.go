@@ -232,6 +232,9 @@ func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 	if mb.Waiting > 0 {
 		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}
+	if mb.Asks != "" {
+		rest += " asks in its pane"
+	}
 	return pad(visible.Line(mb.Label()), nameW) + " " + state + rest
 }
 
