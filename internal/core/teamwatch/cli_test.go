@@ -55,6 +55,21 @@ func TestWhichCLIEachMemberRuns(t *testing.T) {
 		}
 	}
 
+	// monitor: a member joining says what it runs; a plain command says
+	// nothing more.
+	joined := map[string]Event{}
+	for _, e := range Diff(&Snapshot{}, s, 0) {
+		if e.Kind == KindJoined {
+			joined[e.Who] = e
+		}
+	}
+	if e := joined["routed"]; e.CLI != "codex" || e.What() != "joined the team, runs codex (Claude's, pane)" {
+		t.Errorf("routed joined: cli %q, %q", e.CLI, e.What())
+	}
+	if e := joined["tests"]; e.CLI != "" || e.What() != "joined the team" {
+		t.Errorf("tests joined: cli %q, %q", e.CLI, e.What())
+	}
+
 	// A team paneteam leads: its lead runs no CLI of its own.
 	own := teamtest.New(t, "solo", team.CreateOptions{LeaderPID: 1})
 	s, err = Take(context.Background(), own, Options{MembersOnly: true})
