@@ -119,9 +119,10 @@ type MemberMeta struct {
 	// for any later paneteam, run from any shell, to reach that terminal
 	// and close or look for the pane. Absent for other backends.
 	Terminal *TerminalPane `json:"terminal,omitempty"`
-	// CLI is the agent CLI the member runs, by its profile's name
-	// ("codex", "gemini", "opencode" or a person's own); empty for
-	// Claude Code and for a plain command.
+	// CLI is the agent CLI the member runs: "claude" for Claude Code,
+	// else its profile's name ("codex", "gemini", "opencode" or a
+	// person's own); empty for a plain command, and for a member paneteam
+	// started before it recorded this.
 	CLI string `json:"cli,omitempty"`
 	// Routed says Claude Code's lead started the member itself, through
 	// paneteam's teammate router ('paneteam claude'): it is Claude's

@@ -41,7 +41,9 @@ func spInside(t *testing.T) *spTeam {
 	srv := testutil.TmuxServer(t)
 	lead := testutil.FirstPane(t, srv)
 	s := &spTeam{t: t, root: testutil.Root(t), name: "crew", srv: srv, lead: lead}
-	s.vars = testutil.Env(append(testutil.TmuxEnv(t, srv, lead), "PANETEAM_ROOT="+s.root)...)
+	// A state folder of its own: launch records and keys never reach the
+	// person's (a test's own PANETEAM_STATE_DIR, appended later, wins).
+	s.vars = testutil.Env(append(testutil.TmuxEnv(t, srv, lead), "PANETEAM_ROOT="+s.root, "PANETEAM_STATE_DIR="+t.TempDir())...)
 	s.mustRun("team-create", "crew", "--leader-pid", strconv.Itoa(os.Getpid()))
 	return s
 }

@@ -36,9 +36,11 @@ func statusCommand(env Env) *ucli.Command {
 		Description: `Lists every team under the root (or only --team): who leads it (a Claude
 Code session, by config.json's leadProcess, or paneteam) and whether that
 lead process is alive (for Claude Code, by Claude Code's own test: a lead
-that cannot be proven dead counts as alive); then each member: who runs it
-(Claude Code in its own process, Claude Code in a pane, or paneteam), its
-backend, its state, whether its pane or process still runs, and how many
+that cannot be proven dead counts as alive); then each member: what it
+runs and who started it ("claude (pane)": Claude Code's own teammate;
+"codex (paneteam)": one paneteam started; "codex (Claude's, pane)": one
+Claude Code's lead started through paneteam; "paneteam" alone: a plain
+command), its backend, its state, whether its pane or process still runs, and how many
 unread messages wait in its inbox. The state is the one the dashboard,
 monitor and wait show: idle after its latest idle notification unless a
 message came or went since (without one, config.json's isActive decides),
@@ -246,7 +248,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 			// A teammate on another machine is name@host (the host from
 			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Label()), visible.Line(runByWord(m.RunBy)), visible.Line(stateWord(m)),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
 				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
 		}
 		if err := tw.Flush(); err != nil {
@@ -267,18 +269,6 @@ func leadLine(l team.Lead) string {
 		line += " (in another pid namespace: cannot be proven dead)"
 	}
 	return line
-}
-
-func runByWord(r string) string {
-	switch r {
-	case team.RunByClaudeInProcess:
-		return "claude (in-process)"
-	case team.RunByClaudePane:
-		return "claude (pane)"
-	case team.RunByLead:
-		return "lead"
-	}
-	return r
 }
 
 // stateWord is a member's state (teamwatch.Decide); "NEEDS YOU" (in

@@ -47,11 +47,14 @@ type Record struct {
 	CLI string `json:"cli,omitempty"`
 	Via string `json:"via"`
 	// Program and Args are what runs in the pane (Args without the
-	// program).
+	// program); for a teammate on another host, what runs there.
 	Program string   `json:"program"`
 	Args    []string `json:"args,omitempty"`
-	// Cwd is the folder the teammate really runs in.
+	// Cwd is the folder the teammate really runs in (on Host when set;
+	// "" there is the remote user's home).
 	Cwd string `json:"cwd"`
+	// Host is the ssh host the teammate runs on; "": this machine.
+	Host string `json:"host,omitempty"`
 	// SessionID is the Claude Code session id the teammate was started
 	// with (--session-id), for a Claude teammate.
 	SessionID string `json:"sessionId,omitempty"`

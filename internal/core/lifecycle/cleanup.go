@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -116,7 +117,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 				continue
 			}
 			paneClosed = append(paneClosed, m.Name)
-			o.forgetKey(t, m.Name)
+			o.forget(t, m.Name)
 		}
 		d.Worktree = o.worktreeStep(ctx, m.WorktreePath, t.Name, m.Name, dryRun)
 		if d.Worktree != nil && d.Worktree.Kept != "" {
@@ -153,14 +154,22 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 	return res, nil
 }
 
-// forgetMemo removes what the status line kept of the deleted team's
-// inboxes (teamwatch's memo) from paneteam's state folder.
+// forgetMemo removes what paneteam's state folder kept of the deleted
+// team: the status line's memo of its inboxes (teamwatch's), and every
+// launch record of its teammates, Claude's own included (the router's).
 func (o Options) forgetMemo(t team.Team) {
 	if o.Backend.Getenv == nil {
 		return
 	}
-	if state, err := provenance.StateDir(o.Backend.Getenv); err == nil {
-		teamwatch.ForgetMemo(state, t.Dir()) //nolint:errcheck // best effort: a memo of a gone team is never read
+	state, err := provenance.StateDir(o.Backend.Getenv)
+	if err != nil {
+		return
+	}
+	teamwatch.ForgetMemo(state, t.Dir()) //nolint:errcheck // best effort: a memo of a gone team is never read
+	store := launches.Open(state)
+	recs, _ := store.List(t.Root, t.Name)
+	for _, r := range recs {
+		store.Forget(t.Root, t.Name, r.Agent) //nolint:errcheck // best effort: a record of a gone team is never read
 	}
 }
 

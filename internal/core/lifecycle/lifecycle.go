@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -171,7 +172,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			continue
 		}
 		out[i].Removed = true
-		o.forgetKey(t, name)
+		o.forget(t, name)
 		released, err := team.ReleaseTasks(ctx, t, o.Lock, name)
 		out[i].ReleasedTasks = released
 		if err != nil {
@@ -182,13 +183,17 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 	return out, errors.Join(errs...)
 }
 
-// forgetKey removes a departed teammate's signing key, if paneteam made
-// one: it signed for a process that is gone.
-func (o Options) forgetKey(t team.Team, name string) {
+// forget removes what paneteam kept for a departed teammate in its state
+// folder: its signing key, if paneteam made one (it signed for a process
+// that is gone), and its launch record (it names a pane that is gone).
+func (o Options) forget(t team.Team, name string) {
 	if o.Backend.Getenv == nil {
 		return
 	}
 	if st, err := provenance.DefaultStore(o.Backend.Getenv); err == nil {
 		st.Forget(t.InboxPath(name))
+	}
+	if state, err := provenance.StateDir(o.Backend.Getenv); err == nil {
+		launches.Open(state).Forget(t.Root, t.Name, name) //nolint:errcheck // best effort: a stale record names a pane that is gone
 	}
 }

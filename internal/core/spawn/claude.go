@@ -89,7 +89,9 @@ func Detector(caller post.Caller, environ []string) *claudeversion.Detector {
 }
 
 // Prepare readies a Claude Code teammate's inbox before its command
-// exists, in Claude Code's order (§14): a fresh key stamped now, then the
+// exists and gives it a session id of its own (--session-id, unless the
+// person's arguments choose its session), so its transcript is found
+// again by its launch record, in Claude Code's order (§14): a fresh key stamped now, then the
 // inbox cleared to [] so nothing older than the key is waiting, then (by
 // Run) the prompt written signed, then the command started. Launch.Undo
 // forgets the key.
@@ -110,7 +112,14 @@ func (c *Claude) Prepare(ctx context.Context, s Setup) (Launch, error) {
 		l.key = key
 		out.Signer, out.Keyed, out.Undo = provenance.Lead{Store: keys}, true, forget
 	}
+	_, extra := c.program()
+	sid, own := personSession(extra)
+	if !own {
+		sid = mailbox.NewMsgID()
+		l.session = sid
+	}
 	out.Argv, out.Env = c.argv(s, l)
+	out.CLI, out.SessionID = "claude", sid
 	return out, nil
 }
 
@@ -137,5 +146,8 @@ func (c *Claude) signs(s Setup) (provenance.Store, bool) {
 func (c *Claude) argv(s Setup, l claudeLaunch) (argv, env []string) {
 	bin, extra := c.program()
 	argv = append([]string{bin}, claudeFlags(s.Config, s.Member, c.PermissionMode, l)...)
+	if l.session != "" {
+		argv = append(argv, "--session-id", l.session)
+	}
 	return append(argv, extra...), append(TeammateEnv(s), claudeEnv(s.Caller, s.Root)...)
 }

@@ -221,3 +221,30 @@ func argAfter(args []string, flag string) string {
 	}
 	return ""
 }
+
+// TestPersonsOwnSession: the person's arguments that choose the session
+// are obeyed (no --session-id of paneteam's beside them) and the session
+// they name is the one recorded.
+func TestPersonsOwnSession(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		id   string
+		own  bool
+	}{
+		{nil, "", false},
+		{[]string{"--verbose", "--model", "opus"}, "", false},
+		{[]string{"--session-id", "s-1"}, "s-1", true},
+		{[]string{"--session-id=s-2"}, "s-2", true},
+		{[]string{"--resume", "s-3"}, "s-3", true},
+		{[]string{"-r", "s-3", "--fork-session"}, "", true},
+		{[]string{"--resume", "s-3", "--fork-session", "--session-id", "s-4"}, "s-4", true},
+		{[]string{"--resume", "--verbose"}, "", true},
+		{[]string{"-c"}, "", true},
+		{[]string{"--continue"}, "", true},
+	} {
+		id, own := personSession(tc.args)
+		if id != tc.id || own != tc.own {
+			t.Errorf("%q: session %q, own %v; want %q, %v", tc.args, id, own, tc.id, tc.own)
+		}
+	}
+}

@@ -20,6 +20,49 @@ type claudeLaunch struct {
 	version claudeversion.Version // zero: unknown, taken as Tested
 	key     *provenance.Key       // nil: started without --lead-verify-key
 	backend string
+	session string // --session-id; "": none given
+}
+
+// personSession reads the person's own Claude Code arguments for the
+// session they choose: --session-id ID is that session; --resume ID
+// (without --fork-session) continues ID; --continue, a --resume without
+// an id, or a fork make a session paneteam cannot name. own says the
+// person chose, so paneteam passes no --session-id of its own (Claude
+// Code refuses one beside --resume or --continue without a fork).
+func personSession(args []string) (id string, own bool) {
+	fork := false
+	resumed := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		next := func() string {
+			if hasVal {
+				return val
+			}
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch name {
+		case "--session-id":
+			id, own = next(), true
+		case "--resume", "-r":
+			resumed, own = next(), true
+		case "--continue", "-c":
+			own = true
+		case "--fork-session":
+			fork = true
+		}
+	}
+	if id == "" && !fork {
+		id = resumed
+	}
+	return id, own
 }
 
 // claudeFlags are the flags Claude Code's lead starts a teammate with, in

@@ -55,6 +55,18 @@ type Launch struct {
 	// Started, when set, is called once the backend has started the
 	// member's pane (a failed spawn calls Undo instead).
 	Started func()
+	// CLI is what the teammate runs, for its launch record and its
+	// member's paneteam record: "claude", an agent profile's name, or ""
+	// for a command of the person's.
+	CLI string
+	// SessionID is the Claude Code session id it starts with, "" when
+	// unknown (not Claude Code, or resumed from the person's own flags).
+	SessionID string
+	// Host, HostCwd and HostArgv say where and what the teammate really
+	// runs when that is on another host (Remote): Argv is then the ssh
+	// session the pane here shows. HostCwd "": the remote user's home.
+	Host, HostCwd string
+	HostArgv      []string
 }
 
 // Command is a launcher for any program: Argv is run as is, with the

@@ -46,9 +46,10 @@ func forgetMember(ctx context.Context, t team.Team, lock lockfile.Options, m tea
 	return err
 }
 
-// recordPane writes the started pane into the member's row, the backend
-// into the team's, and with r.KeepLayout the layout.
-func recordPane(ctx context.Context, r Request, b backend.Backend, m team.Member, pane backend.Pane, keyed bool) error {
+// recordPane writes the started pane and what it runs (the CLI) into the
+// member's row, the backend into the team's, and with r.KeepLayout the
+// layout.
+func recordPane(ctx context.Context, r Request, b backend.Backend, m team.Member, pane backend.Pane, l Launch) error {
 	_, err := r.Team.Update(ctx, r.Lock, func(cur *team.Config) error {
 		row := memberByID(cur, m.AgentID)
 		if row == nil {
@@ -59,7 +60,7 @@ func recordPane(ctx context.Context, r Request, b backend.Backend, m team.Member
 		if row.Paneteam == nil {
 			row.Paneteam = &team.MemberMeta{} // marks the member paneteam's (team.Config.RunBy)
 		}
-		row.Paneteam.Keyed = keyed
+		row.Paneteam.Keyed, row.Paneteam.CLI = l.Keyed, l.CLI
 		backend.Record(cur, b)
 		if r.KeepLayout {
 			backend.KeepLayout(cur, r.Layout)

@@ -79,12 +79,15 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 		if row == nil || row.AgentID != m.AgentID {
 			return fmt.Errorf("%s left the team while it reconnected", m.Name)
 		}
-		keyed := row.Paneteam != nil && row.Paneteam.Keyed
+		var was team.MemberMeta
+		if row.Paneteam != nil {
+			was = *row.Paneteam
+		}
 		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
 		if row.Paneteam == nil {
 			row.Paneteam = &team.MemberMeta{}
 		}
-		row.Paneteam.Keyed = keyed
+		row.Paneteam.Keyed, row.Paneteam.CLI = was.Keyed, was.CLI
 		return nil
 	})
 	if err != nil {
@@ -94,5 +97,6 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 		undo()
 		return Reconnected{}, err
 	}
+	movedLaunch(r.Getenv, t, m.Name, pane, r.Say)
 	return Reconnected{Name: m.Name, Host: host, PaneID: pane.ID, Backend: pane.Backend}, nil
 }

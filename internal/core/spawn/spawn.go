@@ -6,7 +6,8 @@
 // program (Launcher.Check), add the member under the config lock (its
 // final name and colour decided there), give it a git worktree, prepare
 // its command line (a Claude Code teammate's signing key, Launcher.Prepare),
-// deliver its first prompt, start the pane, record the pane. When a step
+// deliver its first prompt, start the pane, record the pane and the launch
+// (in paneteam's state folder: package launches). When a step
 // fails, every earlier one is undone in reverse order: the prompt taken
 // back, the key forgotten, the worktree removed (fail-closed: a worktree
 // holding work is kept), the member row removed.
@@ -168,13 +169,14 @@ func start(ctx context.Context, r Request, b backend.Backend) (Result, error) {
 	if launch.Started != nil {
 		launch.Started()
 	}
-	if err := recordPane(ctx, r, b, m, pane, launch.Keyed); err != nil {
+	if err := recordPane(ctx, r, b, m, pane, launch); err != nil {
 		// Not recorded, so nothing could ever reach it: take it back.
 		if derr := backend.Discard(ctx, b, before, m, pane); derr != nil {
 			err = fmt.Errorf("%w (and ending its %s pane %s failed: %v)", err, pane.Backend, pane.ID, derr)
 		}
 		return Result{}, undo.run(ctx, err)
 	}
+	keepLaunch(r, m, launch, pane)
 	return Result{AgentID: m.AgentID, Name: m.Name, PaneID: pane.ID, Backend: pane.Backend}, nil
 }
 

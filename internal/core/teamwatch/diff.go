@@ -42,6 +42,10 @@ type Event struct {
 	Host string `json:"host,omitempty"`
 	// State is a member's new state.
 	State State `json:"state,omitempty"`
+	// CLI is what a member that joined runs (Member.CLI), Runs how people
+	// read it ("codex (paneteam)").
+	CLI  string `json:"cli,omitempty"`
+	Runs string `json:"-"`
 	// To, MessageKind and Summary describe a message.
 	To          string `json:"to,omitempty"`
 	MessageKind string `json:"type,omitempty"`
@@ -71,7 +75,7 @@ func (e Event) What() string {
 	v := visible.Line
 	switch e.Kind {
 	case KindJoined:
-		return "joined the team"
+		return "joined the team" + oneOf(e.CLI != "", ", runs "+v(e.Runs))
 	case KindLeft:
 		return "left the team"
 	case KindIdle, KindActive:
@@ -149,7 +153,7 @@ func (d *differ) members() {
 	for _, m := range d.cur.Members {
 		o := d.old.Member(m.Name)
 		if o == nil {
-			d.add(Event{Kind: KindJoined, Who: m.Name, Host: m.Host, State: m.State})
+			d.add(Event{Kind: KindJoined, Who: m.Name, Host: m.Host, State: m.State, CLI: m.CLI, Runs: m.Runs()})
 			continue
 		}
 		if m.Waiting > o.Waiting {

@@ -5,7 +5,7 @@
 // status, its tmux status line, the dashboard, monitor and wait all judge
 // a member here: its State (idle, active, needs-you, gone), whether its
 // pane or process is alive (one batched question per backend, through
-// backend.Census), who runs it, its unread messages and the requests it
+// backend.Census), who runs it and which CLI, its unread messages and the requests it
 // has waiting; and the lead's, with the note that a Claude Code lead reads
 // its inbox late (LeadInbox). It only reads a team; nothing here writes
 // to one. The one file it writes is a members-only snapshot's memo of
@@ -166,6 +166,10 @@ type Member struct {
 	// RunBy is who runs the member: lead, claude-in-process, claude-pane,
 	// paneteam or unknown (team.Config.RunBy).
 	RunBy string `json:"runBy"`
+	// CLI is what the member runs: "claude" for Claude Code, an agent
+	// profile's name ("codex", "gemini", "opencode", a person's own), ""
+	// for a plain command (memberCLI). Runs says it for people.
+	CLI   string `json:"cli,omitempty"`
 	State State  `json:"state"`
 	// Active is config.json's isActive (true when absent).
 	Active bool `json:"active"`
@@ -366,6 +370,7 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	out := Member{Name: m.Name, AgentID: m.AgentID, AgentType: m.AgentType, Color: m.Color, Backend: m.BackendType,
 		PaneID: m.TmuxPaneID, RunBy: cfg.RunBy(m), Active: m.Active(), Unread: inbox.n}
 	out.IdleBy = idleBy(m, out.RunBy)
+	out.CLI = memberCLI(*s.Lead, m, out.RunBy)
 	if inbox.err != nil {
 		out.InboxError = inbox.err.Error()
 	}

@@ -68,6 +68,7 @@ func (m *Model) memberDetail(w int) []string {
 	out := field("member", v(mb.Name), w)
 	out = append(out, field("state", stateMark(mb.State), w)...)
 	out = append(out, field("agent id", v(mb.AgentID), w)...)
+	out = append(out, field("runs", v(mb.Runs()), w)...)
 	out = append(out, field("type", v(mb.AgentType), w)...)
 	out = append(out, field("backend", v(mb.Backend), w)...)
 	out = append(out, field("pane", fmt.Sprintf("%s %s", v(mb.PaneID), v(mb.Pane)), w)...)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/team"
 )
 
 // fake records what the dashboard asked for.
@@ -358,5 +359,33 @@ func TestRemoteTeammateShowsItsHost(t *testing.T) {
 	}
 	if strings.Index(alice, "! NEEDS YOU") != strings.Index(bob, "- idle") {
 		t.Fatalf("the state columns do not line up:\n%s", v)
+	}
+}
+
+// TestEachMemberSaysWhatItRuns: a member's row names the CLI it runs
+// (a dash for a plain command) in a column of its own, still fitting 80
+// columns with a request waiting, and its details say who started it.
+func TestEachMemberSaysWhatItRuns(t *testing.T) {
+	s := team3()
+	s.Members[1].CLI, s.Members[1].RunBy = "opencode", team.RunByPaneteam
+	s.Members[2].CLI, s.Members[2].RunBy = "codex", team.RunByClaudePane
+	m := start(t, &fake{snap: s}, Options{})
+	rows := map[string]string{}
+	for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
+		for _, n := range []string{"team-lead", "alice", "bob"} {
+			if strings.Contains(l, n+" ") {
+				rows[n] = l
+			}
+		}
+	}
+	if col := strings.Index(rows["alice"], "opencode"); col < 0 || strings.Index(rows["bob"], "codex") != col || rows["team-lead"][col] != '-' {
+		t.Fatalf("the CLI column does not line up:\n%s\n%s\n%s", rows["team-lead"], rows["alice"], rows["bob"])
+	}
+	if !strings.Contains(rows["alice"], "waiting 1") {
+		t.Errorf("alice's request is cut off at 80 columns: %q", rows["alice"])
+	}
+	press(m, "down", "down", "enter")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "runs: codex (Claude's, pane)") {
+		t.Errorf("bob's details do not say what runs him:\n%s", v)
 	}
 }

@@ -207,7 +207,8 @@ func nameWidth(ms []teamwatch.Member) int {
 }
 
 // memberRow is one member: its name (with @host for a teammate on another
-// machine) in a column nameW wide, its state, backend, pane and unread.
+// machine) in a column nameW wide, its state, the CLI it runs, its
+// backend and whether its pane is alive, its unread count.
 func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 	pane := mb.Pane
 	if pane == "" {
@@ -228,7 +229,14 @@ func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 	case teamwatch.StateGone:
 		state = m.st.paint(m.st.gone, state)
 	}
-	rest := fmt.Sprintf(" %-9s pane %-7s unread %-3s", cut(visible.Line(be), 9), cut(visible.Line(pane), 7), unread)
+	cli := mb.CLI
+	if cli == "" {
+		cli = "-"
+	}
+	// The pane's liveness stands beside its backend ("tmux alive"),
+	// unlabelled, so the row still fits 80 columns with a request
+	// waiting.
+	rest := fmt.Sprintf(" %-8s %-9s %-7s unread %-3s", cut(visible.Line(cli), 8), cut(visible.Line(be), 9), cut(visible.Line(pane), 7), unread)
 	if mb.Waiting > 0 {
 		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}

@@ -1,0 +1,71 @@
+package spawn
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/team"
+)
+
+// launchRecord is what was started for m: the command as it runs (on
+// the host, for a teammate there), the folder it really runs in (after
+// its worktree), its session, backend and pane.
+func launchRecord(r Request, m team.Member, l Launch, pane backend.Pane) launches.Record {
+	argv, cwd := l.Argv, m.Cwd
+	if l.Host != "" {
+		argv, cwd = l.HostArgv, l.HostCwd
+	}
+	rec := launches.Record{Root: r.Team.Root, Team: r.Team.Name, Agent: m.Name, CLI: l.CLI, Via: launches.ViaSpawnPane,
+		Cwd: cwd, Host: l.Host, SessionID: l.SessionID, Backend: pane.Backend, Pane: pane.ID}
+	if len(argv) > 0 {
+		rec.Program, rec.Args = argv[0], argv[1:]
+	}
+	if pane.Meta != nil {
+		rec.PID = pane.Meta.PID
+	}
+	return rec
+}
+
+// keepLaunch writes m's launch record in the caller's state folder. The
+// teammate runs whatever happens here: a record that cannot be written
+// is a warning, never a failed spawn. A caller without an environment
+// (Caller.Getenv nil) keeps none, rather than guess a state folder.
+func keepLaunch(r Request, m team.Member, l Launch, pane backend.Pane) {
+	if r.Caller.Getenv == nil {
+		return
+	}
+	state, err := provenance.StateDir(r.Caller.Getenv)
+	if err == nil {
+		err = launches.Open(state).Write(launchRecord(r, m, l, pane))
+	}
+	if err != nil && r.Caller.Warn != nil {
+		r.Caller.Warn("warning: %s runs, but its launch was not recorded (resume and worktrees will not find it): %v", m.Name, err)
+	}
+}
+
+// movedLaunch points m's launch record, if it has one, at the pane it
+// runs in now (Reconnect); the command and folder are the same.
+func movedLaunch(getenv func(string) string, t team.Team, name string, pane backend.Pane, say io.Writer) {
+	if getenv == nil {
+		return
+	}
+	state, err := provenance.StateDir(getenv)
+	if err != nil {
+		return
+	}
+	store := launches.Open(state)
+	rec, err := store.Read(t.Root, t.Name, name)
+	if err == nil && rec != nil {
+		rec.Backend, rec.Pane, rec.PID = pane.Backend, pane.ID, 0
+		if pane.Meta != nil {
+			rec.PID = pane.Meta.PID
+		}
+		err = store.Write(*rec)
+	}
+	if err != nil && say != nil {
+		fmt.Fprintf(say, "paneteam: warning: %s's launch record still names its old pane: %v\n", name, err)
+	}
+}
