@@ -384,9 +384,11 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	}
 	// Only an agent CLI's hook leaves the mark, and paneteam runs every
 	// agent CLI: one failed open for each member it runs (its idle by the
-	// hook is recorded only once its pane is), nothing for the others.
+	// hook is recorded only once its pane is; one Claude's lead started
+	// through the router is Claude's, yet paneteam's to run), nothing for
+	// the others.
 	asks := 0
-	if (out.IdleBy == team.IdleByHook || out.RunBy == team.RunByPaneteam) && out.Pane != PaneDead {
+	if (out.IdleBy == team.IdleByHook || out.RunBy == team.RunByPaneteam || m.Routed()) && out.Pane != PaneDead {
 		if mk, ok := asking.Read(t, m.Name); ok {
 			out.Asks, out.AsksAbout, asks = asking.Reason, mk.About, 1
 		}
