@@ -87,8 +87,11 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	if err := checkLeadVerifyKey(tm.LeadVerifyKey); err != nil {
 		return refuseTeammate(ctx, env, tm, p.Title, err)
 	}
+	prog, err := p.Locate(env.Getenv("PATH"))
+	if err != nil {
+		return refuseTeammate(ctx, env, tm, p.Title, err)
+	}
 	cwd, _ := os.Getwd()
-	prog, _ := p.Locate(env.Getenv("PATH"))
 	recordLaunch(env, t, tm, p.Name, prog, cwd, "")
 	// The loop obeys, and the MCP server shows as verified, only what
 	// the lead signed with the key Claude gave this teammate.
