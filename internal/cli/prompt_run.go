@@ -37,15 +37,22 @@ func (p *prompter) names(teammatesOnly bool) []string {
 	return out
 }
 
-// resolve is the member s names: its name, or the name it was spawned
-// with (spawn-pane stores team.MemberName of what was typed: "it's" is
-// member "it-s", and typing "it's" again finds it).
+// resolve is the member s names: its name, the name it was spawned with
+// (spawn-pane stores team.MemberName of what was typed: "it's" is member
+// "it-s", and typing "it's" again finds it), or its name as offered.
 func (p *prompter) resolve(s string) string {
 	if m := p.cfg.Member(s); m != nil {
 		return m.Name
 	}
 	if m := p.cfg.Member(team.MemberName(s)); m != nil {
 		return m.Name
+	}
+	// A name with characters a terminal would act on is offered as
+	// visible.Line shows it: typed back as shown, it is that member.
+	for _, m := range p.cfg.Members {
+		if shown := visible.Line(m.Name); shown != m.Name && shown == s {
+			return m.Name
+		}
 	}
 	return s
 }

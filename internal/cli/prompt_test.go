@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"strings"
@@ -120,5 +121,28 @@ func TestPromptNeedsATerminal(t *testing.T) {
 	}
 	if r := pt(t, vars).Run(t, "prompt", "--help"); r.Code != ExitOK || !strings.Contains(r.Stdout+r.Stderr, "display-popup -E paneteam prompt send") {
 		t.Errorf("--help: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestPromptTakesANameBackAsShown: a member whose name holds characters
+// a terminal would act on is offered escaped; typed back as offered, it
+// is that member (and its plain name still is too).
+func TestPromptTakesANameBackAsShown(t *testing.T) {
+	var cfg team.Config
+	if err := json.Unmarshal([]byte(`{"name":"crew","members":[{"name":"team-lead"},{"name":"bad\u001b[2Jname"},{"name":"alice"}]}`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	p := &prompter{cfg: &cfg}
+	shown := p.names(true)
+	if len(shown) != 2 || shown[0] == "bad\x1b[2Jname" {
+		t.Fatalf("offered %q", shown)
+	}
+	for _, typed := range []string{shown[0], "bad\x1b[2Jname"} {
+		if got := p.resolve(typed); got != "bad\x1b[2Jname" || p.checkMember(false)(typed) != nil {
+			t.Errorf("typed %q: resolved %q", typed, got)
+		}
+	}
+	if got := p.resolve("alice"); got != "alice" {
+		t.Errorf("alice: %q", got)
 	}
 }
