@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/docs"
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/sys/proc"
@@ -216,6 +217,9 @@ func (c *check) run(ctx context.Context) bool {
 		_, p, _ := c.model.state()
 		return p, ""
 	}) {
+		return false
+	}
+	if !c.step(ctx, "the teammate started through paneteam's router, with a session id", 10*time.Second, c.routed) {
 		return false
 	}
 	c.stopLead()
@@ -478,4 +482,22 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// routed reports whether the teammate's launch went through paneteam's
+// teammate router (CLAUDE_CODE_TEAMMATE_COMMAND): the router records
+// every launch, a Claude one with the session id it gave it.
+func (c *check) routed() (bool, string) {
+	files, _ := filepath.Glob(filepath.Join(launches.Folder(c.path("state")), "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var r launches.Record
+		if json.Unmarshal(b, &r) == nil && r.Via == launches.ViaRouter && r.CLI == "claude" && r.SessionID != "" {
+			return true, ""
+		}
+	}
+	return false, "no launch of the teammate's went through the router: Claude Code did not run CLAUDE_CODE_TEAMMATE_COMMAND"
 }

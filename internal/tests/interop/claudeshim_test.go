@@ -492,7 +492,8 @@ func TestClaudeTmuxCallsMatchContract(t *testing.T) {
 
 // TestPaneteamClaudeCheck: 'paneteam claude --check' runs the claude on
 // PATH (the pinned release) through paneteam's tmux, in scratch folders
-// with its own scripted model, and reports every step passed and no
+// with its own scripted model, and reports every step passed (its
+// teammate started through paneteam's router among them) and no
 // unknown call; it leaves nothing behind and never reads the person's
 // config (HOME points at an empty folder the check must not write).
 func TestPaneteamClaudeCheck(t *testing.T) {
@@ -520,7 +521,8 @@ func TestPaneteamClaudeCheck(t *testing.T) {
 	if jerr := json.Unmarshal(out, &rep); jerr != nil {
 		t.Fatalf("--check --json: %v (%v)\n%s", jerr, err, out)
 	}
-	if err != nil || !rep.OK || rep.Release != claudetest.DefaultVersion || len(rep.Steps) != 7 || rep.Calls < 10 {
+	if err != nil || !rep.OK || rep.Release != claudetest.DefaultVersion || len(rep.Steps) != 8 || rep.Calls < 10 ||
+		!strings.Contains(rep.Steps[len(rep.Steps)-2].What, "router") {
 		t.Errorf("--check: %v\n%s", err, out)
 	}
 	for _, s := range rep.Steps {
