@@ -2,34 +2,17 @@ package cli
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
-
-// lockedBuilder is a strings.Builder safe for the idle flush's goroutine.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestFollowedLogShowsAWaitingPrompt: a followed log shows a line without
 // its line break (a prompt waiting for input) once the program has been
 // quiet a moment, and never holds more than maxPartial of one line.
 func TestFollowedLogShowsAWaitingPrompt(t *testing.T) {
-	var out lockedBuilder
+	var out testutil.Buffer
 	v := &visibleLines{w: &out, idle: 20 * time.Millisecond}
 	v.Write([]byte("ready\r\nproceed? [y/N] "))
 	if got := out.String(); got != "ready\n" {
@@ -43,7 +26,7 @@ func TestFollowedLogShowsAWaitingPrompt(t *testing.T) {
 		t.Fatalf("after a quiet moment: %q", got)
 	}
 
-	var long lockedBuilder
+	var long testutil.Buffer
 	w := &visibleLines{w: &long}
 	w.Write([]byte(strings.Repeat("x", maxPartial+10)))
 	if n := len(long.String()); n < maxPartial {
