@@ -156,6 +156,16 @@ func Build(p *Profile, o Options) (Launch, error) {
 		}
 		l.Env = append(l.Env, k+"="+v)
 	}
+	// A mode some CLIs take only from their environment (OpenCode's
+	// OPENCODE_PERMISSION, merged over the person's own config).
+	penv := p.PermissionEnv[mode]
+	for _, k := range sortedKeys(penv) {
+		v, err := f.fill(penv[k])
+		if err != nil {
+			return Launch{}, fmt.Errorf("permissionEnv %s %s: %w", mode, k, err)
+		}
+		l.Env = append(l.Env, k+"="+v)
+	}
 	for _, k := range sortedKeys(p.EnvJSON) {
 		b, err := f.fillJSON(p.EnvJSON[k])
 		if err != nil {

@@ -68,6 +68,10 @@ type Profile struct {
 	// Permission maps paneteam's --permission-mode (Claude Code's modes)
 	// to the CLI's flags; a mode not listed is refused.
 	Permission map[string][]string `json:"permission,omitempty"`
+	// PermissionEnv adds variables for a mode of Permission (which must
+	// list the mode too, if only with no flags): how a CLI that takes
+	// its approvals from its environment is given one.
+	PermissionEnv map[string]map[string]string `json:"permissionEnv,omitempty"`
 	// Prompt passes the first prompt (for example ["{{prompt}}"] for a
 	// positional argument, ["-i", "{{prompt}}"] for a flag). It comes
 	// last, after "--" when PromptAfterDashes.
@@ -327,6 +331,11 @@ func Parse(b []byte, name, source string) (*Profile, error) {
 		}
 		if f.JSON != nil && f.Text != "" {
 			return nil, fmt.Errorf("file %q has both json and text: give one", f.Path)
+		}
+	}
+	for mode := range p.PermissionEnv {
+		if _, ok := p.Permission[mode]; !ok {
+			return nil, fmt.Errorf("permissionEnv names mode %q, which \"permission\" does not list: add it there (with [] for no flags)", mode)
 		}
 	}
 	switch p.HookInput.From {
