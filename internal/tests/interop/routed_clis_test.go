@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -190,14 +191,23 @@ func routedScenario(t *testing.T, l *shimLead, model *routedTeammate, typ, offer
 		t.Errorf("read_inbox gave %s's model %s, want the lead's message", typ, got)
 	}
 
-	// The lead's model shuts coder down; coder approves, and Claude's
-	// lead takes it off the team and closes its pane.
+	// The lead's model shuts coder down: coder approves, Claude's lead
+	// takes it off the team, and its pane closes.
 	after = l.api.LastSeq()
 	l.api.On("shut coder down",
 		claudetest.Calls(claudetest.Tool("SendMessage", map[string]any{"to": "coder",
 			"message": map[string]any{"type": "shutdown_request", "reason": "the review is done"}})),
 		claudetest.Text("Asked coder to stop."))
 	l.Submit(t, wait, "shut coder down")
+	// coder's answer reaches the lead's model, for the request it sent.
+	asked := l.api.WaitMessages(t, wait, after, "Shutdown request sent to coder")
+	id := regexp.MustCompile(`shutdown-[0-9]+@coder`).FindString(asked.TailText())
+	approved := l.api.WaitRequest(t, wait, after, "of Claude's lead with coder's shutdown_approved", func(r *claudetest.Request) bool {
+		return r.MainLoop && r.SessionID() == cfg.LeadSessionID && strings.Contains(r.TailText(), `"type":"shutdown_approved"`)
+	})
+	if tail := approved.TailText(); id == "" || !strings.Contains(tail, `<teammate-message teammate_id="coder"`) || !strings.Contains(tail, `"requestId":"`+id+`"`) {
+		t.Errorf("Claude's lead gave its model, for its shutdown request %q:\n%s", id, tail)
+	}
 	testutil.Eventually(t, wait, "Claude's lead to take coder off its team", func() error {
 		for _, m := range mustConfig(t, l.Session).Members {
 			if m.Name == "coder" {
@@ -205,9 +215,6 @@ func routedScenario(t *testing.T, l *shimLead, model *routedTeammate, typ, offer
 			}
 		}
 		return nil
-	})
-	l.api.WaitRequest(t, wait, after, "of Claude's lead telling its model coder approved", func(r *claudetest.Request) bool {
-		return r.MainLoop && r.SessionID() == cfg.LeadSessionID && strings.Contains(r.MessagesText(), "shutdown_approved")
 	})
 	testutil.Eventually(t, 15*time.Second, "coder's pane to close", func() error {
 		for _, p := range listShimPanes(t, srv) {
