@@ -205,7 +205,8 @@ func routedScenario(t *testing.T, l *shimLead, model *routedTeammate, typ, offer
 	approved := l.api.WaitRequest(t, wait, after, "of Claude's lead with coder's shutdown_approved", func(r *claudetest.Request) bool {
 		return r.MainLoop && r.SessionID() == cfg.LeadSessionID && strings.Contains(r.TailText(), `"type":"shutdown_approved"`)
 	})
-	if tail := approved.TailText(); id == "" || !strings.Contains(tail, `<teammate-message teammate_id="coder"`) || !strings.Contains(tail, `"requestId":"`+id+`"`) {
+	if tail := approved.TailText(); id == "" || !strings.Contains(tail, `<teammate-message teammate_id="coder"`) || !strings.Contains(tail, `"requestId":"`+id+`"`) ||
+		strings.Contains(tail, `verified="false"`) {
 		t.Errorf("Claude's lead gave its model, for its shutdown request %q:\n%s", id, tail)
 	}
 	testutil.Eventually(t, wait, "Claude's lead to take coder off its team", func() error {
