@@ -22,7 +22,9 @@ import (
 func TestClaudeLeadSpawnsCodexInKitty(t *testing.T) {
 	codexBin := agenttest.Install(t, agenttest.Codex)
 	testutil.MCPBinary(t)
-	model := newRoutedCodex(t)
+	// Not routedCodex: this test's script is the one the other CLIs' tests
+	// use, with Codex's names for the team tools.
+	model := newRoutedTeammate(t, func(tool string, args any) []agenttest.Output { return agenttest.CallTool("mcp__team", tool, args) })
 	term := &kittyTerm{t: t}
 	l := startShimLeadWith(t, "", false, term, []string{codexBin}, agenttest.PersonEnv(agenttest.Codex, model.Model))
 	agenttest.PersonConfig(t, agenttest.Codex, l.Home, model.Model)
