@@ -28,7 +28,6 @@ wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
 `, m.URL()))
-		return []string{"FAKE_API_KEY=test-key"}
 	case Gemini.Name:
 		writeFile(t, filepath.Join(home, ".gemini", "settings.json"), `{
   "security": {"auth": {"selectedType": "gemini-api-key"}},
@@ -38,7 +37,6 @@ stream_max_retries = 0
   "telemetry": {"enabled": false},
   "ide": {"enabled": false}
 }`)
-		return []string{"GEMINI_API_KEY=test-key", "GOOGLE_GEMINI_BASE_URL=" + m.URL()}
 	case OpenCode.Name:
 		writeFile(t, filepath.Join(home, ".config", "opencode", "opencode.json"), fmt.Sprintf(`{
   "$schema": "https://opencode.ai/config.json",
@@ -51,9 +49,24 @@ stream_max_retries = 0
   "autoupdate": false,
   "share": "disabled"
 }`, m.URL()))
+	default:
+		t.Fatalf("no person's config for %s", c.Name)
+	}
+	return PersonEnv(c, m)
+}
+
+// PersonEnv is what PersonConfig returns, known before the person's HOME
+// exists: a test that starts the person's first program (Claude's lead)
+// with it writes their config once that program's HOME is made.
+func PersonEnv(c CLI, m *Model) []string {
+	switch c.Name {
+	case Codex.Name:
+		return []string{"FAKE_API_KEY=test-key"}
+	case Gemini.Name:
+		return []string{"GEMINI_API_KEY=test-key", "GOOGLE_GEMINI_BASE_URL=" + m.URL()}
+	case OpenCode.Name:
 		return []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1"}
 	}
-	t.Fatalf("no person's config for %s", c.Name)
 	return nil
 }
 

@@ -51,6 +51,13 @@ func startShimLeadIn(t *testing.T, layout string, inside bool, host claudetest.H
 // person's PATH (agent CLIs) and more variables.
 func startShimLeadWith(t *testing.T, layout string, inside bool, host claudetest.Host, path, env []string) *shimLead {
 	t.Helper()
+	return startShimLeadArgs(t, layout, inside, host, path, env, "--dangerously-skip-permissions")
+}
+
+// startShimLeadArgs is startShimLeadWith with Claude's own arguments
+// (after paneteam claude's "--") in place of --dangerously-skip-permissions.
+func startShimLeadArgs(t *testing.T, layout string, inside bool, host claudetest.Host, path, env []string, claudeArgs ...string) *shimLead {
+	t.Helper()
 	api := claudetest.NewAPI(t)
 	bin := t.TempDir()
 	if err := os.Symlink(claudetest.Binary(t), filepath.Join(bin, "claude")); err != nil {
@@ -62,7 +69,7 @@ func startShimLeadWith(t *testing.T, layout string, inside bool, host claudetest
 	if layout != "" {
 		args = append(args, "--layout", layout)
 	}
-	args = append(args, "--", "--dangerously-skip-permissions")
+	args = append(append(args, "--"), claudeArgs...)
 	l.Session = claudetest.Start(t, claudetest.Options{
 		API: api, Bin: testutil.Binary(t), Args: args, NotInTmux: !inside, Host: host,
 		Env: append([]string{"PATH=" + strings.Join(append(append([]string{bin}, path...), os.Getenv("PATH")), ":"),
