@@ -213,3 +213,32 @@ func TestAsksNeedsAMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCodeModesFromItsEnvironment: OpenCode takes approvals only from
+// its config, so bypassPermissions and acceptEdits come as
+// OPENCODE_PERMISSION, merged over the person's config; a mode named in
+// permissionEnv but not in permission is refused.
+func TestOpenCodeModesFromItsEnvironment(t *testing.T) {
+	p, err := Find("opencode", func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mode, want := range map[string]string{"bypassPermissions": `"bash":"allow"`, "acceptEdits": `{"edit":"allow"}`, "default": ""} {
+		l, err := Build(p, Options{Team: "t", Agent: "a", Cwd: "/w", Home: "/h", Paneteam: "/pt", PermissionMode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, kv := range l.Env {
+			if v, ok := strings.CutPrefix(kv, "OPENCODE_PERMISSION="); ok {
+				got = v
+			}
+		}
+		if want == "" && got != "" || !strings.Contains(got, want) {
+			t.Errorf("%s: OPENCODE_PERMISSION=%q, want %q", mode, got, want)
+		}
+	}
+	if _, err := Parse([]byte(`{"program":"x","permission":{"default":[]},"permissionEnv":{"plan":{"A":"1"}}}`), "x", "test"); err == nil {
+		t.Error("permissionEnv for a mode permission does not list was taken")
+	}
+}
