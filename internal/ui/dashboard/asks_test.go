@@ -22,7 +22,7 @@ func TestAMemberAskingInItsPaneNeedsYou(t *testing.T) {
 			row = l
 		}
 	}
-	if !strings.Contains(row, "! NEEDS YOU") || !strings.Contains(row, "asks in its pane") {
+	if !strings.Contains(row, "! NEEDS YOU") || !strings.Contains(row, "asks in pane") {
 		t.Fatalf("gem's row: %q\n%s", row, m.View())
 	}
 	press(m, "down", "down", "down", "enter")

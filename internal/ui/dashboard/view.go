@@ -241,7 +241,7 @@ func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 		rest += fmt.Sprintf(" waiting %d", mb.Waiting)
 	}
 	if mb.Asks != "" {
-		rest += " asks in its pane"
+		rest += " asks in pane"
 	}
 	return pad(visible.Line(mb.Label()), nameW) + " " + state + rest
 }
