@@ -113,3 +113,27 @@ func Sweep(ctx context.Context, recs Records) (removed []Record, errs []error) {
 	}
 	return removed, errs
 }
+
+// Drop removes r's worktree and deletes its branch whatever they hold:
+// the person asked for it (paneteam worktrees --remove --force). Only a
+// worktree where paneteam puts its teammates' is dropped.
+func Drop(ctx context.Context, r Record) error {
+	if err := Owned(r.Path, r.Team, r.Member); err != nil {
+		return err
+	}
+	if !samePath(r.Path, Path(r.Repo, r.Team, r.Member)) || r.Branch != Branch(r.Team, r.Member) {
+		return &KeptError{Path: r.Path, Reason: "its record does not match where paneteam puts it"}
+	}
+	if _, err := os.Lstat(r.Path); err == nil {
+		if _, err := git(ctx, r.Repo, "worktree", "remove", "--force", "--force", r.Path); err != nil {
+			return fmt.Errorf("remove the worktree %s: %w", r.Path, err)
+		}
+	}
+	if _, err := git(ctx, r.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch); err == nil {
+		if _, err := git(ctx, r.Repo, "branch", "-D", r.Branch); err != nil {
+			return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", r.Path, r.Branch, err)
+		}
+	}
+	pruneParents(r.Repo, r.Path)
+	return nil
+}
