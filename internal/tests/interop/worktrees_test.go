@@ -105,6 +105,21 @@ func TestClaudeLeadTeammatesInWorktrees(t *testing.T) {
 			t.Errorf("%s's model was not told its branch %s in its system prompt", n, branch(n))
 		}
 	}
+	// status shows each member's branch.
+	var teams []struct {
+		Members []struct{ Name, Branch string }
+	}
+	if err := json.Unmarshal([]byte(ptOK(t, l.Session, "status", "--team", cfg.Name, "--json")), &teams); err != nil || len(teams) != 1 {
+		t.Fatalf("status --json: %v %+v", err, teams)
+	}
+	for _, m := range teams[0].Members {
+		if want := map[bool]string{true: branch(m.Name)}[m.Name != "team-lead"]; m.Branch != want {
+			t.Errorf("status shows %s's branch as %q, want %q", m.Name, m.Branch, want)
+		}
+	}
+	if out := ptOK(t, l.Session, "status", "--team", cfg.Name); !strings.Contains(out, "BRANCH") || !strings.Contains(out, branch("bob")) {
+		t.Errorf("status does not show the branches:\n%s", out)
+	}
 	if got := personState(t, repo); got != before {
 		t.Errorf("the person's checkout changed while teammates ran:\n%s\nwas:\n%s", got, before)
 	}
