@@ -193,28 +193,3 @@ func reapWorktree(ctx context.Context, recs worktree.Records, path string, pid i
 	// 'cleanup --orphans' looks again.
 	worktree.Tidy(ctx, recs, *r) //nolint:errcheck
 }
-
-// worktreeNotes is what 'paneteam claude --worktree' says at start about
-// the folder it runs in.
-func worktreeNotes(ctx context.Context, cwd string) []string {
-	notes, err := worktree.Preflight(ctx, cwd)
-	if err != nil {
-		return []string{"--worktree: " + err.Error()}
-	}
-	for i, n := range notes {
-		notes[i] = "--worktree: " + n
-	}
-	return notes
-}
-
-// tidyWorktrees removes the untouched worktrees of teammates that ended
-// when their removal was cut short, and says so.
-func tidyWorktrees(ctx context.Context, env Env, state string) {
-	removed, errs := worktree.Sweep(ctx, worktree.OpenRecords(state))
-	for _, r := range removed {
-		warnf(env, "removed %s/%s's untouched worktree %s", r.Team, r.Member, r.Path)
-	}
-	for _, err := range errs {
-		warnf(env, "%v", err)
-	}
-}
