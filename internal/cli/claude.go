@@ -173,8 +173,10 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	}
 	if co.Worktree {
 		l.Notes = append(l.Notes, worktreeNotes(ctx, cwd)...)
-		// What an earlier lead's exit left half done.
-		tidyWorktrees(ctx, env, state)
+		if !co.DryRun {
+			// What an earlier lead's exit left half done.
+			tidyWorktrees(ctx, env, state)
+		}
 	}
 	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree)
 	if err != nil {
