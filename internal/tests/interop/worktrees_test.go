@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/tests/agenttest"
+	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
@@ -177,6 +179,66 @@ func TestClaudeLeadTeammatesInWorktrees(t *testing.T) {
 	if _, err := os.Stat(wt("carol")); !os.IsNotExist(err) || gitIn(t, repo, "branch", "--list", branch("carol")) != "" {
 		t.Errorf("carol's worktree or branch is left after --force: %v", err)
 	}
+	if got := personState(t, repo); got != before {
+		t.Errorf("the person's checkout changed:\n%s\nwas:\n%s", got, before)
+	}
+}
+
+// TestClaudeLeadCodexInWorktree: under 'paneteam claude --worktree' a
+// Codex teammate Claude's lead asks for runs in its own worktree too, is
+// told its branch in its first prompt (before the lead's, read from its
+// inbox), and its untouched worktree is gone after the lead's exit.
+func TestClaudeLeadCodexInWorktree(t *testing.T) {
+	codexBin := agenttest.Install(t, agenttest.Codex)
+	testutil.MCPBinary(t)
+	model := newRoutedCodex(t)
+	l := startShimLeadWith(t, "", true, nil, []string{codexBin}, []string{"FAKE_API_KEY=test-key", "PANETEAM_WORKTREE=1"})
+	agenttest.PersonConfig(t, agenttest.Codex, l.Home, model.Model)
+	repo := l.Cwd
+	os.WriteFile(filepath.Join(repo, "parser.go"), []byte("package parser\n"), 0o644)
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "-q", "-m", "first")
+	before := personState(t, repo)
+	cfg := mustConfig(t, l.Session)
+
+	after := l.api.LastSeq()
+	l.api.On("get a codex reviewer",
+		claudetest.Calls(claudetest.Tool("Agent", map[string]any{"description": "codex reviewer", "prompt": "Review parser.go.",
+			"name": "coder", "subagent_type": "codex"})),
+		claudetest.Text("Started coder."))
+	l.Submit(t, wait, "get a codex reviewer")
+	l.api.WaitMessages(t, wait, after, "Spawned successfully")
+	testutil.Eventually(t, wait, "Codex's model to read the lead's prompt", func() bool { return model.get(&model.prompt) != "" })
+
+	tree := filepath.Join(repo, ".paneteam", "worktrees", cfg.Name, "coder")
+	branch := "paneteam/" + cfg.Name + "/coder"
+	pids := codexProcs(l.ConfigDir)
+	if len(pids) == 0 {
+		t.Fatal("no Codex process of coder's")
+	}
+	for _, pid := range pids {
+		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd"); cwd != tree {
+			t.Errorf("Codex process %d runs in %q (%v), want its worktree %s", pid, cwd, err, tree)
+		}
+	}
+	told := false
+	for _, r := range model.Requests() {
+		for _, u := range r.UserTexts() {
+			if strings.Contains(u, "on the branch "+branch) && strings.Contains(u, "read_inbox") {
+				told = true
+			}
+		}
+	}
+	if !told {
+		t.Errorf("Codex's model was not told its branch %s", branch)
+	}
+
+	l.exitLead(t, l.server(true), true, "coder@"+cfg.Name)
+	testutil.Eventually(t, 10*time.Second, "coder's untouched worktree and branch to go", func() bool {
+		_, err := os.Stat(tree)
+		return os.IsNotExist(err) && gitIn(t, repo, "branch", "--list", branch) == ""
+	})
 	if got := personState(t, repo); got != before {
 		t.Errorf("the person's checkout changed:\n%s\nwas:\n%s", got, before)
 	}
