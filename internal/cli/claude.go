@@ -69,7 +69,9 @@ no change; one with work stays for 'paneteam worktrees' to list, review and
 remove. Not a git repository, a bare one, one with no commit yet, or git
 missing: said at start, and teammates work in the lead's folder as without
 --worktree. A merge, rebase, cherry-pick or revert in progress, or a detached
-HEAD: said at start; teammates start from HEAD's commit.
+HEAD: said at start; teammates start from HEAD's commit. Teammates Claude
+runs inside its own process (not in a pane) never reach paneteam and work
+in the lead's folder.
 
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).

@@ -107,6 +107,11 @@ func TestClaudeLeadTeammatesInWorktrees(t *testing.T) {
 			t.Errorf("%s's model was not told its branch %s in its system prompt", n, branch(n))
 		}
 	}
+	// Claude Code removes the worktrees config.json names when it deletes
+	// its team: paneteam writes none there.
+	if b, _ := os.ReadFile(filepath.Join(l.TeamDir(), "config.json")); strings.Contains(string(b), "worktree") {
+		t.Errorf("config.json names a worktree:\n%s", b)
+	}
 	// status shows each member's branch.
 	var teams []struct {
 		Members []struct{ Name, Branch string }
