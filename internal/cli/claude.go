@@ -55,6 +55,24 @@ idle and shutdown as its Claude teammates have them. --offer codex,gemini
 paneteam's config folder ($XDG_CONFIG_HOME/paneteam, else ~/.config/paneteam).
 Every other teammate runs the same Claude, with every flag, as before.
 
+--worktree (or PANETEAM_WORKTREE=1) gives every pane teammate the lead
+spawns, Claude or agent CLI, a git worktree of its own: a full checkout at
+.paneteam/worktrees/TEAM/NAME in the repository's main working tree, on the
+branch paneteam/TEAM/NAME, started from the commit the lead's folder is at
+(its own HEAD when the lead works in a linked worktree), the teammate in the
+same subfolder as the lead. /.paneteam/ goes into the repository's
+info/exclude; ignored files listed in .worktreeinclude are copied in. Your
+checkout, index, HEAD and branches stay as they were. Each teammate is told
+its branch and asked to commit there and name it when it reports. Once a
+teammate ends, its worktree goes with its branch if it holds no commit and
+no change; one with work stays for 'paneteam worktrees' to list, review and
+remove. Not a git repository, a bare one, one with no commit yet, or git
+missing: said at start, and teammates work in the lead's folder as without
+--worktree. A merge, rebase, cherry-pick or revert in progress, or a detached
+HEAD: said at start; teammates start from HEAD's commit. Teammates Claude
+runs inside its own process (not in a pane) never reach paneteam and work
+in the lead's folder.
+
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
 --dry-run prints what would run; Claude's --teammate-mode is set by paneteam.
@@ -68,6 +86,7 @@ of that release paneteam does not know.`,
 			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto, tmux, kitty, wezterm, zellij or iterm2", Value: "auto"},
 			&ucli.StringSliceFlag{Name: "offer", Usage: "the agent CLIs Claude's lead may start as teammates (codex, gemini, opencode, your profiles), " +
 				"or none; default: the config folder's claude.json, else every one installed"},
+			&ucli.BoolFlag{Name: "worktree", Usage: "give every pane teammate a git worktree and branch of its own (see above)", Sources: ucli.EnvVars("PANETEAM_WORKTREE")},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),
@@ -86,10 +105,12 @@ type claudeOptions struct {
 	Offer   []string // agent CLIs to offer; nil: claude.json, else all installed
 	Layout  layout.Kind
 	Backend string
-	DryRun  bool
-	Check   bool
-	JSON    bool
-	Args    []string // Claude Code's own, after --
+	// Worktree gives every pane teammate its own git worktree.
+	Worktree bool
+	DryRun   bool
+	Check    bool
+	JSON     bool
+	Args     []string // Claude Code's own, after --
 }
 
 func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
@@ -108,7 +129,7 @@ func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
 	if c.IsSet("offer") && len(offer) == 0 {
 		offer = []string{"none"}
 	}
-	return claudeOptions{Offer: offer, Layout: kind, Backend: c.String("backend"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
+	return claudeOptions{Offer: offer, Layout: kind, Backend: c.String("backend"), Worktree: c.Bool("worktree"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
 		JSON: c.Bool("json"), Args: c.Args().Slice()}, nil
 }
 
@@ -152,7 +173,14 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	if co.Check {
 		return runCheck(ctx, env, claude, o.Release, co.JSON)
 	}
-	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs)
+	if co.Worktree {
+		l.Notes = append(l.Notes, worktreeNotes(ctx, cwd)...)
+		if !co.DryRun {
+			// What an earlier lead's exit left half done.
+			tidyWorktrees(ctx, env, state)
+		}
+	}
+	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree)
 	if err != nil {
 		return err
 	}
@@ -300,7 +328,7 @@ func writeCheck(w io.Writer, rep *claudecheck.Report) {
 // Claude (CLAUDE_CODE_TEAMMATE_COMMAND) and offers Claude's lead an agent
 // type per agent CLI chosen (--agents, merged with the person's own). It
 // returns the types offered.
-func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want []string, theirs string) ([]string, error) {
+func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want []string, theirs string, worktree bool) ([]string, error) {
 	if want == nil {
 		w, err := router.ReadOffer(env.Getenv)
 		if err != nil {
@@ -329,7 +357,7 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 	}
 	// A person's own teammate program stays theirs, for every type paneteam
 	// does not run.
-	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe}
+	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree}
 	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
 		rc.Claude = own
 	}

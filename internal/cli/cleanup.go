@@ -10,6 +10,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/team"
 )
@@ -157,6 +158,20 @@ func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
 	res, err := o.Lifecycle.Reap(ctx, root, ro)
 	if res == nil {
 		return err
+	}
+	if !o.DryRun {
+		// Teammates' worktrees whose removal a lead's exit cut short.
+		if state, serr := provenance.StateDir(env.Getenv); serr == nil {
+			removed, errs := worktree.Sweep(ctx, worktree.OpenRecords(state))
+			if !o.JSON {
+				for _, r := range removed {
+					showf(env.Stdout, "removed %s/%s's untouched worktree %s\n", r.Team, r.Member, r.Path)
+				}
+			}
+			for _, e := range errs {
+				warnf(env, "%v", e)
+			}
+		}
 	}
 	if o.JSON {
 		if perr := printJSON(env.Stdout, res); perr != nil {

@@ -38,6 +38,7 @@ func commandTable() []commandEntry {
 		{"teammate", teammateCommand},
 		{"shutdown", shutdownCommand},
 		{"cleanup", cleanupCommand},
+		{"worktrees", worktreesCommand},
 		{"iterm2", iterm2Command},
 		{"demo", demoCommand},
 		{"pty-host", hostCommand},

@@ -480,4 +480,25 @@ func TestSpawnPaneWorktree(t *testing.T) {
 	if got := members(t, w.root, tn); got != "team-lead" {
 		t.Fatalf("failed spawn left a member: %s", got)
 	}
+
+	// From a subfolder of a linked worktree: the teammate's worktree
+	// starts from that worktree's commit, in the same subfolder.
+	linked := filepath.Join(t.TempDir(), "feature")
+	gitT(t, repo, "worktree", "add", "-q", "-b", "feature", linked)
+	os.MkdirAll(filepath.Join(linked, "pkg"), 0o755)
+	os.WriteFile(filepath.Join(linked, "pkg", "f.go"), []byte("package pkg\n"), 0o644)
+	gitT(t, linked, "add", ".")
+	gitT(t, linked, "commit", "-q", "-m", "feature")
+	w.spawn(t, tn, "carol", "reference", "--cwd", filepath.Join(linked, "pkg"), "--worktree")
+	carol := filepath.Join(repo, ".paneteam", "worktrees", tn, "carol")
+	cfg, err = team.Load(team.Team{Root: w.root, Name: tn}.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cfg.Member("carol"); m.WorktreePath != carol || m.Cwd != filepath.Join(carol, "pkg") {
+		t.Errorf("from a linked worktree's subfolder: worktreePath %q cwd %q, want %q and its pkg", m.WorktreePath, m.Cwd, carol)
+	}
+	if got, want := gitT(t, carol, "rev-parse", "HEAD"), gitT(t, linked, "rev-parse", "HEAD"); got != want {
+		t.Errorf("carol's worktree starts at %s, want the linked worktree's %s", got, want)
+	}
 }

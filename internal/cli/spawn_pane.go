@@ -60,7 +60,7 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.BoolFlag{Name: "no-sign", Usage: "with --claude: start the teammate without a signing key; nothing written to it is signed"},
 			&ucli.BoolFlag{Name: "plan-mode-required", Usage: "with --claude: the teammate must have its plan approved"},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: spawn.DefaultStartupCheck},
-			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>)"},
+			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>, from the commit of --cwd's working tree, a linked one too, in the same subfolder)"},
 			jsonFlag(),
 		}, append(layoutFlags(), hostFlags()...)...),
 		Action: func(ctx context.Context, c *ucli.Command) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v3"
@@ -243,13 +244,23 @@ func writeStatus(env Env, teams []teamStatus) error {
 			fmt.Fprintf(env.Stdout, "  note: %d message(s) to team-lead unread: %s\n", w.Unread, teamwatch.LeadInboxNote)
 		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD")
+		// A BRANCH column only for a team with worktrees.
+		branchCol := slices.ContainsFunc(ts.Members, func(m teamwatch.Member) bool { return m.Branch != "" })
+		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD"
+		if branchCol {
+			head += "\tBRANCH"
+		}
+		fmt.Fprintln(tw, head)
 		for _, m := range ts.Members {
 			// A teammate on another machine is name@host (the host from
 			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
 				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
+			if branchCol {
+				fmt.Fprintf(tw, "\t%s", visible.Line(orDefault(m.Branch, "-")))
+			}
+			fmt.Fprintln(tw)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -64,7 +64,11 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	}
 	tm, perr := router.ParseClaudeArgs(o.Args)
 	if !rc.Routes(tm.AgentType) {
-		return execClaudeTeammate(env, rc, tm, o.Args)
+		args := o.Args
+		if told := teammateWorktree(ctx, &env, rc, o.Link, tm); told != "" {
+			args = append(args, "--append-system-prompt", told)
+		}
+		return execClaudeTeammate(env, rc, tm, args)
 	}
 	if perr != nil {
 		return refuseTeammate(ctx, env, tm, tm.AgentType, perr)
@@ -91,13 +95,18 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	if err != nil {
 		return refuseTeammate(ctx, env, tm, p.Title, err)
 	}
+	prompt := ""
+	if told := teammateWorktree(ctx, &env, rc, o.Link, tm); told != "" {
+		// The lead's prompt is in the inbox; this comes first.
+		prompt = told + "\n\nStart by calling read_inbox."
+	}
 	cwd, _ := os.Getwd()
 	recordLaunch(env, t, tm, p.Name, prog, cwd, "")
 	// The loop obeys, and the MCP server shows as verified, only what
 	// the lead signed with the key Claude gave this teammate.
 	tc := teammate.Config{Team: t, Name: tm.Name, Log: env.Stderr, LeadKey: tm.LeadVerifyKey}
 	return runAgentTeammate(ctx, env, tc, nil, agentTeammateOptions{
-		Agent: p.Name, Model: plan.Model, PermissionMode: plan.PermissionMode, Effort: plan.Effort, Deny: plan.Deny,
+		Agent: p.Name, Prompt: prompt, Model: plan.Model, PermissionMode: plan.PermissionMode, Effort: plan.Effort, Deny: plan.Deny,
 		LeadVerifyKey: tm.LeadVerifyKey,
 	})
 }

@@ -44,7 +44,15 @@ type Config struct {
 	Offered []string `json:"offered"`
 	// Exe is the paneteam binary the link points to.
 	Exe string `json:"exe"`
+	// Worktree gives every teammate a git worktree of its own
+	// ('paneteam claude --worktree').
+	Worktree bool `json:"worktree,omitempty"`
 }
+
+// StateDir is paneteam's state folder the link lives in
+// (<state>/router/<hash>/paneteam-teammate): the pane gets none of
+// paneteam's variables, so this is where the router finds it.
+func StateDir(link string) string { return filepath.Dir(filepath.Dir(filepath.Dir(link))) }
 
 // Routes reports whether agentType runs an agent CLI.
 func (c Config) Routes(agentType string) bool {

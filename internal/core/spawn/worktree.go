@@ -3,8 +3,6 @@ package spawn
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/lockfile"
@@ -26,12 +24,7 @@ func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *te
 		worktree.Remove(ctx, wt.Path) //nolint:errcheck // kept when it holds work
 		return nil
 	}
-	cwd := wt.Path
-	if rel, err := filepath.Rel(wt.Repo, m.Cwd); err == nil && rel != "." && filepath.IsLocal(rel) {
-		if st, err := os.Stat(filepath.Join(wt.Path, rel)); err == nil && st.IsDir() {
-			cwd = filepath.Join(wt.Path, rel)
-		}
-	}
+	cwd := wt.Cwd
 	_, err = t.Update(ctx, lock, func(cur *team.Config) error {
 		row := memberByID(cur, m.AgentID)
 		if row == nil {

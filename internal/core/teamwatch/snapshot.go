@@ -169,8 +169,11 @@ type Member struct {
 	// CLI is what the member runs: "claude" for Claude Code, an agent
 	// profile's name ("codex", "gemini", "opencode", a person's own), ""
 	// for a plain command (memberCLI). Runs says it for people.
-	CLI   string `json:"cli,omitempty"`
-	State State  `json:"state"`
+	CLI string `json:"cli,omitempty"`
+	// Branch is the branch of the member's own git worktree, "" when it
+	// works in the lead's folder (branches).
+	Branch string `json:"branch,omitempty"`
+	State  State  `json:"state"`
 	// Active is config.json's isActive (true when absent).
 	Active bool `json:"active"`
 	// Pane is alive, dead or unknown (PaneAlive, ...): the member's pane,
@@ -305,9 +308,11 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 			census = backend.NewCensus(*opts.Backend)
 		}
 	}
+	branch := branches(opts.getenv, t, cfg)
 	for i := range cfg.Members {
 		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, t, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
 		s.Members[i].Host = remote.Host(opts.getenv, t.Root, filepath.Base(t.Dir()), cfg.Members[i].Name)
+		s.Members[i].Branch = branch[cfg.Members[i].Name]
 	}
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
 	if !opts.MembersOnly {

@@ -41,7 +41,14 @@ type state struct {
 // Check reports whether Remove would remove the worktree at path: nil if
 // so (or if it is already gone), a *KeptError saying why not otherwise.
 func Check(ctx context.Context, path string) error {
-	_, err := inspect(ctx, path)
+	return CheckSince(ctx, path, "")
+}
+
+// CheckSince is Check counting the commit base (where the worktree
+// started) and what it holds as saved: a worktree made from a detached
+// HEAD holds nothing of its own until it gets a commit past base.
+func CheckSince(ctx context.Context, path, base string) error {
+	_, err := inspect(ctx, path, base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -55,7 +62,12 @@ func Check(ctx context.Context, path string) error {
 // and every git command succeeded. Otherwise it returns a *KeptError and
 // leaves everything as it was. A path that no longer exists is success.
 func Remove(ctx context.Context, path string) error {
-	st, err := inspect(ctx, path)
+	return RemoveSince(ctx, path, "")
+}
+
+// RemoveSince is Remove counting base as saved (CheckSince).
+func RemoveSince(ctx context.Context, path, base string) error {
+	st, err := inspect(ctx, path, base)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -80,7 +92,7 @@ func Remove(ctx context.Context, path string) error {
 
 // inspect gathers the state of the worktree at path and returns a
 // *KeptError for anything that makes removal unsafe.
-func inspect(ctx context.Context, path string) (*state, error) {
+func inspect(ctx context.Context, path, base string) (*state, error) {
 	if _, err := os.Lstat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -106,7 +118,7 @@ func inspect(ctx context.Context, path string) (*state, error) {
 	if err := checkClean(ctx, path); err != nil {
 		return nil, err
 	}
-	if err := st.checkPushed(ctx); err != nil {
+	if err := st.checkPushed(ctx, base); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -156,7 +168,7 @@ func checkClean(ctx context.Context, path string) error {
 // checkPushed keeps a tree whose HEAD (or branch) has commits that no
 // other branch, tag or remote-tracking branch holds: removing the tree and
 // its branch would lose them.
-func (st *state) checkPushed(ctx context.Context) error {
+func (st *state) checkPushed(ctx context.Context, base string) error {
 	heads := []string{"HEAD"}
 	var exclude []string
 	if st.branch != "" {
@@ -166,6 +178,9 @@ func (st *state) checkPushed(ctx context.Context) error {
 	}
 	args := append([]string{"rev-list", "--max-count=100"}, heads...)
 	args = append(append(append(args, "--not"), exclude...), "--branches", "--tags", "--remotes")
+	if base != "" {
+		args = append(args, base)
+	}
 	out, err := git(ctx, st.path, args...)
 	if err != nil {
 		return kept(st.path, "git could not tell whether its commits are saved elsewhere", err)

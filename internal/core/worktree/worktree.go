@@ -31,6 +31,12 @@ type Worktree struct {
 	Path   string // absolute
 	Branch string // paneteam/<team>/<name>
 	Repo   string // the repository's main working tree
+	// Cwd is the folder of the worktree matching the one Create was
+	// given (the same subfolder of its working tree), else Path.
+	Cwd string
+	// Base is the commit the worktree started from: the HEAD of the
+	// working tree Create was given (a linked worktree's own HEAD).
+	Base string
 	// Copied lists the ignored files copied in from .worktreeinclude,
 	// relative to the tree.
 	Copied []string
@@ -76,6 +82,24 @@ func Create(ctx context.Context, dir, team, name string) (*Worktree, error) {
 		return nil, err
 	}
 	wt := &Worktree{Path: Path(repo, team, name), Branch: Branch(team, name), Repo: repo}
+	// The lead's own working tree (a linked one too) gives the commit
+	// and the subfolder; the main tree only gives the place.
+	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not in a git working tree (--worktree needs one): %w", dir, err)
+	}
+	wt.Base, err = git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("repository %s has no commits yet: commit once before giving teammates worktrees", top)
+	}
+	sub := subfolder(top, dir)
+	defer func() {
+		if wt.Cwd = wt.Path; sub != "" {
+			if st, err := os.Stat(filepath.Join(wt.Path, sub)); err == nil && st.IsDir() {
+				wt.Cwd = filepath.Join(wt.Path, sub)
+			}
+		}
+	}()
 	if err := refuseSymlinks(repo, wt.Path); err != nil {
 		return nil, err
 	}
@@ -88,11 +112,9 @@ func Create(ctx context.Context, dir, team, name string) (*Worktree, error) {
 	if err := os.MkdirAll(filepath.Dir(wt.Path), 0o755); err != nil {
 		return nil, fmt.Errorf("create worktree folder: %w", err)
 	}
-	args := []string{"worktree", "add", "-b", wt.Branch, wt.Path, "HEAD"}
+	args := []string{"worktree", "add", "-b", wt.Branch, wt.Path, wt.Base}
 	if _, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+wt.Branch); err == nil {
 		args, wt.Reused = []string{"worktree", "add", wt.Path, wt.Branch}, true
-	} else if _, err := git(ctx, repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
-		return nil, fmt.Errorf("repository %s has no commits yet: commit once before giving teammates worktrees", repo)
 	}
 	if _, err := git(ctx, repo, args...); err != nil {
 		return nil, fmt.Errorf("create worktree for %s: %w", name, err)
@@ -103,6 +125,22 @@ func Create(ctx context.Context, dir, team, name string) (*Worktree, error) {
 		return wt, fmt.Errorf("worktree %s created, but copying .worktreeinclude files failed: %w", wt.Path, err)
 	}
 	return wt, nil
+}
+
+// subfolder is dir relative to the working tree top, "" when it is the
+// top or not under it.
+func subfolder(top, dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		top = r
+	}
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return rel
 }
 
 // reuse accepts an existing path only if it is already this teammate's

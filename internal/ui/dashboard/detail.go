@@ -70,6 +70,9 @@ func (m *Model) memberDetail(w int) []string {
 	out = append(out, field("agent id", v(mb.AgentID), w)...)
 	out = append(out, field("runs", v(mb.Runs()), w)...)
 	out = append(out, field("type", v(mb.AgentType), w)...)
+	if mb.Branch != "" {
+		out = append(out, field("branch", v(mb.Branch), w)...)
+	}
 	out = append(out, field("backend", v(mb.Backend), w)...)
 	out = append(out, field("pane", fmt.Sprintf("%s %s", v(mb.PaneID), v(mb.Pane)), w)...)
 	if mb.PaneError != "" {

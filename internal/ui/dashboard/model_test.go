@@ -389,3 +389,20 @@ func TestEachMemberSaysWhatItRuns(t *testing.T) {
 		t.Errorf("bob's details do not say what runs him:\n%s", v)
 	}
 }
+
+// TestAMemberShowsItsBranch: the details of a member with a worktree of
+// its own name its branch; one without says nothing of a branch.
+func TestAMemberShowsItsBranch(t *testing.T) {
+	s := team3()
+	s.Members[2].Branch = "paneteam/crew/bob"
+	m := start(t, &fake{snap: s}, Options{})
+	press(m, "down", "down", "enter")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "branch: paneteam/crew/bob") {
+		t.Errorf("bob's details do not name his branch:\n%s", v)
+	}
+	m = start(t, &fake{snap: team3()}, Options{})
+	press(m, "down", "down", "enter")
+	if v := ansi.Strip(m.View()); strings.Contains(v, "branch:") {
+		t.Errorf("bob's details without a worktree name a branch:\n%s", v)
+	}
+}
