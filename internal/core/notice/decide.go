@@ -90,15 +90,18 @@ func (d *Decider) Decide(s *teamwatch.Snapshot, events []teamwatch.Event) []Noti
 		}
 		teammates++
 		who := visible.Line(m.Label())
+		if m.Pane == teamwatch.PaneDead {
+			// Dead, whatever it was waiting on: nobody will act on it there.
+			hold("died\x00"+m.Name, Notice{Kind: Died, Who: m.Name, Host: m.Host,
+				Text: who + " died: its pane is gone"})
+			teammates--
+			continue
+		}
 		switch m.State {
 		case teamwatch.StateNeedsYou:
 			hold("needs-you\x00"+m.Name, Notice{Kind: NeedsYou, Who: m.Name, Host: m.Host, Pane: tmuxPane(m),
 				Text: who + " needs you: " + why(m)})
 		case teamwatch.StateGone:
-			if m.Pane == teamwatch.PaneDead {
-				hold("died\x00"+m.Name, Notice{Kind: Died, Who: m.Name, Host: m.Host,
-					Text: who + " died: its pane is gone"})
-			}
 			teammates--
 		case teamwatch.StateIdle:
 			idle++

@@ -85,7 +85,7 @@ func (n *Notifier) sendHeld() {
 	n.held, n.last = nil, time.Now()
 	for _, s := range n.Senders {
 		if err := s.Send(n.ctx, one); err != nil && n.OnError != nil {
-			n.OnError(fmt.Errorf("notice %s: %w", one.Kind, err))
+			n.OnError(fmt.Errorf("notice: %w", err))
 		}
 	}
 }
