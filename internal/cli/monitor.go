@@ -118,11 +118,13 @@ func runMonitor(ctx context.Context, env Env, o monitorOptions) error {
 	if err != nil {
 		return err
 	}
-	n, err := monitorNotifier(ctx, env, o)
+	n, err := monitorNotifier(ctx, env, &o)
 	if err != nil {
 		return err
 	}
 	defer n.Close()
+	ctx, cancel := o.Notify.Bound(ctx)
+	defer cancel()
 	w := newTeamWatcher(env, t, o.Watch)
 	defer w.Close()
 	s, _, err := w.Next(ctx)
@@ -152,10 +154,11 @@ func runMonitor(ctx context.Context, env Env, o monitorOptions) error {
 	}
 }
 
-// monitorNotifier is the notifier of the notices asked for (one with no
+// monitorNotifier is the notifier of the notices asked for, completing
+// o.Notify with where the command runs (one with no
 // senders when none were: notices are opt-in).
-func monitorNotifier(ctx context.Context, env Env, o monitorOptions) (*notice.Notifier, error) {
-	setup := o.Notify
+func monitorNotifier(ctx context.Context, env Env, o *monitorOptions) (*notice.Notifier, error) {
+	setup := &o.Notify
 	setup.TMUX, setup.Getenv, setup.ExecOutput = env.Getenv("TMUX"), env.Getenv, env.Stderr
 	if env.StdoutTTY {
 		setup.TTY = env.Stdout

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/term/osc"
 	"github.com/paneteam/paneteam/tmux"
@@ -111,4 +112,38 @@ func (s Setup) Warning(ctx context.Context) string {
 		return ErrPassthroughOff.Error()
 	}
 	return ""
+}
+
+// serverCheck is how often a notifier under tmux checks that its server
+// still runs.
+const serverCheck = 5 * time.Second
+
+// Bound returns ctx, ended also when the tmux server the notices go to
+// stops: a monitor the TPM plugin started in the background must not
+// outlive it (tmux leaves run-shell -b's jobs running when it exits).
+func (s Setup) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if s.TMUX == "" || len(s.Ways) == 0 {
+		return ctx, cancel
+	}
+	srv, err := tmux.FromTMUX(s.TMUX)
+	if err != nil {
+		return ctx, cancel
+	}
+	go func() {
+		t := time.NewTicker(serverCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := srv.Run(ctx, "display-message", "-p", "x"); errors.Is(err, tmux.ErrNoServer) {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, cancel
 }
