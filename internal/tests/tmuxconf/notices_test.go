@@ -33,8 +33,8 @@ func (h *harness) monitors() int {
 
 // TestTPMPluginNotices: @paneteam-notify starts one background monitor
 // for the team (one still when the plugin runs again), and a teammate
-// needing the person shows in tmux's message line. Without the option
-// none runs.
+// needing the person shows in tmux's message line, and so does its death.
+// Without the option none runs.
 func TestTPMPluginNotices(t *testing.T) {
 	requireTPM(t)
 	h := startWith(t, func(h *harness) string {
@@ -58,6 +58,11 @@ func TestTPMPluginNotices(t *testing.T) {
 	}
 	h.waitScreen("alice needing you in the message line", func(s string) bool {
 		return strings.Contains(s, "paneteam demo: alice needs you")
+	})
+	// Its pane gone without a shutdown: it died.
+	h.inner("kill-pane", "-t", h.waitMember("alice", true).TmuxPaneID)
+	h.waitScreen("alice's death in the message line", func(s string) bool {
+		return strings.Contains(s, "paneteam demo: alice died: its pane is gone")
 	})
 }
 
