@@ -12,6 +12,17 @@
 #   set -g @paneteam-attach 'off'   # no attach key
 #
 # @paneteam-bin names the paneteam binary when it is not on tmux's PATH.
+#
+# Notices are off unless asked for. With a team named for every session,
+#
+#   set -g @paneteam-team 'review'
+#   set -g @paneteam-notify 'tmux,terminal'   # or 'tmux', or 'terminal'
+#
+# the plugin starts `paneteam monitor --notify` in the background for that
+# team: a message in the message line and a bell in the window of a
+# teammate that needs you, finished its task or died, or when the whole
+# team is idle ('terminal': the terminal's own desktop notification too,
+# which needs set -g allow-passthrough on). docs/NOTICES.md.
 # The session's @paneteam-team option names the team the keys act on
 # (tmux set-option @paneteam-team review).
 #
@@ -118,3 +129,26 @@ for side in status-left status-right; do
 	done
 	tmux set-option -g "$side" "$out$value"
 done
+
+# Notices: one background monitor per server and team, started once even
+# when the configuration is read again. Its output is not wanted (tmux
+# would show it when it ends); it stops when the team is deleted.
+notify=$(opt @paneteam-notify)
+case $notify in
+'' | off) ;;
+*[!a-z,]*) say "@paneteam-notify takes tmux, terminal or tmux,terminal (or off)" ;;
+*)
+	name=$(opt @paneteam-team)
+	case $bin$name in
+	*[!A-Za-z0-9_./+-]*) say "@paneteam-notify: the team's name and the path of paneteam must be letters, digits and / . _ - + only" ;;
+	*)
+		if [ -z "$name" ]; then
+			say "@paneteam-notify needs the team: set -g @paneteam-team NAME before TPM's run line, or run paneteam monitor --notify yourself"
+		elif [ "$(opt @paneteam-notifying)" != "$name" ]; then
+			tmux set-option -g @paneteam-notifying "$name"
+			tmux run-shell -b "exec $bin monitor --team $name --notify $notify >/dev/null 2>&1"
+		fi
+		;;
+	esac
+	;;
+esac

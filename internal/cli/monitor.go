@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/notice"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/term/osc"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -36,12 +39,29 @@ control character is printed quoted as $'…' with it escaped ($'a\nb' is
 a real line break, a\nb a typed backslash-n). --json prints one object
 per line with kind, time, team, who and the fields of that kind (to,
 type, summary, task, subject, owner, state, pending, lock,
-heldForSeconds).`,
+heldForSeconds).
+
+Notices are off unless asked for. --notify tmux shows each in the tmux
+message line and rings the bell in the teammate's window; --notify
+terminal asks the terminal for a desktop notification (kitty, iTerm2,
+WezTerm and others; under tmux through allow-passthrough); --exec runs
+the command given after -- once per notice, the notice as JSON on its
+standard input. They tell: a teammate needs you (a request waits, or it
+asks in its pane), finished a task it owned, died (its pane is gone);
+the whole team is idle. Each once, not again while it lasts; after one,
+the next wait for --notify-quiet and come together. docs/NOTICES.md.
+
+    paneteam monitor --team review --notify tmux,terminal
+    paneteam monitor --team review --exec -- notify-json-to-phone`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			jsonFlag(),
 			&ucli.DurationFlag{Name: "poll", Usage: "safety-net re-read interval (also how soon a dead pane or an old lock is noticed)", Value: teamwatch.DefaultPoll},
 			&ucli.DurationFlag{Name: "lock-age", Usage: "report a lock held longer than this", Value: teamwatch.DefaultLockAge},
+			&ucli.StringFlag{Name: "notify", Usage: "tell the person when the team needs them, in these ways: tmux, terminal (comma-separated; off when unset)"},
+			&ucli.BoolFlag{Name: "exec", Usage: "run the command given after -- per notice, the notice as JSON on its standard input (never through a shell)"},
+			&ucli.DurationFlag{Name: "notify-quiet", Usage: "after a notice, hold the next ones this long and send them as one", Value: notice.DefaultQuiet},
+			&ucli.StringFlag{Name: "terminal", Usage: "the terminal's notification sequence for --notify terminal: osc9 (iTerm2), osc99 (kitty), osc777 (WezTerm, foot); guessed when unset"},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			o, err := readMonitorOptions(c)
@@ -55,18 +75,38 @@ heldForSeconds).`,
 
 // monitorOptions are monitor's flags.
 type monitorOptions struct {
-	Scope teamScope
-	JSON  bool
-	Watch watchOptions
+	Scope  teamScope
+	JSON   bool
+	Watch  watchOptions
+	Notify notice.Setup
+	Quiet  time.Duration
 }
 
 func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
-	if c.NArg() > 0 {
+	exec := c.Bool("exec")
+	if c.NArg() > 0 && !exec {
 		return monitorOptions{}, usagef("monitor takes no arguments (got %q): name the team with --team", c.Args().First())
 	}
-	o := monitorOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: readWatchOptions(c)}
+	if exec && c.NArg() == 0 {
+		return monitorOptions{}, usagef("--exec runs the command given after --: paneteam monitor --exec -- notify-send-json")
+	}
+	o := monitorOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: readWatchOptions(c), Quiet: c.Duration("notify-quiet")}
 	if o.Watch.Poll <= 0 || o.Watch.LockAge <= 0 {
 		return o, usagef("--poll and --lock-age must be positive, such as 1s")
+	}
+	if o.Quiet < 0 {
+		return o, usagef("--notify-quiet cannot be negative")
+	}
+	ways, err := notice.ParseWays(c.String("notify"))
+	if err != nil {
+		return o, usagef("--notify: %v", err)
+	}
+	o.Notify = notice.Setup{Ways: ways, Term: osc.Terminal(c.String("terminal"))}
+	if o.Notify.Term != osc.None && !slices.Contains(osc.Terminals, o.Notify.Term) {
+		return o, usagef("--terminal %q: use osc9, osc99 or osc777", c.String("terminal"))
+	}
+	if exec {
+		o.Notify.Exec = c.Args().Slice()
 	}
 	return o, nil
 }
@@ -78,14 +118,26 @@ func runMonitor(ctx context.Context, env Env, o monitorOptions) error {
 	if err != nil {
 		return err
 	}
+	n, err := monitorNotifier(ctx, env, &o)
+	if err != nil {
+		return err
+	}
+	defer n.Close()
+	ctx, cancel := o.Notify.Bound(ctx)
+	defer cancel()
 	w := newTeamWatcher(env, t, o.Watch)
 	defer w.Close()
-	if _, _, err := w.Next(ctx); err != nil {
+	s, _, err := w.Next(ctx)
+	if err != nil {
 		return stopped(err)
 	}
+	n.Handle(ctx, s, nil)
 	fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", visible.Line(t.Name))
 	for {
-		_, events, err := w.Next(ctx)
+		s, events, err := w.Next(ctx)
+		if err == nil {
+			n.Handle(ctx, s, events)
+		}
 		if errors.Is(err, teamwatch.ErrTeamGone) {
 			events = []teamwatch.Event{{Time: time.Now(), Kind: teamwatch.KindTeamDeleted, Team: t.Name}}
 		} else if err != nil {
@@ -100,6 +152,31 @@ func runMonitor(ctx context.Context, env Env, o monitorOptions) error {
 			return nil
 		}
 	}
+}
+
+// monitorNotifier is the notifier of the notices asked for, completing
+// o.Notify with where the command runs (one with no
+// senders when none were: notices are opt-in).
+func monitorNotifier(ctx context.Context, env Env, o *monitorOptions) (*notice.Notifier, error) {
+	setup := &o.Notify
+	setup.TMUX, setup.Getenv, setup.ExecOutput = env.Getenv("TMUX"), env.Getenv, env.Stderr
+	if env.StdoutTTY {
+		setup.TTY = env.Stdout
+	}
+	senders, err := setup.Senders()
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if warn := setup.Warning(ctx); warn != "" {
+		fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", warn)
+	}
+	var last string
+	return &notice.Notifier{Senders: senders, Quiet: o.Quiet, OnError: func(err error) {
+		if msg := err.Error(); msg != last {
+			last = msg
+			fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(msg))
+		}
+	}}, nil
 }
 
 // stopped turns an interrupt (SIGINT, SIGTERM) into a clean exit.
