@@ -22,6 +22,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
 )
 
@@ -359,7 +360,25 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 	// does not run.
 	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree}
 	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
-		rc.Claude = own
+		// Claude ran it through a shell, which searched PATH; the router
+		// execs it. One that is itself a router (a lead started from
+		// another lead's shell) is not routed twice.
+		path, err := program.Find(own, env.Getenv("PATH"))
+		if strings.Contains(own, "/") {
+			path, err = own, nil
+			if _, serr := os.Stat(own); serr != nil {
+				err = serr
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %v: set it to your teammate program's full path, or unset it", router.EnvTeammateCommand, own, err)
+		}
+		rc.Claude = path
+		if router.IsRouter(path) {
+			if inner, err := router.Load(path); err == nil {
+				rc.Claude = inner.Claude
+			}
+		}
 	}
 	link, err := router.Install(state, rc)
 	if err != nil {

@@ -30,7 +30,7 @@ func (d claudeDryRun) agentsArg() string {
 // kept.
 func TestClaudeOffersInstalledCLIs(t *testing.T) {
 	bin := t.TempDir()
-	for _, p := range []string{"claude", "codex", "gemini"} {
+	for _, p := range []string{"claude", "codex", "gemini", "my-teammate"} {
 		if err := os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -90,14 +90,20 @@ func TestClaudeOffersInstalledCLIs(t *testing.T) {
 	os.Remove(filepath.Join(config, "paneteam", "claude.json"))
 
 	// The person's own teammate program and agent types stay theirs.
-	own := map[string]string{"CLAUDE_CODE_TEAMMATE_COMMAND": "/opt/my-teammate"}
+	// Claude runs the variable through a shell, which searches PATH: the
+	// router is given the program it finds.
+	own := map[string]string{"CLAUDE_CODE_TEAMMATE_COMMAND": "my-teammate"}
 	for k, v := range vars {
 		own[k] = v
 	}
 	d = run(t, own, "--", "--agents", `{"codex":{"description":"my codex","prompt":"p"},"rev":{"description":"r","prompt":"q"}}`)
 	b, _ = os.ReadFile(filepath.Join(filepath.Dir(d.Env["CLAUDE_CODE_TEAMMATE_COMMAND"]), "router.json"))
-	if json.Unmarshal(b, &rc) != nil || rc.Claude != "/opt/my-teammate" || !slices.Equal(rc.Offered, []string{"gemini"}) {
+	if json.Unmarshal(b, &rc) != nil || rc.Claude != filepath.Join(bin, "my-teammate") || !slices.Equal(rc.Offered, []string{"gemini"}) {
 		t.Errorf("with the person's own teammate program and codex type, the router's setup: %s", b)
+	}
+	own["CLAUDE_CODE_TEAMMATE_COMMAND"] = "no-such-teammate"
+	if _, errs, code := ptRun(t, own, "", "claude", "--dry-run"); code == 0 || !strings.Contains(errs, "no-such-teammate") || !strings.Contains(errs, "full path") {
+		t.Errorf("a teammate program that is not there: exit %d, %s", code, errs)
 	}
 	if a := d.agentsArg(); !strings.Contains(a, "my codex") || !strings.Contains(a, `"rev"`) || !strings.Contains(a, `"gemini"`) ||
 		strings.Count(strings.Join(d.Argv, " "), "--agents") != 1 || !strings.Contains(strings.Join(d.Notes, "\n"), `defines "codex"`) {

@@ -62,6 +62,10 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	if err != nil {
 		return err
 	}
+	// Claude gives the pane none of paneteam's variables: the state
+	// folder is the one the router's link is in, for every record this
+	// teammate's launch writes, whatever the pane inherited.
+	env.Vars = withVar(env.Vars, "PANETEAM_STATE_DIR", router.StateDir(o.Link))
 	tm, perr := router.ParseClaudeArgs(o.Args)
 	if !rc.Routes(tm.AgentType) {
 		args := o.Args
@@ -81,19 +85,19 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	if err != nil {
 		return refuseTeammate(ctx, env, tm, p.Title, err)
 	}
-	t, err := routedMember(ctx, env, tm, p)
-	if err != nil {
-		return refuseTeammate(ctx, env, tm, p.Title, err)
-	}
-	for _, n := range plan.Notes {
-		warnf(env, "%s", n)
-	}
 	if err := checkLeadVerifyKey(tm.LeadVerifyKey); err != nil {
 		return refuseTeammate(ctx, env, tm, p.Title, err)
 	}
 	prog, err := p.Locate(env.Getenv("PATH"))
 	if err != nil {
 		return refuseTeammate(ctx, env, tm, p.Title, err)
+	}
+	t, err := routedMember(ctx, env, tm, p)
+	if err != nil {
+		return refuseTeammate(ctx, env, tm, p.Title, err)
+	}
+	for _, n := range plan.Notes {
+		warnf(env, "%s", n)
 	}
 	prompt := ""
 	if told := teammateWorktree(ctx, &env, rc, o.Link, tm); told != "" {

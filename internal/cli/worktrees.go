@@ -13,6 +13,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
 func worktreesCommand(env Env) *ucli.Command {
@@ -153,7 +154,7 @@ func removeWorktree(ctx context.Context, env Env, recs worktree.Records, target 
 	if err != nil {
 		return err
 	}
-	if worktree.Alive(r.PID) {
+	if r.Running() {
 		return exitError{code: ExitFailure, err: fmt.Errorf("%s/%s is still running in %s: it goes by itself when its teammate ends, if untouched", r.Team, r.Member, r.Path)}
 	}
 	if force {
@@ -178,7 +179,12 @@ func removeWorktree(ctx context.Context, env Env, recs worktree.Records, target 
 // worktree if it holds nothing. It runs in a session of its own, out of
 // the pane: the lead's exit kills what runs in it.
 func reapWorktree(ctx context.Context, recs worktree.Records, path string, pid int) {
-	for worktree.Alive(pid) {
+	rec, _ := recs.Read(path)
+	start := ""
+	if rec != nil && rec.PID == pid {
+		start = rec.PIDStart
+	}
+	for proc.Alive(pid, start) {
 		select {
 		case <-ctx.Done():
 			return
@@ -186,7 +192,7 @@ func reapWorktree(ctx context.Context, recs worktree.Records, path string, pid i
 		}
 	}
 	r, err := recs.Read(path)
-	if err != nil || r == nil || r.PID != pid {
+	if err != nil || r == nil || r.PID != pid || r.PIDStart != start {
 		return // gone already, or a later teammate's now
 	}
 	// Kept with work, or cut short: the next 'paneteam claude' or

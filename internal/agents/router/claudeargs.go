@@ -53,7 +53,8 @@ func (f Flag) String() string {
 type UnknownFlagError struct{ Flag string }
 
 func (e *UnknownFlagError) Error() string {
-	return fmt.Sprintf("Claude Code's lead passed %s, which paneteam does not know how to carry to another CLI", e.Flag)
+	return fmt.Sprintf("Claude Code's lead passed %s, which paneteam does not know how to carry to another CLI: "+
+		"start the lead without it, or ask for a Claude teammate", e.Flag)
 }
 
 // The flags of a teammate's command line, as Claude Code 2.1.330 writes
@@ -61,18 +62,20 @@ func (e *UnknownFlagError) Error() string {
 // one value or a list).
 var (
 	boolFlags = []string{"--plan-mode-required", "--dangerously-skip-permissions"}
+	// ignorableBool are on/off flags that configure Claude Code itself.
+	ignorableBool = []string{"--strict-mcp-config", "--include-unsupported-models", "--chrome", "--no-chrome"}
 	// valueFlags take one value, as "--flag value" or "--flag=value".
 	valueFlags = []string{"--agent-id", "--agent-name", "--team-name", "--agent-color", "--parent-session-id",
 		"--lead-verify-key", "--agent-type", "--permission-mode", "--model", "--effort", "--session-id",
 		"--settings", "--managed-settings", "--plugin-dir", "--plugin-dir-no-mcp", "--plugin-url",
-		"--project-config-root", "--inherit-permission-mode"}
+		"--project-config-root", "--inherit-permission-mode", "--proactivity", "--setting-sources"}
 	// listFlags take every argument up to the next flag.
 	listFlags = []string{"--disallowed-tools", "--disallowedTools", "--allowed-tools", "--allowedTools", "--tools",
 		"--mcp-config", "--add-dir"}
 	// ignorable configure Claude Code itself; another CLI has no use for
 	// them, and a warning names each.
 	ignorable = []string{"--settings", "--managed-settings", "--plugin-dir", "--plugin-dir-no-mcp", "--plugin-url",
-		"--project-config-root", "--mcp-config", "--add-dir", "--inherit-permission-mode"}
+		"--project-config-root", "--mcp-config", "--add-dir", "--inherit-permission-mode", "--proactivity", "--setting-sources"}
 )
 
 // ParseClaudeArgs reads a pane teammate's arguments (the program not
@@ -86,6 +89,13 @@ func ParseClaudeArgs(args []string) (Teammate, error) {
 			return t, fmt.Errorf("unexpected argument %q on the teammate's command line", a)
 		}
 		switch {
+		case slices.Contains(ignorableBool, a):
+			t.Ignorable = append(t.Ignorable, Flag{Name: a})
+			continue
+		case a == "--restricted":
+			// Claude's restricted mode limits what the teammate may do in
+			// ways another CLI has no equivalent for.
+			return t, &UnknownFlagError{Flag: a}
 		case slices.Contains(boolFlags, a):
 			if a == "--plan-mode-required" {
 				t.PlanModeRequired = true

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
@@ -98,9 +99,20 @@ func Install(state string, c Config) (string, error) {
 }
 
 // Load reads the setup beside the router's program link (argv[0] as
-// Claude Code ran it).
+// Claude Code ran it). The link must be an absolute path in a folder
+// 'paneteam claude' made: <state>/router/<hash>, a real folder of this
+// user's that nobody else can write. A program named paneteam-teammate
+// run any other way (found on PATH, from a project's folder) would
+// otherwise run whatever a router.json beside it names.
 func Load(link string) (Config, error) {
-	path := filepath.Join(filepath.Dir(link), "router.json")
+	dir := filepath.Dir(link)
+	if !filepath.IsAbs(link) || filepath.Base(filepath.Dir(dir)) != "router" {
+		return Config{}, fmt.Errorf("%s is not paneteam's teammate router: 'paneteam claude' gives Claude Code the router's full path in its state folder; run the lead through it", link)
+	}
+	if err := privateDir(dir); err != nil {
+		return Config{}, fmt.Errorf("the teammate router's folder %s: %w (run 'paneteam claude' again)", dir, err)
+	}
+	path := filepath.Join(dir, "router.json")
 	b, err := safefs.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("read the teammate router's setup (run 'paneteam claude' again): %w", err)
@@ -115,27 +127,70 @@ func Load(link string) (Config, error) {
 	return c, nil
 }
 
+// privateDir checks that dir is a folder, not a link, owned by this user
+// and writable by nobody else.
+func privateDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return errors.New("not a folder")
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("others can write it (mode %v)", st.Mode().Perm())
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
+		return fmt.Errorf("owned by user %d, not you", sys.Uid)
+	}
+	return nil
+}
+
 // IsRouter reports whether argv0 is the router's program.
 func IsRouter(argv0 string) bool { return filepath.Base(argv0) == LinkName }
 
-// ClaudeArgs are the arguments a Claude teammate runs with: Claude's
-// own, plus a session id of the router's when Claude gave none (and is
-// not resuming one), so that its transcript is found by that id.
+// ClaudeArgs are the arguments a Claude teammate runs with, and the
+// session id it runs as ("" when unknown): Claude's own arguments, plus a
+// session id of the router's when Claude gave none, so that its
+// transcript is found by that id. A resumed session (--resume ID) keeps
+// its id; a fork of one (--fork-session) gets the router's; --continue
+// without a fork resumes a session the router cannot name.
 func ClaudeArgs(args []string, newID func() string) ([]string, string) {
-	for i, a := range args {
-		name, v, inline := strings.Cut(a, "=")
+	var session, resumed string
+	var resuming, fork bool
+	for i := 0; i < len(args); i++ {
+		name, v, inline := strings.Cut(args[i], "=")
+		next := func() string {
+			if inline {
+				return v
+			}
+			if i+1 < len(args) && !isFlag(args[i+1]) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
 		switch name {
 		case "--session-id":
-			if inline {
-				return args, v
+			session = next()
+		case "--resume", "-r":
+			resuming, resumed = true, next()
+		case "--continue", "-c":
+			resuming = true
+		case "--fork-session":
+			fork = true
+		default:
+			// A flag's value is never read as a flag (a value "-c").
+			if slices.Contains(valueFlags, name) && !inline && i+1 < len(args) {
+				i++
 			}
-			if i+1 < len(args) {
-				return args, args[i+1]
-			}
-			return args, ""
-		case "--resume", "-r", "--continue", "-c":
-			return args, ""
 		}
+	}
+	switch {
+	case session != "":
+		return args, session
+	case resuming && !fork:
+		return args, resumed
 	}
 	id := newID()
 	return append(slices.Clone(args), "--session-id", id), id

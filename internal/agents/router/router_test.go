@@ -23,7 +23,7 @@ var recorded = []string{
 	"--disallowed-tools", "Bash(rm:*)", "WebFetch",
 	"--settings", "/p/settings.json", "--managed-settings", `{"a":1}`, "--plugin-dir", "/p/plug",
 	"--plugin-dir-no-mcp", "/p/plug2", "--plugin-url", "https://x/p.zip", "--project-config-root", "/p",
-	"--mcp-config", "/p/mcp.json",
+	"--mcp-config", "/p/mcp.json", "--strict-mcp-config", "--proactivity", "high", "--setting-sources=user,project",
 }
 
 func shipped(t *testing.T, name string) *profile.Profile {
@@ -47,7 +47,7 @@ func TestEveryClaudeFlagMappedOrRefused(t *testing.T) {
 	}
 	if tm.Name != "coder" || tm.Team != "session-1" || tm.AgentType != "codex" || !tm.PlanModeRequired ||
 		tm.PermissionMode != "auto" || tm.Model != "claude-opus-5-5" || !strings.HasPrefix(tm.LeadVerifyKey, "1795514815719.") ||
-		!slices.Equal(tm.Deny, []string{"Bash(rm:*)", "WebFetch"}) || len(tm.Ignorable) != 7 {
+		!slices.Equal(tm.Deny, []string{"Bash(rm:*)", "WebFetch"}) || len(tm.Ignorable) != 10 {
 		t.Fatalf("parsed %+v", tm)
 	}
 	for _, name := range []string{"codex", "gemini", "opencode"} {
@@ -68,7 +68,7 @@ func TestEveryClaudeFlagMappedOrRefused(t *testing.T) {
 		}
 		notes := strings.Join(pl.Notes, "\n")
 		for _, f := range []string{"--settings", "--managed-settings", "--plugin-dir", "--plugin-dir-no-mcp", "--plugin-url",
-			"--project-config-root", "--mcp-config", "claude-opus-5-5", "--effort"} {
+			"--project-config-root", "--mcp-config", "--strict-mcp-config", "--proactivity", "--setting-sources", "claude-opus-5-5", "--effort"} {
 			if !strings.Contains(notes, f) {
 				t.Errorf("%s: no note names %s:\n%s", name, f, notes)
 			}
@@ -83,6 +83,9 @@ func TestEveryClaudeFlagMappedOrRefused(t *testing.T) {
 		t.Errorf("a mapped deny rule: %+v, %v", pl, err)
 	}
 	var ue *UnknownFlagError
+	if _, err := ParseClaudeArgs(append(slices.Clone(recorded), "--restricted")); !errors.As(err, &ue) || ue.Flag != "--restricted" {
+		t.Errorf("--restricted: %v, want refused", err)
+	}
 	if _, err := ParseClaudeArgs(append(slices.Clone(recorded), "--brand-new", "x")); !errors.As(err, &ue) || ue.Flag != "--brand-new" {
 		t.Errorf("an unknown flag: %v", err)
 	}
@@ -147,9 +150,39 @@ func TestRouterSetupFoundFromItsLink(t *testing.T) {
 	if a, s := ClaudeArgs([]string{"--session-id", "mine"}, id); s != "mine" || len(a) != 2 {
 		t.Errorf("own session id: %v %q", a, s)
 	}
-	if a, s := ClaudeArgs([]string{"--resume", "x"}, id); s != "" || len(a) != 2 {
-		t.Errorf("resuming: %v %q", a, s)
+	for _, c := range []struct {
+		args    []string
+		session string
+		added   bool
+	}{
+		{[]string{"--resume", "x"}, "x", false},
+		{[]string{"--resume=x"}, "x", false},
+		{[]string{"--resume", "x", "--fork-session"}, "new-id", true},
+		{[]string{"--continue", "--fork-session"}, "new-id", true},
+		{[]string{"--continue"}, "", false},
+		{[]string{"--agent-name", "-c"}, "new-id", true}, // a value, not --continue
+	} {
+		a, s := ClaudeArgs(c.args, id)
+		if s != c.session || (len(a) == len(c.args)+2) != c.added {
+			t.Errorf("%v: %v, session %q; want %q, id added %v", c.args, a, s, c.session, c.added)
+		}
 	}
+
+	// Run any other way than from the folder 'paneteam claude' made, the
+	// router runs nothing a router.json there names.
+	planted := filepath.Join(t.TempDir(), "project")
+	os.MkdirAll(planted, 0o700)
+	os.WriteFile(filepath.Join(planted, "router.json"), []byte(`{"claude":"/bin/echo","offered":[],"exe":"/bin/echo"}`), 0o600)
+	for _, l := range []string{LinkName, filepath.Join(planted, LinkName)} {
+		if c, err := Load(l); err == nil {
+			t.Errorf("Load(%q) took a planted setup: %+v", l, c)
+		}
+	}
+	os.Chmod(filepath.Dir(link), 0o777)
+	if _, err := Load(link); err == nil || !strings.Contains(err.Error(), "others can write") {
+		t.Errorf("a router folder others can write: %v", err)
+	}
+	os.Chmod(filepath.Dir(link), 0o700)
 }
 
 // TestAgentTypesMergeWithThePersonsOwn: the person's --agents keep their

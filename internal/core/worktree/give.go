@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
-	"syscall"
+
+	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
 // Give makes the worktree of member name of team in the repository
@@ -28,8 +28,16 @@ func Give(ctx context.Context, recs Records, dir, root, team, name string, pid i
 	if wt == nil {
 		return nil, err
 	}
+	start, _ := proc.StartTime(pid)
 	rerr := recs.Write(Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base,
-		Root: root, Team: team, Member: name, PID: pid})
+		Root: root, Team: team, Member: name, PID: pid, PIDStart: start})
+	if rerr != nil {
+		// Unrecorded, nothing would ever list or remove it: an untouched
+		// one goes now, and the teammate works in the lead's folder.
+		if RemoveSince(ctx, wt.Path, wt.Base) == nil {
+			return nil, fmt.Errorf("the worktree's record could not be written, so it was not kept: %w", rerr)
+		}
+	}
 	return wt, errors.Join(err, rerr)
 }
 
@@ -46,7 +54,7 @@ type Status struct {
 // Describe tells what r's worktree holds; git failing costs only the
 // numbers (-1).
 func Describe(ctx context.Context, r Record) Status {
-	st := Status{Record: r, Running: Alive(r.PID)}
+	st := Status{Record: r, Running: r.Running()}
 	if _, err := os.Lstat(r.Path); err != nil {
 		st.Gone = true
 		return st
@@ -63,28 +71,32 @@ func Describe(ctx context.Context, r Record) Status {
 	return st
 }
 
-// Alive reports whether the process pid is still there (a zombie is not).
-func Alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 && strings.HasPrefix(s[i+1:], " Z") {
-			return false
-		}
-	}
-	return true
-}
-
 // Tidy removes r's worktree when its teammate has ended and it holds
 // nothing past its base, and forgets the record of one that is gone. It
 // returns the *KeptError of a worktree that stays with work.
+//
+// It holds the repository's lock and reads the record again under it: a
+// later teammate of the same name may have been given the same worktree
+// since r was read, and its worktree and record are not this one's to
+// remove.
 func Tidy(ctx context.Context, recs Records, r Record) error {
-	if Alive(r.PID) {
+	if r.Running() {
+		return nil
+	}
+	common := r.Repo
+	if c, err := CommonDir(ctx, r.Repo); err == nil {
+		common = c
+	}
+	unlock, err := recs.LockRepo(ctx, common)
+	if err != nil {
+		return fmt.Errorf("wait for the repository's other worktrees: %w", err)
+	}
+	defer unlock()
+	cur, err := recs.Read(r.Path)
+	if err != nil || cur == nil {
+		return err
+	}
+	if cur.PID != r.PID || cur.PIDStart != r.PIDStart || cur.Running() {
 		return nil
 	}
 	if err := RemoveSince(ctx, r.Path, r.Base); err != nil {
@@ -99,7 +111,7 @@ func Tidy(ctx context.Context, recs Records, r Record) error {
 func Sweep(ctx context.Context, recs Records) (removed []Record, errs []error) {
 	list, errs := recs.List()
 	for _, r := range list {
-		if Alive(r.PID) {
+		if r.Running() {
 			continue
 		}
 		_, statErr := os.Lstat(r.Path)

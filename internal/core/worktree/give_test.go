@@ -197,3 +197,33 @@ func TestSweepAfterTeammatesEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestTidyLeavesALaterTeammatesWorktree: a removal that read a record of
+// an ended teammate does not remove the worktree a later teammate of the
+// same name was given since, nor its record; nor is a live process whose
+// pid matches but whose start time does not taken for the teammate.
+func TestTidyLeavesALaterTeammatesWorktree(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	recs := OpenRecords(t.TempDir())
+	const gone = 1 << 30
+	old, err := Give(ctx, recs, repo, "/root", "team", "coder", gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, _ := recs.Read(old.Path)
+	// A new coder is given the same worktree before the old removal runs.
+	if _, err := Give(ctx, recs, repo, "/root", "team", "coder", os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Tidy(ctx, recs, *stale); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := recs.Read(old.Path); !exists(old.Path) || cur == nil || cur.PID != os.Getpid() {
+		t.Fatalf("the later teammate's worktree or record went: exists %v, record %+v", exists(old.Path), cur)
+	}
+	// This process's pid with another start time is another process.
+	if (Record{PID: os.Getpid(), PIDStart: "1"}).Running() {
+		t.Error("a pid with another start time counted as the teammate")
+	}
+}

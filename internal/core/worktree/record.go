@@ -13,6 +13,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -32,8 +33,11 @@ type Record struct {
 	Member string `json:"member"`
 	// PID is the teammate's process; once it is gone, an untouched
 	// worktree may go.
-	PID     int    `json:"pid,omitempty"`
-	Created string `json:"created"` // RFC 3339, UTC
+	PID int `json:"pid,omitempty"`
+	// PIDStart is that process's start time (proc.StartTime): a pid
+	// reused by another process is not the teammate.
+	PIDStart string `json:"pidStart,omitempty"`
+	Created  string `json:"created"` // RFC 3339, UTC
 }
 
 // Records is the folder of worktree records in paneteam's state folder.
@@ -152,8 +156,12 @@ func (s Records) LockRepo(ctx context.Context, common string) (func() error, err
 	}
 	sum := sha256.Sum256([]byte(filepath.Clean(common)))
 	target := filepath.Join(s.Dir, "repo-"+hex.EncodeToString(sum[:8]))
-	if f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+	if f, err := safefs.OpenFile(target, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 		f.Close()
 	}
 	return lockfile.Lock(ctx, target, lockfile.Options{Timeout: 2 * time.Minute})
 }
+
+// Running reports whether r's teammate process is still the one that
+// was recorded.
+func (r Record) Running() bool { return proc.Alive(r.PID, r.PIDStart) }
