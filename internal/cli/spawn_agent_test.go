@@ -27,7 +27,7 @@ func TestSpawnAgentRefusesWhatItCannotStart(t *testing.T) {
 	}{
 		{[]string{"--agent", "nope"}, `no agent profile "nope": use one of codex, gemini, opencode`},
 		{[]string{"--agent", "codex"}, "to install OpenAI Codex CLI: npm install -g @openai/codex"},
-		{[]string{"--agent", "opencode", "--permission-mode", "bypassPermissions"}, "has no equivalent for OpenCode: use one of default, plan"},
+		{[]string{"--agent", "opencode", "--permission-mode", "auto"}, "has no equivalent for OpenCode: use one of acceptEdits, bypassPermissions, default, plan"},
 		{[]string{"--agent", "codex", "--", "vim"}, "give no COMMAND"},
 	} {
 		args := append([]string{"spawn-pane", "--team", "review", "--name", "coder"}, c.args...)
