@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -286,10 +287,17 @@ func hostEnv(env []string, mount string) []string {
 // is mounted.
 func (c *Client) checkCommand(ctx context.Context, prog, bin string) error {
 	script := "PATH=" + Quote(bin) + ":$PATH; command -v " + Quote(prog) + " >/dev/null"
-	if _, err := c.Run(ctx, script, nil); err != nil {
+	_, err := c.Run(ctx, script, nil)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
 		return fmt.Errorf("cannot run %s on %s: not found there (install it on the host or give its full path there)", prog, c.Host)
 	}
-	return nil
+	// The host could not be asked (sshd refused the session, the
+	// connection went): that is the error, not a missing program.
+	return fmt.Errorf("look for %s on %s: %w", prog, c.Host, err)
 }
 
 // Stop takes a remote teammate down on both machines: its mount on the
