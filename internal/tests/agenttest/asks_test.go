@@ -121,14 +121,21 @@ func asksScenario(t *testing.T, cli agenttest.CLI, bin, shellTool, approveKey st
 		t.Errorf("the status line does not count coder's dialog: %q", line)
 	}
 
-	// The person approves in the pane: the first choice, allow once.
-	time.Sleep(300 * time.Millisecond) // the dialog takes keys once drawn
-	if _, err := w.srv.Run(context.Background(), "send-keys", "-t", spawned.PaneID, "-l", approveKey); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, 30*time.Second, "the approved command to run", func() bool {
-		_, err := os.Stat(target)
-		return err == nil
+	// The person approves in the pane: the first choice, allow once. The
+	// dialog takes keys only once drawn, which a loaded machine delays: a
+	// key that came too early is pressed again, as a person would.
+	var pressed time.Time
+	testutil.Eventually(t, 60*time.Second, "the approved command to run", func() bool {
+		if _, err := os.Stat(target); err == nil {
+			return true
+		}
+		if time.Since(pressed) > 3*time.Second && strings.Contains(strings.ToLower(w.screen(spawned.PaneID)), "allow") {
+			if _, err := w.srv.Run(context.Background(), "send-keys", "-t", spawned.PaneID, "-l", approveKey); err != nil {
+				t.Fatal(err)
+			}
+			pressed = time.Now()
+		}
+		return false
 	})
 	testutil.Eventually(t, 30*time.Second, "status to say coder no longer needs you", func() bool {
 		c := coder()
