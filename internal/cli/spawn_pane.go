@@ -179,7 +179,7 @@ func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 			r.Root = root
 		}
 	}
-	r.Launcher = spawn.Command{Argv: o.Command, Answers: o.AnswersShutdown}
+	r.Launcher = spawn.Command{Argv: o.Command, Answers: o.AnswersShutdown, Self: env.Exe}
 	if o.Claude {
 		r.Launcher = &spawn.Claude{Command: o.Command, PermissionMode: o.PermissionMode, NoSign: o.NoSign,
 			Detector: spawn.Detector(r.Caller, env.Environ())}

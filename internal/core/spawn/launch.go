@@ -81,6 +81,9 @@ type Command struct {
 	// shutdown_request itself (a script of the person's that speaks the
 	// protocol), which paneteam cannot tell from its command line.
 	Answers bool
+	// Self is the running paneteam's path: an Argv[0] naming it runs
+	// paneteam, whatever its file is called.
+	Self string
 }
 
 // Check finds the program (Preflight).
@@ -94,7 +97,7 @@ func (c Command) Check(_ context.Context, cwd string, caller post.Caller) error 
 // Prepare returns the command line and the paneteam variables.
 func (c Command) Prepare(_ context.Context, s Setup) (Launch, error) {
 	stop := team.ShutdownEnd
-	if c.Answers || RunsTeammate(c.Argv) {
+	if c.Answers || RunsTeammate(c.Argv, c.Self) {
 		stop = team.ShutdownAsk
 	}
 	return Launch{Argv: c.Argv, Env: TeammateEnv(s), Shutdown: stop}, nil
@@ -102,12 +105,12 @@ func (c Command) Prepare(_ context.Context, s Setup) (Launch, error) {
 
 // RunsTeammate reports whether argv is paneteam's teammate loop
 // ('paneteam teammate', bare or wrapping a program, after any of
-// paneteam's own flags), which reads the inbox and answers a
+// paneteam's own flags; paneteam named so or by self, its path), which reads the inbox and answers a
 // shutdown_request. Any other program never sees its inbox, so a
 // shutdown request to it could only be waited on. When in doubt it says
 // yes: a member wrongly taken to answer is only waited for, as before.
-func RunsTeammate(argv []string) bool {
-	if len(argv) < 2 || !strings.HasPrefix(filepath.Base(argv[0]), "paneteam") {
+func RunsTeammate(argv []string, self string) bool {
+	if len(argv) < 2 || !strings.HasPrefix(filepath.Base(argv[0]), "paneteam") && (self == "" || argv[0] != self) {
 		return false
 	}
 	for _, a := range argv[1:] {

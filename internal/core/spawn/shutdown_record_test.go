@@ -55,8 +55,10 @@ func TestRunsTeammate(t *testing.T) {
 		{[]string{"paneteam", "monitor", "--name", "teammate"}, true}, // in doubt: asked, as before
 		{[]string{"paneteam", "--", "teammate"}, false},
 		{[]string{"paneteam"}, false},
+		{[]string{"/opt/pt/pt-1.2", "teammate"}, true}, // this paneteam, renamed
+		{[]string{"/opt/pt/other", "teammate"}, false},
 	} {
-		if got := spawn.RunsTeammate(c.argv); got != c.want {
+		if got := spawn.RunsTeammate(c.argv, "/opt/pt/pt-1.2"); got != c.want {
 			t.Errorf("RunsTeammate(%q) = %v, want %v", c.argv, got, c.want)
 		}
 	}
