@@ -34,9 +34,12 @@ func TestMemberRecordsHowItIsStopped(t *testing.T) {
 		if _, err := spawn.Run(context.Background(), w.request(c.name, dir, c.l)); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		m := w.config().Member(c.name)
-		if m.Paneteam == nil || m.Paneteam.Shutdown != c.want {
-			t.Errorf("%s's paneteam record %+v, want shutdown %q", c.name, m.Paneteam, c.want)
+		got := "no paneteam record"
+		if m := w.config().Member(c.name); m.Paneteam != nil {
+			got = m.Paneteam.Shutdown
+		}
+		if got != c.want {
+			t.Errorf("%s's paneteam record says shutdown %q, want %q", c.name, got, c.want)
 		}
 	}
 }
