@@ -129,8 +129,29 @@ type MemberMeta struct {
 	// teammate (only Claude's lead may stop it), but paneteam runs it and
 	// reads its inbox.
 	Routed bool `json:"routed,omitempty"`
+	// Shutdown says how the member is stopped, as the program that started
+	// it knew: ShutdownAsk for one that answers a shutdown_request (Claude
+	// Code, an agent CLI under 'paneteam teammate --agent', a program under
+	// 'paneteam teammate'), ShutdownEnd for a plain program that never
+	// reads its inbox and so can never answer. Empty for a member paneteam
+	// started before it recorded this: it is asked, and waited for.
+	Shutdown string `json:"shutdown,omitempty"`
 
 	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
+}
+
+// Values of MemberMeta.Shutdown.
+const (
+	// ShutdownAsk: the member answers the shutdown handshake.
+	ShutdownAsk = "ask"
+	// ShutdownEnd: the member cannot answer; shutdown ends it at once.
+	ShutdownEnd = "end"
+)
+
+// Answers reports whether a shutdown_request to m can be answered: false
+// only when paneteam recorded at its start that it cannot (ShutdownEnd).
+func (m *Member) Answers() bool {
+	return m.Paneteam == nil || m.Paneteam.Shutdown != ShutdownEnd
 }
 
 // TerminalPane is a member's pane in a terminal emulator, as

@@ -235,7 +235,7 @@ func TestSpawnIntoClaudesTeam(t *testing.T) {
 	vars["PATH"] = os.Getenv("PATH")
 	inbox := tm.InboxPath("w")
 	script := `while ! grep -q shutdown_request "$0" 2>/dev/null; do sleep 0.1; done; exit 0`
-	out, errs, code := ptRun(t, vars, "", "spawn-pane", "--team", tm.Name, "--name", "w", "--prompt", "start", "--json", "--", "sh", "-c", script, inbox)
+	out, errs, code := ptRun(t, vars, "", "spawn-pane", "--team", tm.Name, "--name", "w", "--prompt", "start", "--json", "--answers-shutdown", "--", "sh", "-c", script, inbox)
 	if code != 0 {
 		t.Fatalf("spawn-pane: exit %d %s %s", code, out, errs)
 	}

@@ -84,15 +84,18 @@ func (w *lcWorld) must(t *testing.T, args ...string) string {
 }
 
 // spawn starts a scripted teammate and returns its pane id; mode
-// "reference" is paneteam's reference teammate, which approves shutdown.
+// "reference" is paneteam's reference teammate, which approves shutdown,
+// and "plain" a program that never reads its inbox.
 func (w *lcWorld) spawn(t *testing.T, teamName, name, mode string, flags ...string) string {
 	t.Helper()
 	args := append([]string{"spawn-pane", "--team", teamName, "--name", name, "--json"}, flags...)
-	argv := []string{"/bin/sh", w.script, mode, w.bin}
+	// The script reads its inbox and answers itself, which paneteam
+	// cannot tell from its command line: --answers-shutdown says so.
+	argv := []string{"--answers-shutdown", "--", "/bin/sh", w.script, mode, w.bin}
 	if mode == "reference" {
-		argv = []string{w.bin, "teammate"}
+		argv = []string{"--", w.bin, "teammate"}
 	}
-	out := w.must(t, append(append(args, "--"), argv...)...)
+	out := w.must(t, append(args, argv...)...)
 	var res struct {
 		PaneID string `json:"pane_id"`
 	}

@@ -30,6 +30,13 @@ removed if nothing in it would be lost (otherwise it is kept and its path
 printed). Idle teammates are asked like any other: idle is not dead. A
 teammate whose pane has already closed is removed without being asked.
 
+A teammate started as a plain program (spawn-pane -- aider) never reads
+its inbox, so it cannot answer: it is not asked but ended at once, its
+pane closed as kill-pane closes it, and reported as "ended". Claude Code
+teammates, --agent CLIs and programs under 'paneteam teammate' answer,
+and are asked. A member paneteam has no record of (started by an older
+paneteam, or written in by another program) is asked and waited for.
+
 Exits 1 and names them when a teammate refuses or does not answer within
 --timeout; --force then closes their panes anyway. A teammate whose pane
 closes after it was asked counts as having approved.
@@ -141,6 +148,8 @@ func writeShutdown(w io.Writer, res *lifecycle.ShutdownResult, timeout string) {
 			what = "its pane had already closed"
 		case lifecycle.AnswerExited:
 			what = "exited (taken as its approval)"
+		case lifecycle.AnswerEnded:
+			what = "ended: it runs a plain program, which cannot answer a shutdown request"
 		default:
 			what = "no answer within " + timeout
 		}

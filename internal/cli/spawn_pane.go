@@ -59,6 +59,7 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.StringFlag{Name: "permission-mode", Usage: "with --claude: " + strings.Join(permissionModes, ", ") + " (as Claude Code's lead passes it)", Value: spawn.DefaultPermissionMode},
 			&ucli.BoolFlag{Name: "no-sign", Usage: "with --claude: start the teammate without a signing key; nothing written to it is signed"},
 			&ucli.BoolFlag{Name: "plan-mode-required", Usage: "with --claude: the teammate must have its plan approved"},
+			&ucli.BoolFlag{Name: "answers-shutdown", Usage: "COMMAND reads its inbox and answers a shutdown_request itself: shutdown asks it and waits (otherwise a plain COMMAND, which cannot answer, is ended at once)"},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: spawn.DefaultStartupCheck},
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>, from the commit of --cwd's working tree, a linked one too, in the same subfolder)"},
 			jsonFlag(),
@@ -91,6 +92,7 @@ type spawnPaneOptions struct {
 	PermissionModeSet bool
 	NoSign            bool
 	PlanModeRequired  bool
+	AnswersShutdown   bool
 	StartupCheck      time.Duration
 	Worktree          bool
 	Agent             string
@@ -110,7 +112,7 @@ func readSpawnPaneOptions(c *ucli.Command) (spawnPaneOptions, error) {
 		Name: c.String("name"), Backend: c.String("backend"), Cwd: c.String("cwd"), Color: c.String("color"),
 		AgentType: c.String("agent-type"), Model: c.String("model"), Prompt: c.String("prompt"),
 		Claude: c.Bool("claude"), PermissionMode: c.String("permission-mode"), PermissionModeSet: c.IsSet("permission-mode"),
-		NoSign: c.Bool("no-sign"), PlanModeRequired: c.Bool("plan-mode-required"),
+		NoSign: c.Bool("no-sign"), PlanModeRequired: c.Bool("plan-mode-required"), AnswersShutdown: c.Bool("answers-shutdown"),
 		StartupCheck: c.Duration("startup-check"), Worktree: c.Bool("worktree"),
 		Agent: c.String("agent"), Host: readHostOptions(c), JSON: c.Bool("json"),
 	}
@@ -177,7 +179,7 @@ func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 			r.Root = root
 		}
 	}
-	r.Launcher = spawn.Command{Argv: o.Command}
+	r.Launcher = spawn.Command{Argv: o.Command, Answers: o.AnswersShutdown, Self: env.Exe}
 	if o.Claude {
 		r.Launcher = &spawn.Claude{Command: o.Command, PermissionMode: o.PermissionMode, NoSign: o.NoSign,
 			Detector: spawn.Detector(r.Caller, env.Environ())}

@@ -9,6 +9,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/team"
 )
 
 // Spawner is the spawn.Launcher of an agent CLI teammate
@@ -47,5 +48,5 @@ func (a Spawner) Prepare(_ context.Context, s spawn.Setup) (spawn.Launch, error)
 			argv = append(argv, f[0], f[1])
 		}
 	}
-	return spawn.Launch{Argv: argv, Env: spawn.TeammateEnv(s), CLI: a.Profile.Name}, nil
+	return spawn.Launch{Argv: argv, Env: spawn.TeammateEnv(s), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk}, nil
 }

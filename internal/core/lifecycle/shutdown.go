@@ -21,6 +21,11 @@ const (
 	// Code leads, Claude's own poller may take the teammate's
 	// shutdown_approved from the lead's inbox before paneteam reads it.
 	AnswerExited = "exited"
+	// AnswerEnded: paneteam recorded at its start that the member runs a
+	// plain program, which never reads its inbox and so can never answer
+	// (team.Member.Answers). It is not asked: its pane is closed at once,
+	// as kill-pane closes it, instead of being waited on for the timeout.
+	AnswerEnded = "ended"
 )
 
 // ClaudeTeammateError refuses to stop a teammate Claude Code started: in
@@ -124,7 +129,8 @@ func (r *ShutdownResult) Remaining() []ShutdownMember {
 // lead's inbox (only those answers are marked read). Approving members
 // leave the team (see Depart); with Force so do the others once the
 // timeout has passed. Idle members are asked like any other: idle is not
-// dead. A member whose pane has already gone leaves without being asked.
+// dead. A member whose pane has already gone leaves without being asked,
+// and so does one recorded as unable to answer (AnswerEnded).
 func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) (*ShutdownResult, error) {
 	so.defaults()
 	cfg, err := team.Load(t.ConfigPath())
@@ -147,7 +153,7 @@ func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) 
 	for i, m := range res.Members {
 		switch {
 		case m.Error != "":
-		case m.Answer == AnswerApproved || m.Answer == AnswerGone || m.Answer == AnswerExited:
+		case m.Answer == AnswerApproved || m.Answer == AnswerGone || m.Answer == AnswerExited || m.Answer == AnswerEnded:
 			leaving = append(leaving, m.Name)
 		case so.Force && waitErr == nil:
 			res.Members[i].Forced = true
@@ -212,11 +218,15 @@ func shutdownTargets(cfg *team.Config, so ShutdownOptions) (out []team.Member, l
 }
 
 // ask sends one member its shutdown_request, unless its pane is already
-// gone.
+// gone or it cannot answer one.
 func (o Options) ask(ctx context.Context, t team.Team, cfg *team.Config, m team.Member, so ShutdownOptions) ShutdownMember {
 	r := ShutdownMember{Departure: Departure{Name: m.Name}, Answer: AnswerNone}
 	if alive, known := o.alive(ctx, cfg, &m); known && !alive {
 		r.Answer = AnswerGone
+		return r
+	}
+	if !m.Answers() {
+		r.Answer = AnswerEnded
 		return r
 	}
 	now := so.Now()

@@ -12,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
 )
 
 // Claude launches a Claude Code teammate with the command line Claude
@@ -119,7 +120,7 @@ func (c *Claude) Prepare(ctx context.Context, s Setup) (Launch, error) {
 		l.session = sid
 	}
 	out.Argv, out.Env = c.argv(s, l)
-	out.CLI, out.SessionID = "claude", sid
+	out.CLI, out.SessionID, out.Shutdown = "claude", sid, team.ShutdownAsk
 	return out, nil
 }
 

@@ -62,6 +62,10 @@ type Launch struct {
 	// SessionID is the Claude Code session id it starts with, "" when
 	// unknown (not Claude Code, or resumed from the person's own flags).
 	SessionID string
+	// Shutdown is how the teammate is stopped, for its member's record
+	// (team.MemberMeta.Shutdown): team.ShutdownAsk when what it runs
+	// answers a shutdown_request, team.ShutdownEnd when it cannot.
+	Shutdown string
 	// Host, HostCwd and HostArgv say where and what the teammate really
 	// runs when that is on another host (Remote): Argv is then the ssh
 	// session the pane here shows. HostCwd "": the remote user's home.
@@ -71,7 +75,16 @@ type Launch struct {
 
 // Command is a launcher for any program: Argv is run as is, with the
 // paneteam variables (TeammateEnv).
-type Command struct{ Argv []string }
+type Command struct {
+	Argv []string
+	// Answers says the program reads its inbox and answers a
+	// shutdown_request itself (a script of the person's that speaks the
+	// protocol), which paneteam cannot tell from its command line.
+	Answers bool
+	// Self is the running paneteam's path: an Argv[0] naming it runs
+	// paneteam, whatever its file is called.
+	Self string
+}
 
 // Check finds the program (Preflight).
 func (c Command) Check(_ context.Context, cwd string, caller post.Caller) error {
@@ -83,7 +96,32 @@ func (c Command) Check(_ context.Context, cwd string, caller post.Caller) error 
 
 // Prepare returns the command line and the paneteam variables.
 func (c Command) Prepare(_ context.Context, s Setup) (Launch, error) {
-	return Launch{Argv: c.Argv, Env: TeammateEnv(s)}, nil
+	stop := team.ShutdownEnd
+	if c.Answers || RunsTeammate(c.Argv, c.Self) {
+		stop = team.ShutdownAsk
+	}
+	return Launch{Argv: c.Argv, Env: TeammateEnv(s), Shutdown: stop}, nil
+}
+
+// RunsTeammate reports whether argv is paneteam's teammate loop
+// ('paneteam teammate', bare or wrapping a program, after any of
+// paneteam's own flags; paneteam named so or by self, its path), which reads the inbox and answers a
+// shutdown_request. Any other program never sees its inbox, so a
+// shutdown request to it could only be waited on. When in doubt it says
+// yes: a member wrongly taken to answer is only waited for, as before.
+func RunsTeammate(argv []string, self string) bool {
+	if len(argv) < 2 || !strings.HasPrefix(filepath.Base(argv[0]), "paneteam") && (self == "" || argv[0] != self) {
+		return false
+	}
+	for _, a := range argv[1:] {
+		if a == "--" {
+			return false // the wrapped program's own arguments follow
+		}
+		if a == "teammate" {
+			return true
+		}
+	}
+	return false
 }
 
 // TeammateEnv is what every teammate's environment gets: PANETEAM_TEAM,

@@ -60,7 +60,7 @@ func recordPane(ctx context.Context, r Request, b backend.Backend, m team.Member
 		if row.Paneteam == nil {
 			row.Paneteam = &team.MemberMeta{} // marks the member paneteam's (team.Config.RunBy)
 		}
-		row.Paneteam.Keyed, row.Paneteam.CLI = l.Keyed, l.CLI
+		row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = l.Keyed, l.CLI, l.Shutdown
 		backend.Record(cur, b)
 		if r.KeepLayout {
 			backend.KeepLayout(cur, r.Layout)

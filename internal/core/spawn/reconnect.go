@@ -87,7 +87,7 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 		if row.Paneteam == nil {
 			row.Paneteam = &team.MemberMeta{}
 		}
-		row.Paneteam.Keyed, row.Paneteam.CLI = was.Keyed, was.CLI
+		row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
 		return nil
 	})
 	if err != nil {

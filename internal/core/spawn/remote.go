@@ -60,5 +60,5 @@ func (l *Remote) Prepare(ctx context.Context, s Setup) (Launch, error) {
 		if in.Undo != nil {
 			in.Undo()
 		}
-	}, Started: release, CLI: in.CLI, SessionID: in.SessionID, Host: l.Host, HostCwd: l.Cwd, HostArgv: in.Argv}, nil
+	}, Started: release, CLI: in.CLI, SessionID: in.SessionID, Shutdown: in.Shutdown, Host: l.Host, HostCwd: l.Cwd, HostArgv: in.Argv}, nil
 }

@@ -70,7 +70,8 @@ func TestTeamCommandsJSON(t *testing.T) {
 		return []string{"--", "sh", "-c", "echo " + name + "-ready; exec sleep 1000"}
 	}
 	s.golden("spawn-pane-in-process", 0, append([]string{"spawn-pane", "--json", "--team", "crew", "--name", "alice", "--backend", "in-process"}, sh("alice")...)...)
-	s.must(append([]string{"spawn-pane", "--team", "crew", "--name", "bob", "--backend", "in-process"}, sh("bob")...)...)
+	// The test answers for bob (see shutdown), as his Claude Code would.
+	s.must(append([]string{"spawn-pane", "--team", "crew", "--name", "bob", "--backend", "in-process", "--answers-shutdown"}, sh("bob")...)...)
 	s.must(append([]string{"spawn-pane", "--team", "crew", "--name", "carol", "--backend", "in-process"}, sh("carol")...)...)
 
 	sends(s)
@@ -96,6 +97,9 @@ func TestTeamCommandsJSON(t *testing.T) {
 	// carol holds task 3, which kill-pane puts back.
 	s.golden("kill-pane", 0, "kill-pane", "--json", "--team", "crew", "--name", "carol")
 	shutdown(s)
+	// dave runs a plain program, which cannot answer: ended, not asked.
+	s.must(append([]string{"spawn-pane", "--team", "crew", "--name", "dave", "--backend", "in-process"}, sh("dave")...)...)
+	s.golden("shutdown-ended", 0, "shutdown", "--json", "--team", "crew", "--timeout", "1m", "dave")
 	monitor(s)
 
 	s.golden("cleanup-orphans-dry-run", 0, "cleanup", "--json", "--orphans", "--dry-run")
@@ -188,7 +192,8 @@ func requests(s *session) {
 var shutdownID = regexp.MustCompile(`shutdown-\d+@bob`)
 
 // shutdown asks bob to stop and answers for him, as his Claude Code
-// would: a plain shell does not read its inbox.
+// would: a plain shell does not read its inbox (spawn-pane was told
+// --answers-shutdown, so bob is asked).
 func shutdown(s *session) {
 	cmd := exec.Command(s.bin, "shutdown", "--json", "--team", "crew", "--timeout", "20s", "bob")
 	cmd.Dir, cmd.Env = s.dir, s.vars

@@ -133,7 +133,8 @@ func (l *Live) ToggleHidden(ctx context.Context, name string) (bool, error) {
 }
 
 // Stop sends a shutdown request and waits for the answer, as 'paneteam
-// shutdown --name NAME' does (docs/PROTOCOL.md §10).
+// shutdown --name NAME' does (docs/PROTOCOL.md §10); a member that cannot
+// answer (a plain program) is ended at once, as there.
 func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 	if strings.EqualFold(name, team.LeadName) {
 		return "", errors.New("the lead is not stopped from here: it is you")
@@ -156,6 +157,8 @@ func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 		return "", errors.New(m.Error)
 	case m.Answer == lifecycle.AnswerRejected:
 		return "", fmt.Errorf("%s refused: %s", m.Name, m.Reason)
+	case m.Removed && m.Answer == lifecycle.AnswerEnded:
+		return m.Name + " ended (it cannot answer): pane closed, removed from the team", nil
 	case m.Removed:
 		return m.Name + " stopped: pane closed, removed from the team", nil
 	}
