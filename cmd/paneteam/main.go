@@ -39,7 +39,7 @@ func main() {
 	os.Exit(code)
 }
 
-// signalContext is cancelled by SIGINT or SIGTERM, but installs the
+// signalContext is cancelled by SIGINT, SIGTERM or SIGHUP, but installs the
 // handler only when something first asks for Done: a command that waits
 // (a lock, a child process, a stream, a timeout derived from it) gets a
 // clean stop, while one that never waits, such as --version or --help,
@@ -56,7 +56,10 @@ type signalContext struct {
 
 func (s *signalContext) install() {
 	s.once.Do(func() {
-		s.inner, s.stopF = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		// SIGHUP too: a pane closed under a teammate wrapper hangs it
+		// up, and the wrapper must end its program (some agent CLIs
+		// ignore the hang-up their own terminal gives them).
+		s.inner, s.stopF = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	})
 }
 
