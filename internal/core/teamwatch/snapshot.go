@@ -74,6 +74,10 @@ type Options struct {
 	// what was counted of each inbox is kept for the next snapshot, so an
 	// inbox that has not changed is not read again (memo.go). "": none.
 	MemoDir string
+	// NoBranches leaves Member.Branch empty: the status line, refreshed
+	// every few seconds as a new process, shows no branch and need not
+	// read paneteam's worktree records for one.
+	NoBranches bool
 	// LockAge is how long a lock may be held before LockHeld reports it
 	// (DefaultLockAge when zero).
 	LockAge time.Duration
@@ -308,7 +312,10 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 			census = backend.NewCensus(*opts.Backend)
 		}
 	}
-	branch := branches(opts.getenv, t, cfg)
+	var branch map[string]string
+	if !opts.NoBranches {
+		branch = branches(opts.getenv, t, cfg)
+	}
 	for i := range cfg.Members {
 		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, t, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
 		s.Members[i].Host = remote.Host(opts.getenv, t.Root, filepath.Base(t.Dir()), cfg.Members[i].Name)
