@@ -20,9 +20,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -156,41 +156,12 @@ func IsRouter(argv0 string) bool { return filepath.Base(argv0) == LinkName }
 // its id; a fork of one (--fork-session) gets the router's; --continue
 // without a fork resumes a session the router cannot name.
 func ClaudeArgs(args []string, newID func() string) ([]string, string) {
-	var session, resumed string
-	var resuming, fork bool
-	for i := 0; i < len(args); i++ {
-		name, v, inline := strings.Cut(args[i], "=")
-		next := func() string {
-			if inline {
-				return v
-			}
-			if i+1 < len(args) && !isFlag(args[i+1]) {
-				i++
-				return args[i]
-			}
-			return ""
-		}
-		switch name {
-		case "--session-id":
-			session = next()
-		case "--resume", "-r":
-			resuming, resumed = true, next()
-		case "--continue", "-c":
-			resuming = true
-		case "--fork-session":
-			fork = true
-		default:
-			// A flag's value is never read as a flag (a value "-c").
-			if slices.Contains(valueFlags, name) && !inline && i+1 < len(args) {
-				i++
-			}
-		}
-	}
+	f := spawn.ReadSessionFlags(args, func(name string) bool { return slices.Contains(valueFlags, name) })
 	switch {
-	case session != "":
-		return args, session
-	case resuming && !fork:
-		return args, resumed
+	case f.ID != "":
+		return args, f.ID
+	case f.Resuming && !f.Fork:
+		return args, f.Resumed
 	}
 	id := newID()
 	return append(slices.Clone(args), "--session-id", id), id

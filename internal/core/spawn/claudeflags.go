@@ -23,21 +23,24 @@ type claudeLaunch struct {
 	session string // --session-id; "": none given
 }
 
-// personSession reads the person's own Claude Code arguments for the
-// session they choose: --session-id ID is that session; --resume ID
-// (without --fork-session) continues ID; --continue, a --resume without
-// an id, or a fork make a session paneteam cannot name. own says the
-// person chose, so paneteam passes no --session-id of its own (Claude
-// Code refuses one beside --resume or --continue without a fork).
-func personSession(args []string) (id string, own bool) {
-	fork := false
-	resumed := ""
+// SessionFlags are the session a Claude Code command line names.
+type SessionFlags struct {
+	ID       string // --session-id
+	Resumed  string // --resume ID ("" for none, or a --resume that picks)
+	Resuming bool   // --resume or --continue
+	Fork     bool   // --fork-session
+}
+
+// ReadSessionFlags reads Claude Code's session flags from args, up to a
+// "--". takesValue, when set, names other flags whose value follows
+// them, so that a value such as "-c" is not read as a flag.
+func ReadSessionFlags(args []string, takesValue func(string) bool) SessionFlags {
+	var f SessionFlags
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
+		if args[i] == "--" {
 			break
 		}
-		name, val, hasVal := strings.Cut(a, "=")
+		name, val, hasVal := strings.Cut(args[i], "=")
 		next := func() string {
 			if hasVal {
 				return val
@@ -50,19 +53,35 @@ func personSession(args []string) (id string, own bool) {
 		}
 		switch name {
 		case "--session-id":
-			id, own = next(), true
+			f.ID = next()
 		case "--resume", "-r":
-			resumed, own = next(), true
+			f.Resuming, f.Resumed = true, next()
 		case "--continue", "-c":
-			own = true
+			f.Resuming = true
 		case "--fork-session":
-			fork = true
+			f.Fork = true
+		default:
+			if takesValue != nil && takesValue(name) && !hasVal && i+1 < len(args) {
+				i++
+			}
 		}
 	}
-	if id == "" && !fork {
-		id = resumed
+	return f
+}
+
+// personSession reads the person's own Claude Code arguments for the
+// session they choose: --session-id ID is that session; --resume ID
+// (without --fork-session) continues ID; --continue, a --resume without
+// an id, or a fork make a session paneteam cannot name. own says the
+// person chose, so paneteam passes no --session-id of its own (Claude
+// Code refuses one beside --resume or --continue without a fork).
+func personSession(args []string) (id string, own bool) {
+	f := ReadSessionFlags(args, nil)
+	own = f.ID != "" || f.Resuming
+	if f.ID == "" && !f.Fork {
+		return f.Resumed, own
 	}
-	return id, own
+	return f.ID, own
 }
 
 // claudeFlags are the flags Claude Code's lead starts a teammate with, in
