@@ -25,6 +25,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
 )
 
 // How a teammate was started.
@@ -89,13 +90,10 @@ func (s Store) path(root, teamName, agent string) string {
 	return filepath.Join(s.Dir, safe(teamName)+"."+safe(agent)+"."+hex.EncodeToString(sum[:6])+".json")
 }
 
+// safe is s as a file name's part: team.SanitizePath's spelling (as
+// Claude Code names a member's files), cut to 64 bytes.
 func safe(s string) string {
-	out := strings.Map(func(r rune) rune {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return r
-		}
-		return '-'
-	}, s)
+	out := team.SanitizePath(s)
 	if len(out) > 64 {
 		out = out[:64]
 	}
