@@ -50,10 +50,16 @@ func teammateWorktree(ctx context.Context, env *Env, rc router.Config, link stri
 	if err := startReaper(rc.Exe, state, wt.Path, os.Getpid(), env.Environ()); err != nil {
 		warnf(*env, "%s's worktree stays after it ends (paneteam worktrees removes it): %v", tm.Name, err)
 	}
-	return fmt.Sprintf("You work in a git worktree of your own at %s, on the branch %s, started from commit %.12s of the lead's checkout. "+
+	from := fmt.Sprintf("started from commit %.12s of the lead's checkout", wt.Base)
+	if wt.Reused {
+		// An earlier teammate of this name left the branch (its work
+		// kept): this one goes on from there, not from the lead's commit.
+		from = "which an earlier teammate of your name left: its commits and files are there, and you go on from them"
+	}
+	return fmt.Sprintf("You work in a git worktree of your own at %s, on the branch %s, %s. "+
 		"Make your changes there and commit them on %s; leave other branches and the lead's checkout alone. "+
 		"When you report to the lead, name your branch and your commits, so the lead can review and merge them.",
-		wt.Path, wt.Branch, wt.Base, wt.Branch)
+		wt.Path, wt.Branch, from, wt.Branch)
 }
 
 // startReaper starts, in a session of its own (out of the pane, whose
