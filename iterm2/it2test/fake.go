@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofrs/flock"
+
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
@@ -109,18 +111,32 @@ func (f *Fake) Change(fn func(*State)) {
 	f.Write(st)
 }
 
-// CloseSession removes a session as if the user closed its pane.
+// CloseSession closes a session as the person closing its pane does:
+// the session leaves iTerm2's list and, in a hosted fake (Host), its
+// program is hung up (SIGHUP to its process group, killed after a grace
+// period), as iTerm2 hangs up a closed session's terminal. It takes the
+// lock every it2 call takes, so it lands between two calls.
 func (f *Fake) CloseSession(id string) {
 	f.t.Helper()
+	lk := flock.New(f.StatePath + ".lock")
+	if err := lk.Lock(); err != nil {
+		f.t.Fatal(err)
+	}
+	defer lk.Unlock()
+	var gone *Session
 	f.Change(func(st *State) {
 		for i, s := range st.Sessions {
 			if s.ID == id {
+				gone = s
 				st.Sessions = append(st.Sessions[:i], st.Sessions[i+1:]...)
 				return
 			}
 		}
 		f.t.Fatalf("fake it2: no session %s to close", id)
 	})
+	if gone != nil && gone.Hosted {
+		HangUp(PanesPath(f.StatePath), gone.Pane)
+	}
 }
 
 // Session returns the session with that id, or nil.

@@ -78,3 +78,32 @@ func TestHostedSessionsRunAShell(t *testing.T) {
 		return syscall.Kill(p.PID, 0) != nil
 	})
 }
+
+// TestCloseSessionHangsUp: the person closing a hosted session (the
+// fake's CloseSession) hangs up its program, as iTerm2 does, in either
+// flavour, and the session is gone from what it2 answers.
+func TestCloseSessionHangsUp(t *testing.T) {
+	for _, fl := range []Flavor{Python, Swift} {
+		t.Run(string(fl), func(t *testing.T) {
+			f := New(t, fl)
+			dir := t.TempDir()
+			f.Host(HostOptions{Env: append(os.Environ(), "HOME="+dir), Cwd: dir})
+			out := f.it2(t, "session", "split", "-s", f.LeadID)
+			id := strings.TrimSpace(strings.TrimPrefix(out, "Created new pane: "))
+			p, ok := f.Program(id)
+			if !ok || p.PID <= 0 {
+				t.Fatalf("session %s runs no shell: %+v", id, p)
+			}
+			f.CloseSession(id)
+			testutil.Eventually(t, 10*time.Second, "the closed session's shell to be hung up", func() bool {
+				return syscall.Kill(p.PID, 0) != nil
+			})
+			if _, err := exec.Command(f.Bin, "session", "split", "-s", id).CombinedOutput(); err == nil {
+				t.Errorf("a split of the closed session %s succeeded", id)
+			}
+			if lead, ok := f.Program(f.LeadID); !ok || syscall.Kill(lead.PID, 0) != nil {
+				t.Errorf("closing %s ended the lead's session too", id)
+			}
+		})
+	}
+}

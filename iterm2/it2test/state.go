@@ -5,7 +5,11 @@
 // this is the faithful stand-in docs/TESTING.md §3 asks for.
 package it2test
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+)
 
 // Flavor selects which it2 the fake imitates (FAKEIT2_FLAVOR).
 type Flavor string
@@ -88,4 +92,23 @@ type Listed struct {
 type Call struct {
 	Argv []string `json:"argv"`
 	Exit int      `json:"exit"`
+}
+
+// HangUp ends the program of a hosted session's pane in the state at
+// panesPath, as iTerm2 closing the session does: the pane leaves the
+// state and its host hangs up the program. Shared by the fake's 'session
+// close' and Fake.CloseSession, so both close a session alike.
+func HangUp(panesPath string, pane int) {
+	var gone nativetest.Pane
+	found := false
+	nativetest.Update(panesPath, func(st *nativetest.State) error {
+		if p, ok := st.Pane(pane); ok {
+			gone, found = *p, true
+			st.Remove(pane)
+		}
+		return nil
+	})
+	if found {
+		nativetest.KillHost(gone)
+	}
 }

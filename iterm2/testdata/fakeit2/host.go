@@ -159,20 +159,7 @@ func (f *fake) typeHosted(s *it2test.Session, text string) {
 }
 
 // hangUp ends hosted session s's program as closing its pane does.
-func (f *fake) hangUp(s *it2test.Session) {
-	var gone nativetest.Pane
-	found := false
-	nativetest.Update(it2test.PanesPath(f.statePath), func(st *nativetest.State) error {
-		if p, ok := st.Pane(s.Pane); ok {
-			gone, found = *p, true
-			st.Remove(s.Pane)
-		}
-		return nil
-	})
-	if found {
-		nativetest.KillHost(gone)
-	}
-}
+func (f *fake) hangUp(s *it2test.Session) { it2test.HangUp(it2test.PanesPath(f.statePath), s.Pane) }
 
 // remove drops s from the session list.
 func (f *fake) remove(s *it2test.Session) {
