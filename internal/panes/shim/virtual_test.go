@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,12 @@ type testTerm struct {
 	closed []native.Handle
 	// arranged counts the layouts asked of the terminal.
 	arranged int
+	// byHand are panes the person closed in the terminal: gone from
+	// List, refused as a split's target, their programs left running
+	// (a hang-up they have not yet answered).
+	byHand map[native.Handle]bool
+	// titles are the names SetTitle gave panes.
+	titles map[native.Handle]string
 }
 
 func (tt *testTerm) Arrange(ctx context.Context, kind string, leadPercent int) error {
@@ -48,6 +55,9 @@ func (tt *testTerm) Probe(ctx context.Context) error { return nil }
 func (tt *testTerm) Open(ctx context.Context, o native.Open) (native.Handle, error) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
+	if b := o.Place.Beside; b != "" && (tt.byHand[b] || slices.Contains(tt.closed, b) || tt.procs[b] == nil) {
+		return "", fmt.Errorf("Error: Session '%s' not found", b)
+	}
 	tt.next++
 	h := native.Handle("w" + strconv.Itoa(tt.next))
 	cmd := exec.Command(o.Argv[0], o.Argv[1:]...)
@@ -76,7 +86,17 @@ func (tt *testTerm) Close(ctx context.Context, h native.Handle) error {
 	return nil
 }
 
-func (tt *testTerm) List(ctx context.Context) ([]native.Handle, error) { return nil, nil }
+func (tt *testTerm) List(ctx context.Context) ([]native.Handle, error) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	var hs []native.Handle
+	for h := range tt.procs {
+		if !tt.byHand[h] && !slices.Contains(tt.closed, h) {
+			hs = append(hs, h)
+		}
+	}
+	return hs, nil
+}
 
 type vrig struct {
 	t     *testing.T
@@ -89,7 +109,7 @@ type vrig struct {
 
 func newVrig(t *testing.T, lay string) *vrig {
 	t.Helper()
-	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}}
+	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}, byHand: map[native.Handle]bool{}, titles: map[native.Handle]string{}}
 	native.Register("testterm", func(native.Env) (native.Terminal, error) { return tt, nil })
 	dir := testutil.ShortTempDir(t)
 	state := filepath.Join(dir, "v")
@@ -401,7 +421,7 @@ func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
 // --orphans' run from there closes a dead lead's panes with the program
 // the lead found.
 func TestCloseAllFromCronUsesTheLeadsTerminalProgram(t *testing.T) {
-	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}}
+	tt := &testTerm{procs: map[native.Handle]*exec.Cmd{}, byHand: map[native.Handle]bool{}, titles: map[native.Handle]string{}}
 	var used string
 	native.Register("cronterm", func(e native.Env) (native.Terminal, error) {
 		p, err := e.LookPath("cronterm-cli")

@@ -73,36 +73,16 @@ func (v *virtual) split(ctx context.Context, c Call) int {
 	if err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
-	win := v.window()
-	plan, err := layout.Next(v.s.policy, win)
-	if err != nil {
-		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
-	}
 	id := "%" + strconv.Itoa(v.st.Next)
 	gate := filepath.Join(v.dir, "gates", strconv.Itoa(v.st.Next))
-	np := VirtualPane{ID: id, Gate: gate, Tab: plan.OwnWindow, Width: virtualWidth, Height: virtualHeight}
-	place := native.Place{OwnTab: plan.OwnWindow}
-	if !plan.OwnWindow {
-		place.Horizontal, place.Percent = plan.Split.Horizontal, plan.Split.Percent
-		if target := v.pane(plan.Split.Target); target != nil {
-			place.Beside = target.Handle
-		}
-		var lw, lh int
-		np.Width, np.Height, lw, lh = layout.Carve(win, plan.Split)
-		if target := v.pane(plan.Split.Target); target != nil {
-			// The lead's size is derived from its teammates'.
-			target.Width, target.Height = lw, lh
-		}
-	}
 	if err := lockfile.WriteAtomic(gate+".new", nil); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
-	h, err := t.Open(ctx, native.Open{Argv: []string{v.st.Exe, GateCommand, gate}, Place: place})
+	np, plan, err := v.open(ctx, t, id, gate)
 	if err != nil {
 		removeGate(gate)
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): open a pane in %s: %v\n", v.st.Terminal, err), 1)
 	}
-	np.Handle = h
 	v.st.Next++
 	v.st.Panes = append(v.st.Panes, np)
 	if err := v.write(); err != nil {
@@ -113,6 +93,59 @@ func (v *virtual) split(ctx context.Context, c Call) int {
 		v.arrangeWith(ctx, plan.Relayout)
 	}
 	return v.s.finish(v.printed(c, id), "", 0)
+}
+
+// open opens the pane running gate where the layout places it. A split
+// refused because the pane to split beside is gone from the terminal
+// (the person closed it, and its program has not ended yet, so prune
+// kept it) drops that pane and asks the layout again, which places the
+// new pane beside a live one, else beside the lead.
+func (v *virtual) open(ctx context.Context, t native.Terminal, id, gate string) (VirtualPane, layout.Plan, error) {
+	for {
+		win := v.window()
+		plan, err := layout.Next(v.s.policy, win)
+		if err != nil {
+			return VirtualPane{}, plan, err
+		}
+		np := VirtualPane{ID: id, Gate: gate, Tab: plan.OwnWindow, Width: virtualWidth, Height: virtualHeight}
+		place := native.Place{OwnTab: plan.OwnWindow}
+		target := v.pane(plan.Split.Target)
+		if !plan.OwnWindow {
+			place.Horizontal, place.Percent = plan.Split.Horizontal, plan.Split.Percent
+			if target != nil {
+				place.Beside = target.Handle
+			}
+			np.Width, np.Height, _, _ = layout.Carve(win, plan.Split)
+		}
+		h, err := t.Open(ctx, native.Open{Argv: []string{v.st.Exe, GateCommand, gate}, Place: place})
+		if err == nil {
+			np.Handle = h
+			if target != nil && !plan.OwnWindow {
+				// The lead's size is derived from its teammates'.
+				_, _, target.Width, target.Height = layout.Carve(win, plan.Split)
+			}
+			return np, plan, nil
+		}
+		if plan.OwnWindow || target == nil || !v.gone(ctx, t, target.Handle) {
+			return VirtualPane{}, plan, err
+		}
+		v.drop(*target)
+	}
+}
+
+// gone reports whether the terminal no longer lists pane h (false when
+// it cannot say).
+func (v *virtual) gone(ctx context.Context, t native.Terminal, h native.Handle) bool {
+	hs, err := t.List(ctx)
+	return err == nil && !slices.Contains(hs, h)
+}
+
+// drop forgets a pane the terminal no longer has and ends what still
+// runs in it, as a pane's closing does in tmux.
+func (v *virtual) drop(p VirtualPane) {
+	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q VirtualPane) bool { return q.ID == p.ID })
+	endGate(p.Gate)
+	removeGate(p.Gate)
 }
 
 // printed is what split-window prints: nothing without -P, else -F's
