@@ -283,3 +283,28 @@ func TestPaneteamClaudeInITerm2ThenKilledLead(t *testing.T) {
 	killLeadThenCleanup(t, l, "iterm2", term.f.Dir, "dora", "eve")
 	checkSessionsClosed(t, term, dora.ID, eve.ID)
 }
+
+// TestPaneteamClaudeInITerm2AfterAClosedSession: the person closes the
+// session of the teammate the layout would split next (iTerm2 hangs up
+// its Claude), then asks the lead for another teammate: its session
+// opens beside a live one, the lead's spawn succeeds, and the lead's
+// exit closes the sessions left.
+func TestPaneteamClaudeInITerm2AfterAClosedSession(t *testing.T) {
+	term, l := startITerm2Lead(t, "main-vertical")
+	l.spawn(t, "dora", "eve")
+	dora, eve := checkITerm2Teammates(t, l, term)
+	team := mustConfig(t, l.Session).Name
+	term.f.CloseSession(eve.ID)
+	l.spawn(t, "frank")
+	frank := term.f.Session(nativeTeammates(t, l, term, "frank")["frank"].handle)
+	if frank == nil || frank.SplitFrom != dora.ID || frank.Vertical {
+		t.Errorf("frank's session %+v: want a split below dora's %s (eve's %s is closed)", frank, dora.ID, eve.ID)
+	}
+	testutil.Eventually(t, 15*time.Second, "eve's Claude to end with its closed session", func() bool {
+		return len(agentProcs("eve@"+team)) == 0
+	})
+	exitNativeLead(t, l, term, "dora@"+team, "frank@"+team)
+	if frank != nil {
+		checkSessionsClosed(t, term, dora.ID, frank.ID)
+	}
+}
