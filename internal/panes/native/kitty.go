@@ -139,10 +139,10 @@ func (k *kitty) Open(ctx context.Context, o Open) (Handle, error) {
 	if err != nil {
 		return "", err
 	}
-	if !kittyAtLeast(ver, kittyNextToSince) {
+	if !versionAtLeast(ver, kittyNextToSince) {
 		return k.openOld(ctx, o, target, tab, ver)
 	}
-	return k.launch(ctx, kittyLaunchArgs(o, target, target, kittyAtLeast(ver, kittyBiasSince)))
+	return k.launch(ctx, kittyLaunchArgs(o, target, target, versionAtLeast(ver, kittyBiasSince)))
 }
 
 // kittyLaunchArgs builds `launch ...` for o. A window goes into the tab of
@@ -211,7 +211,7 @@ func (k *kitty) openOld(ctx context.Context, o Open, target Handle, tab kittyTab
 			return "", err
 		}
 	}
-	h, err := k.launch(ctx, kittyLaunchArgs(o, target, "", kittyAtLeast(ver, kittyBiasSince)))
+	h, err := k.launch(ctx, kittyLaunchArgs(o, target, "", versionAtLeast(ver, kittyBiasSince)))
 	if tab.active != target {
 		back := focused
 		if back == "" {
@@ -223,7 +223,7 @@ func (k *kitty) openOld(ctx context.Context, o Open, target Handle, tab kittyTab
 			}
 		}
 	}
-	if err != nil || o.Place.Percent <= 0 || o.Place.Percent == 50 || kittyAtLeast(ver, kittyBiasSince) {
+	if err != nil || o.Place.Percent <= 0 || o.Place.Percent == 50 || versionAtLeast(ver, kittyBiasSince) {
 		return h, err
 	}
 	return h, k.resizeTo(ctx, h, o.Place.Horizontal, o.Place.Percent)
@@ -512,11 +512,15 @@ func (k *kitty) version(ctx context.Context) ([3]int, error) {
 }
 
 // kittyParseVersion reads `kitty --version`: "kitty 0.26.5 created by ...".
-func kittyParseVersion(s string) ([3]int, error) {
+func kittyParseVersion(s string) ([3]int, error) { return parseVersion("kitty", s) }
+
+// parseVersion reads "<name> X.Y.Z ...", what `<name> --version` prints
+// (kitty, zellij).
+func parseVersion(name, s string) ([3]int, error) {
 	var v [3]int
 	f := strings.Fields(s)
-	if len(f) < 2 || f[0] != "kitty" {
-		return v, fmt.Errorf("kitty --version printed %q, not kitty's version", strings.TrimSpace(s))
+	if len(f) < 2 || f[0] != name {
+		return v, fmt.Errorf("%s --version printed %q, not %s's version", name, strings.TrimSpace(s), name)
 	}
 	for i, p := range strings.SplitN(f[1], ".", 3) {
 		if end := strings.IndexFunc(p, func(r rune) bool { return r < '0' || r > '9' }); end >= 0 {
@@ -524,14 +528,14 @@ func kittyParseVersion(s string) ([3]int, error) {
 		}
 		n, err := strconv.Atoi(p)
 		if err != nil {
-			return v, fmt.Errorf("kitty --version printed %q, not kitty's version", strings.TrimSpace(s))
+			return v, fmt.Errorf("%s --version printed %q, not %s's version", name, strings.TrimSpace(s), name)
 		}
 		v[i] = n
 	}
 	return v, nil
 }
 
-func kittyAtLeast(v, min [3]int) bool {
+func versionAtLeast(v, min [3]int) bool {
 	for i := range v {
 		if v[i] != min[i] {
 			return v[i] > min[i]

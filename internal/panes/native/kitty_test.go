@@ -65,8 +65,8 @@ func TestKittyParseVersion(t *testing.T) {
 	if _, err := kittyParseVersion("bash: kitty: not found"); err == nil {
 		t.Error("a line that is not kitty's version parsed")
 	}
-	if !kittyAtLeast([3]int{0, 40, 0}, kittyNextToSince) || kittyAtLeast([3]int{0, 39, 9}, kittyNextToSince) {
-		t.Error("kittyAtLeast compares wrongly")
+	if !versionAtLeast([3]int{0, 40, 0}, kittyNextToSince) || versionAtLeast([3]int{0, 39, 9}, kittyNextToSince) {
+		t.Error("versionAtLeast compares wrongly")
 	}
 }
 

@@ -86,6 +86,17 @@ func (tt *testTerm) Close(ctx context.Context, h native.Handle) error {
 	return nil
 }
 
+// SetTitle names a pane; "refuse" is a name the terminal refuses.
+func (tt *testTerm) SetTitle(ctx context.Context, h native.Handle, title string, tab bool) error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if title == "refuse" {
+		return fmt.Errorf("no pane %s to name", h)
+	}
+	tt.titles[h] = title
+	return nil
+}
+
 func (tt *testTerm) List(ctx context.Context) ([]native.Handle, error) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()

@@ -72,7 +72,7 @@ func (s *Shim) serveVirtual(ctx context.Context, c Call) int {
 	case "select-pane":
 		if p := v.pane(c.Flag('t')); p != nil && c.Has('T') {
 			p.Title = c.Flag('T')
-			return v.save("")
+			return v.title(ctx, *p)
 		}
 		return v.paneOr(c.Flag('t'))
 	case "set-option", "resize-pane":

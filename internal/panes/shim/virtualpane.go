@@ -3,10 +3,12 @@ package shim
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/sys/program"
@@ -146,6 +148,29 @@ func (v *virtual) drop(p VirtualPane) {
 	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q VirtualPane) bool { return q.ID == p.ID })
 	endGate(p.Gate)
 	removeGate(p.Gate)
+}
+
+// title records pane p's name and gives it to the pane in the terminal,
+// where the terminal can name a pane (native.Titler), as tmux titles a
+// pane. The name is cosmetic: a terminal that refuses it is logged, and
+// the call succeeds.
+func (v *virtual) title(ctx context.Context, p VirtualPane) int {
+	if err := v.write(); err != nil {
+		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
+	}
+	t, err := v.driver()
+	if err == nil {
+		if tt, ok := t.(native.Titler); ok {
+			err = tt.SetTitle(ctx, p.Handle, p.Title, p.Tab)
+		}
+	}
+	if err != nil && v.s.Getenv(EnvLog) != "" {
+		appendLog(v.s.Getenv(EnvLog), logEntry{
+			Time: time.Now().UTC().Format(time.RFC3339Nano), PID: os.Getpid(), PPID: v.s.PPID,
+			Argv: v.s.call.Argv, Error: fmt.Sprintf("name pane %s in %s: %v", p.ID, v.st.Terminal, err),
+		})
+	}
+	return v.s.finish("", "", 0)
 }
 
 // printed is what split-window prints: nothing without -P, else -F's

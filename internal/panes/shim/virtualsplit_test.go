@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,5 +52,21 @@ func TestVirtualServerSplitsBesideALivePane(t *testing.T) {
 	waitFile(t, filepath.Join(work, "gus"))
 	if last := r.term.places[len(r.term.places)-1]; last != (native.Place{Horizontal: true, Percent: 70}) {
 		t.Fatalf("gus's place = %+v; want beside the lead at 70%%", last)
+	}
+}
+
+// TestVirtualServerNamesTeammatesPanes: select-pane -T, with which
+// Claude's lead titles its teammate's pane, names the pane in the
+// terminal; a terminal refusing the name fails nothing, and the refusal
+// is in the shim's log.
+func TestVirtualServerNamesTeammatesPanes(t *testing.T) {
+	r := newVrig(t, "main-vertical")
+	p := r.spawn("dora", "exec sleep 300")
+	if got := r.term.titles["w1"]; got != "dora" {
+		t.Fatalf("pane %s (w1) is named %q in the terminal; want dora", p, got)
+	}
+	r.must("-S", r.sock(), "select-pane", "-t", p, "-T", "refuse")
+	if b, _ := os.ReadFile(r.env[EnvLog]); !strings.Contains(string(b), "name pane "+p+" in testterm: no pane w1 to name") {
+		t.Fatalf("the refused name is not in the shim's log:\n%s", b)
 	}
 }
