@@ -221,6 +221,7 @@ type LS []struct {
 	ID   int `json:"id"`
 	Tabs []struct {
 		ID          int             `json:"id"`
+		Title       string          `json:"title"`
 		Layout      string          `json:"layout"`
 		LayoutState json.RawMessage `json:"layout_state"`
 		IsActive    bool            `json:"is_active_tab"`

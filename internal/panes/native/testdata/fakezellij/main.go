@@ -17,6 +17,9 @@
 // else $ZELLIJ_SESSION_NAME. Each pane's program runs under a
 // pseudo-terminal in a detached host (internal/panes/native/nativetest).
 //
+// The fake is Zellij 0.44.2; FAKEZELLIJ_VERSION ("zellij 0.43.1") makes
+// it an older one, whose rename-pane has no --pane-id.
+//
 // Fake only: `zellij --session NAME start [--cwd DIR] -- PROG...` starts
 // the session with a first pane running PROG and returns once it runs.
 // Panes get the environment `start` had plus ZELLIJ=0,
@@ -38,7 +41,6 @@ import (
 const (
 	tabRows, tabCols = 48, 160
 	defaultShell     = "/bin/sh"
-	version          = "zellij 0.44.2"
 	topUsage         = "zellij [OPTIONS] [SUBCOMMAND]"
 )
 
@@ -62,7 +64,7 @@ func run(args []string) error {
 		return err
 	}
 	if _, ok := g["--version"]; ok {
-		fmt.Println(version)
+		fmt.Println(version())
 		return nil
 	}
 	session, ok := g["--session"]
@@ -155,7 +157,7 @@ func action(dir, session string, args []string) error {
 	}
 	cmds := map[string]func(string, []string) error{
 		"new-pane": newPane, "new-tab": newTab, "query-tab-names": queryTabNames,
-		"list-panes": listPanes, "close-pane": closePane,
+		"list-panes": listPanes, "close-pane": closePane, "rename-pane": renamePane,
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
