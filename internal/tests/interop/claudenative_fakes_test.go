@@ -141,6 +141,9 @@ func TestPaneteamClaudeInZellijThenKilledLead(t *testing.T) {
 	if e.SplitFrom != d.ID || e.Direction != "down" || !e.CloseOnExit {
 		t.Errorf("eve's pane was made %+v: want a command pane below dora's %d that closes when its program ends", e, d.ID)
 	}
+	if d.Title != "dora" || e.Title != "eve" {
+		t.Errorf("Zellij names dora's and eve's panes %q and %q; want them named after their teammates", d.Title, e.Title)
+	}
 	writeCapture(t, "zellij", 50, capturePane{"claude (lead): pane " + strconv.Itoa(term.tm.First), []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
 		ft(term, "dora", d), ft(term, "eve", e))
 	// Run from a shell of the person's, where zellij is installed.

@@ -198,6 +198,12 @@ func checkITerm2Teammates(t *testing.T, l *shimLead, term *iterm2Term) (dora, ev
 	if eve.SplitFrom != dora.ID || eve.Vertical {
 		t.Errorf("eve's session was split from %s (vertical divider %v): want below dora's %s", eve.SplitFrom, eve.Vertical, dora.ID)
 	}
+	// Each session is named after its teammate, as tmux titles the pane.
+	for n, s := range map[string]*it2test.Session{"dora": dora, "eve": eve} {
+		if s.Name != n {
+			t.Errorf("%s's iTerm2 session is named %q; want %s", n, s.Name, n)
+		}
+	}
 	typed := term.checkTyped(t, l)
 	if strings.Join(typed, " ") != dora.ID+" "+eve.ID {
 		t.Errorf("paneteam typed into sessions %v: want one gate line each into dora's %s and eve's %s", typed, dora.ID, eve.ID)
@@ -297,8 +303,8 @@ func TestPaneteamClaudeInITerm2AfterAClosedSession(t *testing.T) {
 	term.f.CloseSession(eve.ID)
 	l.spawn(t, "frank")
 	frank := term.f.Session(nativeTeammates(t, l, term, "frank")["frank"].handle)
-	if frank == nil || frank.SplitFrom != dora.ID || frank.Vertical {
-		t.Errorf("frank's session %+v: want a split below dora's %s (eve's %s is closed)", frank, dora.ID, eve.ID)
+	if frank == nil || frank.SplitFrom != dora.ID || frank.Vertical || frank.Name != "frank" {
+		t.Errorf("frank's session %+v: want a split below dora's %s named frank (eve's %s is closed)", frank, dora.ID, eve.ID)
 	}
 	testutil.Eventually(t, 15*time.Second, "eve's Claude to end with its closed session", func() bool {
 		return len(agentProcs("eve@"+team)) == 0

@@ -218,6 +218,12 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 		t.Errorf("dora %+v and eve %+v are not stacked beside the lead %+v", d, e, lead)
 	}
 	checkNativeStatus(t, l, "dora", "eve")
+	ls := term.k.List(t)
+	for n, p := range map[string]termPane{"dora": d, "eve": e} {
+		if w, _, _ := ls.Find(p.handle); w.Title != n {
+			t.Errorf("kitty @ ls shows %s's window titled %q; want %s", n, w.Title, n)
+		}
+	}
 	text := func(h string) []string {
 		out, _ := term.k.Run("get-text", "--match", "id:"+h)
 		return strings.Split(out, "\n")
@@ -265,6 +271,15 @@ func TestPaneteamClaudeInKittyTabsThenKilledLead(t *testing.T) {
 	}
 	if d, e := panes["dora"], panes["eve"]; inLeadTab != 1 || d.tab == lead.tab || e.tab == lead.tab || d.tab == e.tab {
 		t.Fatalf("want a tab per teammate and the lead's tab alone: lead %+v dora %+v eve %+v", lead, d, e)
+	}
+	for _, o := range term.k.List(t) {
+		for _, tb := range o.Tabs {
+			for n, p := range panes {
+				if strconv.Itoa(tb.ID) == p.tab && tb.Title != n {
+					t.Errorf("kitty @ ls shows %s's tab titled %q; want %s", n, tb.Title, n)
+				}
+			}
+		}
 	}
 
 	killLeadThenCleanup(t, l, "kitty", "", "dora", "eve")
