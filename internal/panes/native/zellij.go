@@ -26,7 +26,9 @@ import (
 //   - new-pane --direction right|down [--cwd D] [--name T] --close-on-exit -- argv
 //   - new-tab --layout FILE [--name T]: a tab of its own, whose one pane
 //     runs argv (a layout written to Env.Dir and removed once read);
-//   - query-tab-names, for Probe.
+//   - query-tab-names, for Probe;
+//   - from 0.44.1, rename-pane --pane-id, to name a pane after it opened
+//     (SetTitle, title.go); older Zellijs leave such a pane unnamed.
 //
 // Limits, from Zellij's CLI: new-pane splits the FOCUSED pane, so Beside
 // is not honoured (paneteam's layouts split the lead, which has focus,
