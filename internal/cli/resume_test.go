@@ -188,3 +188,76 @@ func TestResumeBringsBackATeamWhoseServerDied(t *testing.T) {
 		t.Error("a second resume started echo again")
 	}
 }
+
+// TestResumeInsideTmuxAndRefusesPlantedRecords: inside tmux, the tmux
+// server holding the lead's pane and its teammates dies; from a pane of
+// a new server, resume splits the teammates beside it. A launch record
+// another user could have written (writable by others, or owned by
+// someone else) is not believed: that member is not started, and the
+// run says why and fails.
+func TestResumeInsideTmuxAndRefusesPlantedRecords(t *testing.T) {
+	w := newRSWorld(t)
+	old := testutil.TmuxServer(t)
+	inOld := testutil.TmuxEnv(t, old, testutil.FirstPane(t, old))
+	crew := strings.TrimSpace(w.must(t, inOld, "team-create", "crew"))
+	files := map[string]string{}
+	for _, name := range []string{"echo", "forged", "stranger"} {
+		files[name] = filepath.Join(t.TempDir(), name)
+		w.must(t, inOld, append([]string{"spawn-pane", "--team", crew, "--name", name, "--"}, echoTeammate(w.bin, files[name])...)...)
+	}
+	for name, f := range files {
+		testutil.Eventually(t, 10*time.Second, name+" to start", fileHas(f, "started "+name))
+	}
+	if _, err := old.Run(context.Background(), "kill-server"); err != nil {
+		t.Fatal(err)
+	}
+
+	recs, _ := filepath.Glob(filepath.Join(w.state, "launches", "*.json"))
+	for _, f := range recs {
+		switch {
+		case strings.Contains(filepath.Base(f), ".forged."):
+			if err := os.Chmod(f, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		case strings.Contains(filepath.Base(f), ".stranger.") && os.Getuid() == 0:
+			if err := os.Chown(f, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	srv := testutil.TmuxServer(t)
+	leadPane := testutil.FirstPane(t, srv)
+	out, errs, code := w.run(t, testutil.TmuxEnv(t, srv, leadPane), "resume", "--team", crew)
+	if code == 0 || !strings.Contains(errs, "lets others write it: not believed") {
+		t.Errorf("resume with a record others may write: exit %d\n%s\nwant a failure saying the record is not believed", code, errs)
+	}
+	if os.Getuid() == 0 && !strings.Contains(errs, "owned by uid 4242, not by you") {
+		t.Errorf("resume with a record of another user:\n%s\nwant it refused", errs)
+	}
+	if !strings.Contains(out, "crew/forged: not started: no launch record that paneteam believes") {
+		t.Errorf("resume says:\n%s\nwant forged not started", out)
+	}
+	testutil.Eventually(t, 10*time.Second, "echo to start again", func() bool { return countIn(files["echo"], "started echo") == 2 })
+	time.Sleep(500 * time.Millisecond)
+	if countIn(files["forged"], "started forged") != 1 {
+		t.Error("forged, whose record others may write, was started again")
+	}
+	if os.Getuid() == 0 && countIn(files["stranger"], "started stranger") != 1 {
+		t.Error("stranger, whose record another user owns, was started again")
+	}
+
+	cfg := w.config(t, crew)
+	m := cfg.Member("echo")
+	p, err := srv.PaneByID(context.Background(), m.TmuxPaneID)
+	if err != nil || p.Agent != m.AgentID {
+		t.Fatalf("echo's pane %s on the new server: %+v, %v", m.TmuxPaneID, p, err)
+	}
+	lead, err := srv.PaneByID(context.Background(), leadPane)
+	if err != nil || p.WindowID != lead.WindowID {
+		t.Errorf("echo's pane is in window %s, the lead's pane in %s (%v): want it split beside the lead", p.WindowID, lead.WindowID, err)
+	}
+	if l := team.LeadOf(cfg); l.State != team.LeadAlive || l.PID != int64(lead.PID) {
+		t.Errorf("the team's lead: %+v; want the process of the pane resume ran in (%d)", l, lead.PID)
+	}
+}
