@@ -1,0 +1,115 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/team"
+)
+
+// TestResumedClaudeTeammateKeepsItsConversation: in a team paneteam
+// leads, a real Claude Code teammate (started by spawn-pane --claude,
+// which gives it a session id of its own) loses its tmux server with
+// the lead's pane. A signed message is sent to it while it is down. From
+// outside tmux, 'paneteam resume' starts it again in a pane of a private
+// server: the same session continued (--resume), so its next model
+// request holds its earlier conversation and the message sent while it
+// was down, believed as the lead's; the team has a live lead again.
+func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
+	lt := newLedTeam(t, "back")
+	const prompt = "You are alice. Remember the codeword PELICAN."
+	after := lt.api.LastSeq()
+	// Not lt.spawnClaude: its clean-up asks the tmux server this test kills.
+	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "alice", "--claude", "--permission-mode", "bypassPermissions",
+		"--prompt", prompt, "--", lt.s.Bin)
+	lt.api.WaitMessages(t, wait, after, prompt)
+	endClaudeTeammate(t, lt.s, lt.name, "alice")
+	pid, _ := claudeTeammate(t, lt.s, lt.name, "alice")
+
+	var rec launches.Record
+	recs, errs := launches.Open(lt.state).List(lt.s.ConfigDir, lt.name)
+	for _, r := range recs {
+		if r.Agent == "alice" {
+			rec = r
+		}
+	}
+	if rec.SessionID == "" {
+		t.Fatalf("alice's launch record: %+v (%v), want its session id", recs, errs)
+	}
+	// Claude Code writes its transcript as the turn goes; the resume
+	// needs it there.
+	testutil.Eventually(t, wait, "alice's transcript", func() bool {
+		found, _ := filepath.Glob(filepath.Join(lt.s.ConfigDir, "projects", "*", rec.SessionID+".jsonl"))
+		return len(found) == 1
+	})
+
+	if _, err := lt.s.Tmux.Run(context.Background(), "kill-server"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 30*time.Second, "alice's claude to end with its tmux server", func() bool {
+		return syscall.Kill(pid, 0) != nil || isZombie(pid)
+	})
+
+	outside := []string{"PANETEAM_STATE_DIR=" + lt.state, "TMUX_TMPDIR=" + testutil.ShortTempDir(t), "PANETEAM_TMUX_CONFIG=/dev/null"}
+	if out, errOut, code := ptWith(t, lt.s, outside, "send", "--team", lt.name, "--to", "alice",
+		"While you were down the codeword changed to OSPREY."); code != 0 {
+		t.Fatalf("send while down: exit %d\n%s%s", code, out, errOut)
+	}
+
+	after = lt.api.LastSeq()
+	out, errOut, code := ptWith(t, lt.s, outside, "resume", "--team", lt.name, "--json")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, out, errOut)
+	}
+	var res struct {
+		Started []struct {
+			Name, How, Backend, PaneID string
+			SessionID                  *string
+		} `json:"started"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("resume --json: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		_, c, err := team.Open(lt.s.ConfigDir, lt.name)
+		if err == nil && c.Paneteam != nil && c.Paneteam.TmuxSocket != "" {
+			exec.Command("tmux", "-S", c.Paneteam.TmuxSocket, "kill-server").Run()
+		}
+	})
+	if len(res.Started) != 1 || res.Started[0].How != "continued" || res.Started[0].Backend != "tmux" ||
+		res.Started[0].SessionID == nil || *res.Started[0].SessionID != rec.SessionID {
+		t.Fatalf("resume started %+v, want alice's session %s continued in tmux", res.Started, rec.SessionID)
+	}
+
+	got := lt.api.WaitMessages(t, wait, after, "OSPREY")
+	text := got.MessagesText()
+	if !strings.Contains(text, "PELICAN") {
+		t.Errorf("alice's first request after resume does not hold her earlier conversation:\n%s", text)
+	}
+	if tail := got.TailText(); !strings.Contains(tail, `teammate_id="team-lead"`) || strings.Contains(tail, `verified="false"`) {
+		t.Errorf("the message sent while down reached alice as:\n%s\nwant it from team-lead, believed", tail)
+	}
+	if sid := got.SessionID(); sid != rec.SessionID {
+		t.Errorf("alice's request after resume is of session %q, want %q", sid, rec.SessionID)
+	}
+
+	_, c, err := team.Open(lt.s.ConfigDir, lt.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := team.LeadOf(c); l.State != team.LeadAlive || l.PID != int64(os.Getpid()) {
+		t.Errorf("the team's lead after resume: %+v, want this test's process, alive", l)
+	}
+	if m := c.Member("alice"); m == nil || m.TmuxPaneID != res.Started[0].PaneID || m.Paneteam == nil || !m.Paneteam.Keyed {
+		t.Errorf("alice's row after resume: %+v, want pane %s, still keyed", m, res.Started[0].PaneID)
+	}
+}
