@@ -45,16 +45,19 @@ func planFor(rec launches.Record) plan {
 // fresh, told so.
 func claudePlan(rec launches.Record) plan {
 	earlier := transcript(rec)
+	if _, ok := withSession(rec.Args, "--resume", rec.SessionID); !ok {
+		// The person's own arguments chose its session (--resume,
+		// --continue): started again as they ran, they choose it again.
+		return plan{argv: append([]string{rec.Program}, rec.Args...), env: envOf(rec), how: Restarted, session: rec.SessionID,
+			earlier: earlier, note: "its command line chooses its own session: started again as it ran"}
+	}
 	switch {
 	case rec.SessionID == "":
 		return freshClaude(rec, "it was started without a session id paneteam knows", "")
 	case earlier == "":
 		return freshClaude(rec, fmt.Sprintf("no transcript of its session %s was found", rec.SessionID), "")
 	}
-	args, ok := withSession(rec.Args, "--resume", rec.SessionID)
-	if !ok {
-		return freshClaude(rec, "its command line chose its own session", earlier)
-	}
+	args, _ := withSession(rec.Args, "--resume", rec.SessionID)
 	return plan{argv: append([]string{rec.Program}, args...), env: envOf(rec), how: Continued,
 		session: rec.SessionID, earlier: earlier}
 }
