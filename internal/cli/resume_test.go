@@ -261,3 +261,80 @@ func TestResumeInsideTmuxAndRefusesPlantedRecords(t *testing.T) {
 		t.Errorf("the team's lead: %+v; want the process of the pane resume ran in (%d)", l, lead.PID)
 	}
 }
+
+// TestCleanupOrphansKeepsATeamThatCanComeBack: a team whose lead and
+// panes died without a shutdown is shown as resumable by status (text
+// and --json) and kept, with its teammate's untouched worktree, by
+// 'cleanup --orphans' within --resume-grace; once the grace has passed
+// it is reaped, the worktree with it.
+func TestCleanupOrphansKeepsATeamThatCanComeBack(t *testing.T) {
+	w := newRSWorld(t)
+	lead := leadProcess(t)
+	crew := strings.TrimSpace(w.must(t, nil, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid)))
+	repo := testutil.GitRepo(t)
+	w.must(t, nil, "spawn-pane", "--team", crew, "--name", "builder", "--cwd", repo, "--worktree", "--", "sleep", "600")
+	w.must(t, nil, "spawn-pane", "--team", crew, "--name", "plain", "--", "sleep", "600")
+	cfg := w.config(t, crew)
+	wt := cfg.Member("builder").WorktreePath
+	if wt == "" {
+		t.Fatal("builder got no worktree")
+	}
+	socket := cfg.Paneteam.TmuxSocket
+	t.Cleanup(func() { exec.Command("tmux", "-S", socket, "kill-server").Run() })
+
+	var st []struct {
+		Resumable *struct {
+			Members []string `json:"members"`
+			Command string   `json:"command"`
+		} `json:"resumable"`
+	}
+	if err := json.Unmarshal([]byte(w.must(t, nil, "status", "--team", crew, "--json")), &st); err != nil || len(st) != 1 {
+		t.Fatalf("status --json: %v", err)
+	}
+	if st[0].Resumable != nil {
+		t.Errorf("a live team is shown resumable: %+v", st[0].Resumable)
+	}
+
+	if _, err := (tmux.Server{Socket: socket}).Run(context.Background(), "kill-server"); err != nil {
+		t.Fatal(err)
+	}
+	lead.Process.Kill()
+	lead.Wait()
+
+	if err := json.Unmarshal([]byte(w.must(t, nil, "status", "--team", crew, "--json")), &st); err != nil || len(st) != 1 {
+		t.Fatalf("status --json: %v", err)
+	}
+	if r := st[0].Resumable; r == nil || strings.Join(r.Members, ",") != "builder,plain" || r.Command != "paneteam resume --team crew" {
+		t.Errorf("status --json resumable: %+v; want builder and plain, and the command", r)
+	}
+	if text := w.must(t, nil, "status", "--team", crew); !strings.Contains(text, "resumable: its lead and teammates' panes went away; bring back builder, plain with: paneteam resume --team crew") {
+		t.Errorf("status does not say the team can come back:\n%s", text)
+	}
+
+	if out := w.must(t, nil, "cleanup", "--orphans", "--dry-run"); !strings.Contains(out, "left alone: team crew (its lead process") ||
+		!strings.Contains(out, "it can come back") {
+		t.Errorf("cleanup --orphans --dry-run within the grace says:\n%s\nwant the team left alone, saying why", out)
+	}
+	var reap struct {
+		Skipped []struct{ Team, Why string } `json:"skipped"`
+	}
+	out := w.must(t, nil, "cleanup", "--orphans", "--json")
+	if err := json.Unmarshal([]byte(out), &reap); err != nil || len(reap.Skipped) != 1 || !strings.Contains(reap.Skipped[0].Why, "--resume-grace") {
+		t.Errorf("cleanup --orphans --json within the grace: %s (%v); want crew skipped, naming --resume-grace", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "teams", crew, "config.json")); err != nil {
+		t.Fatalf("cleanup --orphans within the grace removed the team: %v", err)
+	}
+	if _, err := os.Stat(wt); err != nil {
+		t.Fatalf("cleanup --orphans within the grace removed builder's worktree: %v", err)
+	}
+
+	time.Sleep(1100 * time.Millisecond)
+	w.must(t, nil, "cleanup", "--orphans", "--resume-grace", "1s")
+	if _, err := os.Stat(filepath.Join(w.root, "teams", crew)); !os.IsNotExist(err) {
+		t.Errorf("after its grace the team is still there: %v", err)
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Errorf("after its grace builder's untouched worktree is still there: %v", err)
+	}
+}
