@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -336,5 +337,56 @@ func TestCleanupOrphansKeepsATeamThatCanComeBack(t *testing.T) {
 	}
 	if _, err := os.Stat(wt); !os.IsNotExist(err) {
 		t.Errorf("after its grace builder's untouched worktree is still there: %v", err)
+	}
+}
+
+// TestResumeAllBringsBackOnlyTeamsThatWentAwayLately: --all starts the
+// teams whose lead and panes are gone and that changed within --within
+// (here an in-process teammate whose host was killed with its lead),
+// leaves a live team alone, and says when there is none.
+func TestResumeAllBringsBackOnlyTeamsThatWentAwayLately(t *testing.T) {
+	w := newRSWorld(t)
+	live, gone := leadProcess(t), leadProcess(t)
+	w.must(t, nil, "team-create", "live", "--leader-pid", strconv.Itoa(live.Process.Pid))
+	w.must(t, nil, "team-create", "gone", "--leader-pid", strconv.Itoa(gone.Process.Pid))
+	marks := filepath.Join(t.TempDir(), "marks")
+	for _, tm := range []string{"live", "gone"} {
+		w.must(t, nil, "spawn-pane", "--team", tm, "--name", "host", "--backend", "in-process", "--",
+			"/bin/sh", "-c", `echo "started $PANETEAM_TEAM" >> "$0"; exec sleep 600`, marks)
+	}
+	t.Cleanup(func() {
+		for _, tm := range []string{"live", "gone"} {
+			w.run(t, nil, "kill-pane", "--team", tm, "--name", "host")
+		}
+	})
+	testutil.Eventually(t, 10*time.Second, "both hosts to start", func() bool {
+		return countIn(marks, "started live") == 1 && countIn(marks, "started gone") == 1
+	})
+	host := w.config(t, "gone").Member("host").Paneteam.PID
+	if err := syscall.Kill(host, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	gone.Process.Kill()
+	gone.Wait()
+	testutil.Eventually(t, 10*time.Second, "gone's host to end", func() bool { return syscall.Kill(host, 0) != nil })
+
+	time.Sleep(1100 * time.Millisecond)
+	if out := w.must(t, nil, "resume", "--all", "--within", "1s"); !strings.Contains(out, "no team to resume") {
+		t.Errorf("resume --all --within 1s, a second after the team changed:\n%s\nwant none", out)
+	}
+	dry := w.must(t, nil, "resume", "--all", "--dry-run")
+	if !strings.Contains(dry, "gone/host: would be started again in in-process") || strings.Contains(dry, "live/") {
+		t.Errorf("resume --all --dry-run says:\n%s\nwant gone's host and nothing of live", dry)
+	}
+	out := w.must(t, nil, "resume", "--all")
+	if !strings.Contains(out, "gone/host: started again in in-process pane in-process") {
+		t.Errorf("resume --all says:\n%s", out)
+	}
+	testutil.Eventually(t, 10*time.Second, "gone's host to start again", func() bool { return countIn(marks, "started gone") == 2 })
+	if countIn(marks, "started live") != 1 {
+		t.Error("resume --all started the live team's teammate again")
+	}
+	if l := team.LeadOf(w.config(t, "gone")); l.State != team.LeadAlive {
+		t.Errorf("gone's lead after resume --all: %+v", l)
 	}
 }
