@@ -109,7 +109,33 @@ func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
 	if l := team.LeadOf(c); l.State != team.LeadAlive || l.PID != int64(os.Getpid()) {
 		t.Errorf("the team's lead after resume: %+v, want this test's process, alive", l)
 	}
-	if m := c.Member("alice"); m == nil || m.TmuxPaneID != res.Started[0].PaneID || m.Paneteam == nil || !m.Paneteam.Keyed {
-		t.Errorf("alice's row after resume: %+v, want pane %s, still keyed", m, res.Started[0].PaneID)
+	m := c.Member("alice")
+	if m == nil || m.TmuxPaneID != res.Started[0].PaneID || m.Paneteam == nil || !m.Paneteam.Keyed {
+		t.Fatalf("alice's row after resume: %+v, want pane %s, still keyed", m, res.Started[0].PaneID)
+	}
+
+	// Down a second time: the same session goes on again, holding both
+	// earlier turns.
+	testutil.Eventually(t, wait, "alice's transcript to hold OSPREY", func() bool {
+		found, _ := filepath.Glob(filepath.Join(lt.s.ConfigDir, "projects", "*", rec.SessionID+".jsonl"))
+		b, _ := os.ReadFile(found[0])
+		return strings.Contains(string(b), "OSPREY")
+	})
+	time.Sleep(2 * time.Second) // the model's reply written after it
+	if err := exec.Command("tmux", "-S", m.Paneteam.TmuxSocket, "kill-server").Run(); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 30*time.Second, "alice's claude to end again", func() bool {
+		pid, _ := findProc(lt.s.ConfigDir, "alice@"+lt.name)
+		return pid == 0
+	})
+	ptWith(t, lt.s, outside, "send", "--team", lt.name, "--to", "alice", "Down again: now it is HERON.")
+	after = lt.api.LastSeq()
+	if out, errOut, code := ptWith(t, lt.s, outside, "resume", "--team", lt.name); code != 0 || !strings.Contains(out, "alice: its conversation continued") {
+		t.Fatalf("second resume: exit %d\n%s%s", code, out, errOut)
+	}
+	again := lt.api.WaitMessages(t, wait, after, "HERON")
+	if text := again.MessagesText(); !strings.Contains(text, "PELICAN") || !strings.Contains(text, "OSPREY") || again.SessionID() != rec.SessionID {
+		t.Errorf("alice's request after a second resume (session %q):\n%s\nwant both earlier turns, session %s", again.SessionID(), text, rec.SessionID)
 	}
 }
