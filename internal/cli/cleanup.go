@@ -97,7 +97,7 @@ type cleanupOptions struct {
 	OlderThan *time.Duration
 	// ResumeGrace is --resume-grace, nil when not given.
 	ResumeGrace *time.Duration
-	JSON      bool
+	JSON        bool
 }
 
 func readCleanupOptions(c *ucli.Command, env Env) (cleanupOptions, error) {
