@@ -48,6 +48,7 @@ and every pane are gone, and that was active within --within (default
 			&ucli.BoolFlag{Name: "all", Usage: "every team whose lead and panes are gone and that was active within --within"},
 			&ucli.DurationFlag{Name: "within", Value: resume.DefaultWithin, Usage: "with --all: only teams active within this long"},
 			&ucli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would start and start nothing"},
+			&ucli.IntFlag{Name: "leader-pid", Usage: "pid of the process that becomes the teams' lead (default: this tmux pane's process, else the parent shell)"},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long each restarted command is watched for an immediate failure (default 50ms; 3s for a resumed Claude Code)"},
 			jsonFlag(),
 		},
@@ -67,12 +68,13 @@ type resumeOptions struct {
 	Within       time.Duration
 	DryRun       bool
 	StartupCheck time.Duration
+	LeaderPID    int // 0: defaultLeaderPID
 	JSON         bool
 }
 
 func readResumeOptions(c *ucli.Command) (resumeOptions, error) {
 	o := resumeOptions{Scope: readTeamScope(c), All: c.Bool("all"), Within: c.Duration("within"),
-		DryRun: c.Bool("dry-run"), StartupCheck: c.Duration("startup-check"), JSON: c.Bool("json")}
+		DryRun: c.Bool("dry-run"), StartupCheck: c.Duration("startup-check"), LeaderPID: c.Int("leader-pid"), JSON: c.Bool("json")}
 	if c.NArg() > 0 {
 		return o, usagef("resume takes no arguments (got %q): name the team with --team", c.Args().First())
 	}
@@ -92,7 +94,10 @@ func runResume(ctx context.Context, env Env, o resumeOptions) error {
 	}
 	base := resume.Options{Lock: o.Scope.Lock, Records: launches.Open(state), BackendEnv: backendEnv(env),
 		Caller: callerOf(env), Exe: env.Exe, DryRun: o.DryRun, StartupCheck: o.StartupCheck, Say: env.Stderr,
-		LeaderPID: defaultLeaderPID(ctx, env)}
+		LeaderPID: o.LeaderPID}
+	if base.LeaderPID == 0 {
+		base.LeaderPID = defaultLeaderPID(ctx, env)
+	}
 	var teams []team.Team
 	if o.All {
 		root, err := team.Root(o.Scope.Root, env.Getenv)

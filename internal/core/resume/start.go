@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/panes/backend"
@@ -80,7 +82,7 @@ func (o Options) spawn(ctx context.Context, b backend.Backend, cfg *team.Config,
 	}
 	row := m.row
 	row.Cwd = m.rec.Cwd
-	return b.Spawn(ctx, backend.Spec{Team: o.Team, Config: cfg, Member: row, Argv: p.argv, Env: p.env,
+	return b.Spawn(ctx, backend.Spec{Team: o.Team, Config: cfg, Member: row, Argv: withPath(p.argv, p.env), Env: p.env,
 		Layout: backend.TeamLayout(cfg), StartupCheck: check})
 }
 
@@ -203,4 +205,25 @@ func joinNote(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// envProgram sets a variable for the program it then runs, finding the
+// program on the PATH it was given.
+const envProgram = "/usr/bin/env"
+
+// withPath is argv run with the PATH the teammate was started with,
+// when one was recorded: a backend's own PATH wins over a PATH in the
+// pane's environment (tmux gives a new pane its client's, here the
+// resuming process's, which from a hook or cron is not the person's), and
+// the program is found on it.
+func withPath(argv, env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			if st, err := os.Stat(envProgram); err != nil || st.IsDir() {
+				return argv
+			}
+			return append([]string{envProgram, kv}, argv...)
+		}
+	}
+	return argv
 }
