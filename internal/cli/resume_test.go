@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
@@ -388,5 +389,64 @@ func TestResumeAllBringsBackOnlyTeamsThatWentAwayLately(t *testing.T) {
 	}
 	if l := team.LeadOf(w.config(t, "gone")); l.State != team.LeadAlive {
 		t.Errorf("gone's lead after resume --all: %+v", l)
+	}
+}
+
+// TestResumeStartsClaudeFreshWhenItRefusesTheSession: a Claude Code
+// teammate whose release will not resume its session (a stand-in that
+// exits at once given --resume, as Claude Code does for a session it
+// cannot load) is started again in a new session; the first message in
+// its inbox says its conversation could not be continued and where it
+// is, and its launch record names the new session for the next resume.
+func TestResumeStartsClaudeFreshWhenItRefusesTheSession(t *testing.T) {
+	w := newRSWorld(t)
+	lead := leadProcess(t)
+	crew := strings.TrimSpace(w.must(t, nil, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid)))
+	dir := t.TempDir()
+	claude, argvLog := filepath.Join(dir, "claude"), filepath.Join(dir, "argv")
+	testutil.WriteExecutable(t, claude, []byte("#!/bin/sh\n"+
+		"if [ \"$1\" = --version ]; then echo '2.1.330 (Claude Code)'; exit 0; fi\n"+
+		"echo \"$*\" >> '"+argvLog+"'\n"+
+		"for a in \"$@\"; do [ \"$a\" = --resume ] && { echo 'No conversation found with session ID'; exit 1; }; done\n"+
+		"exec sleep 600\n"))
+	w.must(t, nil, "spawn-pane", "--team", crew, "--name", "alice", "--claude", "--", claude)
+	recs, _ := launches.Open(w.state).List(w.root, crew)
+	if len(recs) != 1 || recs[0].SessionID == "" {
+		t.Fatalf("launch records: %+v, want alice's with its session", recs)
+	}
+	old := recs[0].SessionID
+	transcript := filepath.Join(w.root, "projects", "-work", old+".jsonl")
+	os.MkdirAll(filepath.Dir(transcript), 0o700)
+	os.WriteFile(transcript, []byte("{}\n"), 0o600)
+
+	socket := w.config(t, crew).Paneteam.TmuxSocket
+	t.Cleanup(func() { exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	exec.Command("tmux", "-S", socket, "kill-server").Run()
+	lead.Process.Kill()
+	lead.Wait()
+
+	var res resume.Result
+	if err := json.Unmarshal([]byte(w.must(t, nil, "resume", "--team", crew, "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Started) != 1 {
+		t.Fatalf("resume started %+v", res.Started)
+	}
+	s := res.Started[0]
+	if s.How != resume.Fresh || s.SessionID == nil || *s.SessionID == old || !strings.Contains(s.Note, "would not resume session "+old) || s.Error != "" {
+		t.Errorf("alice: %+v; want started fresh in a new session, saying Claude Code would not resume %s", s, old)
+	}
+	b, _ := os.ReadFile(argvLog)
+	runs := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(runs) != 3 || !strings.Contains(runs[1], "--resume "+old) || s.SessionID == nil || !strings.Contains(runs[2], "--session-id "+*s.SessionID) {
+		t.Errorf("alice's claude ran as:\n%s\nwant its spawn, a --resume %s, then a new --session-id", b, old)
+	}
+	inbox := w.must(t, nil, "inbox", "--team", crew, "--name", "alice", "--json")
+	if !strings.Contains(inbox, "could not be continued") || !strings.Contains(inbox, transcript) {
+		t.Errorf("alice's inbox:\n%s\nwant a message saying her conversation is in %s", inbox, transcript)
+	}
+	recs, _ = launches.Open(w.state).List(w.root, crew)
+	if len(recs) != 1 || s.SessionID == nil || recs[0].SessionID != *s.SessionID || recs[0].Pane != s.PaneID {
+		t.Errorf("alice's launch record after resume: %+v; want her new session and pane", recs)
 	}
 }
