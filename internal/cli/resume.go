@@ -21,9 +21,11 @@ func resumeCommand(env Env) *ucli.Command {
 gone, from what paneteam recorded when it started it (its launch record, in
 paneteam's state folder), in a pane laid out as before, on the same backend
 when it is there (a fallback is said). Members still running are left
-alone; the task list is not touched. This command's process (this tmux
-pane's, else the parent shell) becomes the team's lead, as team-create
-makes one, so 'cleanup --orphans' sees a living team.
+alone; the task list is not touched. Unless the team's lead still runs,
+this command's process (this tmux pane's, else the parent shell, or
+--leader-pid) becomes its lead, as team-create makes one, so 'cleanup
+--orphans' sees a living team. Resumes of teams under one root take
+turns.
 
   - A Claude Code teammate continues its own conversation (--resume with
     the session it was started with, from the same folder, same name,

@@ -62,7 +62,8 @@ type Options struct {
 	// Exe is this paneteam binary (a remote member's reconnection).
 	Exe string
 	// LeaderPID is the process that becomes the team's lead (its start
-	// time is read here); 0 leaves the lead as recorded.
+	// time is read here) when the recorded one is gone; 0 leaves the
+	// lead as recorded.
 	LeaderPID int
 	DryRun    bool
 	// StartupCheck is how long each restarted command is watched for an
@@ -112,6 +113,13 @@ type Skipped struct {
 // Result.Started with its Error, and the error returned names it; the
 // others start anyway.
 func Team(ctx context.Context, o Options) (*Result, error) {
+	if !o.DryRun {
+		unlock, err := o.lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	cfg, err := team.Load(o.Team.ConfigPath())
 	if err != nil {
 		return nil, err
@@ -145,7 +153,8 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 		}
 		todo = append(todo, member{row: m, rec: rec})
 	}
-	if !o.DryRun && o.LeaderPID > 0 {
+	// A lead still running (another shell of the person's) stays the lead.
+	if !o.DryRun && o.LeaderPID > 0 && team.LeadOf(cfg).State != team.LeadAlive {
 		if err := o.lead(ctx); err != nil {
 			return res, err
 		}
