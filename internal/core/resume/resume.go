@@ -141,7 +141,15 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
 			continue
 		}
-		if alive, err := census.Alive(ctx, cfg, &m); err == nil && alive {
+		alive, err := census.Alive(ctx, cfg, &m)
+		switch {
+		case err != nil:
+			// A backend that cannot be asked (a hung tmux, a terminal out
+			// of reach) may still run it.
+			res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: fmt.Sprintf("cannot tell whether its pane still runs (%v): "+
+				"left alone rather than started twice", err)})
+			continue
+		case alive:
 			res.Running = append(res.Running, m.Name)
 			continue
 		}
