@@ -23,7 +23,10 @@ import (
 // outside tmux, 'paneteam resume' starts it again in a pane of a private
 // server: the same session continued (--resume), so its next model
 // request holds its earlier conversation and the message sent while it
-// was down, believed as the lead's; the team has a live lead again.
+// was down, believed as the lead's; the team has a live lead again. A
+// wrapped program beside her starts again and gets what was sent to it
+// while down; an in-process teammate, whose host outlived the server, is
+// left alone; the task she owned is as it was.
 func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
 	lt := newLedTeam(t, "back")
 	const prompt = "You are alice. Remember the codeword PELICAN."
@@ -34,6 +37,15 @@ func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
 	lt.api.WaitMessages(t, wait, after, prompt)
 	endClaudeTeammate(t, lt.s, lt.name, "alice")
 	pid, _ := claudeTeammate(t, lt.s, lt.name, "alice")
+	// Beside her: a wrapped program, which writes what it is sent, and an
+	// in-process teammate, whose host outlives the tmux server.
+	echo := filepath.Join(t.TempDir(), "echo")
+	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "echo", "--", testutil.Binary(t), "teammate", "--",
+		"/bin/sh", "-c", `echo started >> "$0"; exec cat >> "$0"`, echo)
+	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "bg", "--backend", "in-process", "--", "sleep", "600")
+	lt.ok(t, "task", "create", "--team", lt.name, "--subject", "keep the codeword")
+	lt.ok(t, "task", "update", "--team", lt.name, "1", "--owner", "alice", "--status", "in_progress")
+	tasks := lt.ok(t, "task", "list", "--team", lt.name, "--json")
 
 	var rec launches.Record
 	recs, errs := launches.Open(lt.state).List(lt.s.ConfigDir, lt.name)
@@ -60,6 +72,8 @@ func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
 	})
 
 	outside := []string{"PANETEAM_STATE_DIR=" + lt.state, "TMUX_TMPDIR=" + testutil.ShortTempDir(t), "PANETEAM_TMUX_CONFIG=/dev/null"}
+	t.Cleanup(func() { ptWith(t, lt.s, outside, "kill-pane", "--team", lt.name, "--name", "bg") })
+	ptWith(t, lt.s, outside, "send", "--team", lt.name, "--to", "echo", "echo this after the restart")
 	if out, errOut, code := ptWith(t, lt.s, outside, "send", "--team", lt.name, "--to", "alice",
 		"While you were down the codeword changed to OSPREY."); code != 0 {
 		t.Fatalf("send while down: exit %d\n%s%s", code, out, errOut)
@@ -75,6 +89,7 @@ func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
 			Name, How, Backend, PaneID string
 			SessionID                  *string
 		} `json:"started"`
+		Running []string `json:"running"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("resume --json: %v\n%s", err, out)
@@ -85,9 +100,19 @@ func TestResumedClaudeTeammateKeepsItsConversation(t *testing.T) {
 			exec.Command("tmux", "-S", c.Paneteam.TmuxSocket, "kill-server").Run()
 		}
 	})
-	if len(res.Started) != 1 || res.Started[0].How != "continued" || res.Started[0].Backend != "tmux" ||
-		res.Started[0].SessionID == nil || *res.Started[0].SessionID != rec.SessionID {
-		t.Fatalf("resume started %+v, want alice's session %s continued in tmux", res.Started, rec.SessionID)
+	if len(res.Started) != 2 || res.Started[0].Name != "alice" || res.Started[0].How != "continued" || res.Started[0].Backend != "tmux" ||
+		res.Started[0].SessionID == nil || *res.Started[0].SessionID != rec.SessionID || res.Started[1].Name != "echo" || res.Started[1].How != "restarted" {
+		t.Fatalf("resume started %+v, want alice's session %s continued in tmux, and echo restarted", res.Started, rec.SessionID)
+	}
+	if strings.Join(res.Running, ",") != "bg" {
+		t.Errorf("resume left running %q, want the in-process bg alone", res.Running)
+	}
+	testutil.Eventually(t, 10*time.Second, "echo to start again and get what was sent while down", func() bool {
+		b, _ := os.ReadFile(echo)
+		return strings.Count(string(b), "started") == 2 && strings.Contains(string(b), "echo this after the restart")
+	})
+	if got, _, _ := ptWith(t, lt.s, outside, "task", "list", "--team", lt.name, "--json"); got != tasks {
+		t.Errorf("resume changed the tasks:\n%s\nwant\n%s", got, tasks)
 	}
 
 	got := lt.api.WaitMessages(t, wait, after, "OSPREY")
