@@ -23,6 +23,18 @@
 # teammate that needs you, finished its task or died, or when the whole
 # team is idle ('terminal': the terminal's own desktop notification too,
 # which needs set -g allow-passthrough on). docs/NOTICES.md.
+# Teams brought back after tmux-resurrect restores (off unless asked for):
+#
+#   set -g @paneteam-resume-after-restore 'on'
+#
+# chains 'paneteam resume --all' after resurrect's post-restore-all hook
+# (after any command you set there yourself, before TPM's run line): every
+# team paneteam led whose lead and panes went away within the last day
+# comes back, its teammates on paneteam's own tmux server ('paneteam
+# attach' shows them), never in the panes resurrect restored, each run as
+# its launch record says (its PATH and config folder, not the hook's).
+# The tmux server becomes those teams' lead. docs/RESUME.md.
+#
 # The session's @paneteam-team option names the team the keys act on
 # (tmux set-option @paneteam-team review).
 #
@@ -151,4 +163,29 @@ case $notify in
 		;;
 	esac
 	;;
+esac
+
+# After tmux-resurrect restores: resume --all, chained after the hook
+# already set, once however often the configuration is read. TMUX is
+# taken away so that the teammates go to paneteam's own server rather
+# than into the windows resurrect restored; the server, which outlives
+# the hook's shell, leads the teams.
+case $(opt @paneteam-resume-after-restore) in
+'' | off) ;;
+on)
+	case $bin in
+	*[!A-Za-z0-9_./+-]*) say "@paneteam-resume-after-restore: the path of paneteam must be letters, digits and / . _ - + only" ;;
+	*)
+		server=$(tmux display-message -p '#{pid}')
+		ours="env -u TMUX -u TMUX_PANE $bin resume --all --leader-pid $server >/dev/null 2>&1 &"
+		hook=$(opt @resurrect-hook-post-restore-all)
+		case $hook in
+		*"$bin resume --all"*) ;;
+		'') tmux set-option -g @resurrect-hook-post-restore-all "$ours" ;;
+		*) tmux set-option -g @resurrect-hook-post-restore-all "$hook ; $ours" ;;
+		esac
+		;;
+	esac
+	;;
+*) say "@paneteam-resume-after-restore takes on or off" ;;
 esac

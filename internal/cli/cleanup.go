@@ -51,6 +51,12 @@ this root; so are the panes 'paneteam claude' made for a Claude Code lead
 that is gone (killed before it could close them), on the servers paneteam
 has made panes on and on this $TMUX.
 
+A team paneteam led whose lead and every teammate's pane died without a
+shutdown (a tmux server that died, a closed terminal, a reboot) can come
+back with 'paneteam resume': it is kept for --resume-grace (default 24h)
+after its last change, shown as resumable by status and the dashboard, and
+only then reaped (its untouched worktrees go with it then, not before).
+
 Live teams, leads in another pid namespace, teams without a recorded lead,
 panes it cannot prove paneteam made and worktrees with work are never
 touched. It needs no terminal, asks nothing, prints nothing when there is
@@ -65,6 +71,7 @@ nothing to do (unless on a terminal), and concurrent runs take turns.
 			&ucli.BoolFlag{Name: "orphans", Usage: "reap every team whose lead process is gone, and private tmux servers of gone leads"},
 			&ucli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would be done and change nothing"},
 			&ucli.DurationFlag{Name: "older-than", Usage: "with --orphans: spare teams active (and servers started) within this long; a team whose Claude Code lead is gone is spared 1h by default"},
+			&ucli.DurationFlag{Name: "resume-grace", Usage: "with --orphans: keep a team that 'paneteam resume' can bring back this long after its last change (0: reap it now)", Value: lifecycle.DefaultResumeGrace},
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
@@ -88,7 +95,9 @@ type cleanupOptions struct {
 	DryRun    bool
 	// OlderThan is --older-than, nil when not given.
 	OlderThan *time.Duration
-	JSON      bool
+	// ResumeGrace is --resume-grace, nil when not given.
+	ResumeGrace *time.Duration
+	JSON        bool
 }
 
 func readCleanupOptions(c *ucli.Command, env Env) (cleanupOptions, error) {
@@ -100,7 +109,14 @@ func readCleanupOptions(c *ucli.Command, env Env) (cleanupOptions, error) {
 		d := c.Duration("older-than")
 		o.OlderThan = &d
 	}
+	if c.IsSet("resume-grace") {
+		d := c.Duration("resume-grace")
+		o.ResumeGrace = &d
+	}
 	if !o.Orphans {
+		if o.ResumeGrace != nil {
+			return o, usagef("--resume-grace goes with --orphans")
+		}
 		if o.OlderThan != nil {
 			return o, usagef("--older-than goes with --orphans")
 		}
@@ -153,6 +169,12 @@ func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
 		ro.ClaudeGrace = *o.OlderThan
 		if ro.ClaudeGrace == 0 {
 			ro.ClaudeGrace = -1 // none; zero would mean the default
+		}
+	}
+	if o.ResumeGrace != nil {
+		ro.ResumeGrace = *o.ResumeGrace
+		if ro.ResumeGrace == 0 {
+			ro.ResumeGrace = -1 // none; zero would mean the default
 		}
 	}
 	res, err := o.Lifecycle.Reap(ctx, root, ro)

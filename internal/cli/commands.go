@@ -31,6 +31,7 @@ func commandTable() []commandEntry {
 		{"task", taskCommand},
 		{"kill-pane", killPaneCommand},
 		{"reconnect", reconnectCommand},
+		{"resume", resumeCommand},
 		{"hide", hideCommand},
 		{"show", showRequestOrPaneCommand},
 		{"attach", attachCommand},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	ucli "github.com/urfave/cli/v3"
@@ -196,6 +197,9 @@ type teamStatus struct {
 	// LeadInbox is set when a live Claude Code lead has messages waiting
 	// that it will not read until it has a teammate of its own.
 	LeadInbox *teamwatch.LeadInbox `json:"leadInbox,omitempty"`
+	// Resumable is set when the team's lead and every teammate's pane
+	// went away without a shutdown: 'paneteam resume' brings it back.
+	Resumable *teamwatch.Resumable `json:"resumable,omitempty"`
 	Members   []teamwatch.Member   `json:"members"`
 	// Problems are what could not be read (an inbox entry, a member row,
 	// a file that is not what it should be); the rest was read.
@@ -211,6 +215,7 @@ func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamSt
 	}
 	s := teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, opts)
 	ts.Description, ts.Backend, ts.Lead, ts.LeadInbox, ts.Members = s.Description, s.Backend, s.Lead, s.LeadInbox, s.Members
+	ts.Resumable = s.Resumable
 	ts.Problems = s.Problems
 	return ts
 }
@@ -240,6 +245,10 @@ func writeStatus(env Env, teams []teamStatus) error {
 		}
 		if ts.Lead != nil {
 			fmt.Fprintf(env.Stdout, "  lead: %s\n", leadLine(*ts.Lead))
+		}
+		if r := ts.Resumable; r != nil {
+			fmt.Fprintf(env.Stdout, "  resumable: its lead and teammates' panes went away; bring back %s with: %s\n",
+				visible.Line(strings.Join(r.Members, ", ")), visible.Line(r.Command))
 		}
 		if w := ts.LeadInbox; w != nil {
 			fmt.Fprintf(env.Stdout, "  note: %d message(s) to team-lead unread: %s\n", w.Unread, teamwatch.LeadInboxNote)

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
-	"github.com/paneteam/paneteam/tmux"
 )
 
 func teamCreateCommand(env Env) *ucli.Command {
@@ -95,20 +93,4 @@ func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {
 	}
 	_, err = fmt.Fprintln(env.Stdout, cfg.Name)
 	return err
-}
-
-// defaultLeaderPID is the process that owns the lead: inside tmux, the
-// process of the pane this command runs in (it outlives this command);
-// elsewhere the parent shell.
-func defaultLeaderPID(ctx context.Context, env Env) int {
-	if env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") != "" {
-		if srv, err := tmux.FromTMUX(env.Getenv("TMUX")); err == nil {
-			if out, err := srv.PanePID(ctx, env.Getenv("TMUX_PANE")); err == nil {
-				if pid, err := strconv.Atoi(out); err == nil && pid > 0 {
-					return pid
-				}
-			}
-		}
-	}
-	return os.Getppid()
 }

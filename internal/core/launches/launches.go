@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,6 +55,11 @@ type Record struct {
 	// Cwd is the folder the teammate really runs in (on Host when set;
 	// "" there is the remote user's home).
 	Cwd string `json:"cwd"`
+	// Env is what was added to the teammate's environment (KEY=VALUE):
+	// paneteam's variables, Claude Code's config folder and API routing,
+	// an agent CLI's own, and the PATH of the person who started it, so
+	// that a resume from cron or a tmux hook runs it as it ran.
+	Env []string `json:"env,omitempty"`
 	// Host is the ssh host the teammate runs on; "": this machine.
 	Host string `json:"host,omitempty"`
 	// SessionID is the Claude Code session id the teammate was started
@@ -131,6 +137,12 @@ func (s Store) Write(r Record) error {
 // Read returns the record of agent of team under root, or nil when there
 // is none.
 func (s Store) Read(root, teamName, agent string) (*Record, error) {
+	if err := s.trusted(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
 	r, err := readRecord(s.path(root, teamName, agent))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -139,7 +151,21 @@ func (s Store) Read(root, teamName, agent string) (*Record, error) {
 }
 
 func readRecord(path string) (*Record, error) {
-	b, err := safefs.ReadFile(path)
+	f, err := safefs.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// A record names a program paneteam runs again: one another user
+	// wrote, or could have changed, is not believed.
+	if err := ownPrivate(st, "0600"); err != nil {
+		return nil, fmt.Errorf("launch record %s: %w", path, err)
+	}
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +179,12 @@ func readRecord(path string) (*Record, error) {
 // List returns the records of team under root, by teammate name; a
 // record that cannot be read is skipped and named in the error list.
 func (s Store) List(root, teamName string) ([]Record, []error) {
+	if err := s.trusted(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []error{err}
+	}
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}

@@ -63,3 +63,32 @@ func TestRecordsKeptPrivatelyAndReadBack(t *testing.T) {
 		t.Errorf("forgotten, still read: %+v", rec)
 	}
 }
+
+// TestRecordsOthersCouldWriteAreRefused: a record, or a records' folder,
+// that another user could have written is not believed: reading it
+// fails, and List names it and returns nothing of it.
+func TestRecordsOthersCouldWriteAreRefused(t *testing.T) {
+	state := t.TempDir()
+	s := Open(state)
+	root := t.TempDir()
+	if err := s.Write(Record{Root: root, Team: "crew", Agent: "a", Program: "sleep"}); err != nil {
+		t.Fatal(err)
+	}
+	path := s.path(root, "crew", "a")
+	os.Chmod(path, 0o620)
+	if rec, err := s.Read(root, "crew", "a"); err == nil || rec != nil {
+		t.Errorf("a group-writable record was read: %+v, %v", rec, err)
+	}
+	if list, errs := s.List(root, "crew"); len(list) != 0 || len(errs) != 1 {
+		t.Errorf("List of a group-writable record: %+v, %v", list, errs)
+	}
+	os.Chmod(path, 0o600)
+	os.Chmod(Folder(state), 0o777)
+	if rec, err := s.Read(root, "crew", "a"); err == nil || rec != nil {
+		t.Errorf("a record in a folder anyone may write was read: %+v, %v", rec, err)
+	}
+	os.Chmod(Folder(state), 0o700)
+	if rec, err := s.Read(root, "crew", "a"); err != nil || rec == nil {
+		t.Errorf("the record, private again: %+v, %v", rec, err)
+	}
+}

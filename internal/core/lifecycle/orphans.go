@@ -28,6 +28,10 @@ type ReapOptions struct {
 	// ClaudeGrace spares a team whose Claude Code lead is gone for this
 	// long after its last change (0: DefaultClaudeGrace; negative: none).
 	ClaudeGrace time.Duration
+	// ResumeGrace spares a team paneteam led that can come back ('paneteam
+	// resume': its lead and panes died without a shutdown) for this long
+	// after its last change (0: DefaultResumeGrace; negative: none).
+	ResumeGrace time.Duration
 	// SocketDir is tmux's socket folder to scan (default SocketDir).
 	SocketDir string
 	// VirtualDir holds the tmux servers paneteam plays for Claude Code
@@ -197,6 +201,11 @@ func (o Options) reapTeams(ctx context.Context, root string, ro ReapOptions, res
 		if orphan && ro.OlderThan > 0 {
 			if last := lastActivity(t); ro.Now().Sub(last) < ro.OlderThan {
 				why, orphan = fmt.Sprintf("%s, but it was active %s ago (--older-than %s)", why, ro.Now().Sub(last).Round(time.Second), ro.OlderThan), false
+			}
+		}
+		if orphan {
+			if kept, keep := o.keepResumable(ctx, t, cfg, ro, why); keep {
+				why, orphan = kept, false
 			}
 		}
 		if !orphan {

@@ -3,6 +3,7 @@ package spawn
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/backend"
@@ -22,6 +23,9 @@ func launchRecord(r Request, m team.Member, l Launch, pane backend.Pane) launche
 		Cwd: cwd, Host: l.Host, SessionID: l.SessionID, Backend: pane.Backend, Pane: pane.ID}
 	if len(argv) > 0 {
 		rec.Program, rec.Args = argv[0], argv[1:]
+	}
+	if l.Host == "" {
+		rec.Env = recordedEnv(withRoot(l.Env, r.Team.Root), r.Caller.Env("PATH"))
 	}
 	if pane.Meta != nil {
 		rec.PID = pane.Meta.PID
@@ -68,4 +72,20 @@ func movedLaunch(getenv func(string) string, t team.Team, name string, pane back
 	if err != nil && say != nil {
 		fmt.Fprintf(say, "paneteam: warning: %s's launch record still names its old pane: %v\n", name, err)
 	}
+}
+
+// recordedEnv is what a resume adds to the teammate's environment: what
+// the spawn added, and the PATH it found the program on (a resume from
+// cron or a tmux hook has another).
+func recordedEnv(env []string, path string) []string {
+	out := append([]string(nil), env...)
+	if path == "" {
+		return out
+	}
+	for _, kv := range out {
+		if strings.HasPrefix(kv, "PATH=") {
+			return out
+		}
+	}
+	return append(out, "PATH="+path)
 }

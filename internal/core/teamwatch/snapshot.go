@@ -126,6 +126,10 @@ type Snapshot struct {
 	// that it will not read until it has a teammate of its own.
 	LeadInbox *LeadInbox `json:"leadInbox,omitempty"`
 	Members   []Member   `json:"members"`
+	// Resumable is set when the team can come back with 'paneteam
+	// resume' (its lead and every teammate's pane went away without a
+	// shutdown); nil otherwise.
+	Resumable *Resumable `json:"resumable,omitempty"`
 	Tasks     []Task     `json:"tasks"`
 	// Locks are the lock directories present (held) in the team's folders.
 	Locks []Lock `json:"locks"`
@@ -322,6 +326,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 		s.Members[i].Branch = branch[cfg.Members[i].Name]
 	}
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
+	s.Resumable = resumableOf(opts, t, cfg, s)
 	if !opts.MembersOnly {
 		s.readTasks(t)
 		s.readLocks(t, prev)

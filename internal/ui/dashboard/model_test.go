@@ -406,3 +406,18 @@ func TestAMemberShowsItsBranch(t *testing.T) {
 		t.Errorf("bob's details without a worktree name a branch:\n%s", v)
 	}
 }
+
+// TestHeaderSaysAResumableTeamAndHowToBringItBack: a team whose lead and
+// panes went away says so first in the header, with the command.
+func TestHeaderSaysAResumableTeamAndHowToBringItBack(t *testing.T) {
+	snap := team3()
+	snap.Resumable = &teamwatch.Resumable{Members: []string{"alice", "bob"}, Command: "paneteam resume --team crew"}
+	m := start(t, &fake{snap: snap}, Options{})
+	if h := ansi.Strip(m.header(80)); !strings.HasPrefix(strings.TrimPrefix(h, "! "), "RESUMABLE (paneteam resume --team crew)") {
+		t.Errorf("header %q, want it to start with how to resume", h)
+	}
+	m = start(t, &fake{snap: team3()}, Options{})
+	if h := ansi.Strip(m.header(80)); strings.Contains(h, "RESUMABLE") {
+		t.Errorf("a live team's header says %q", h)
+	}
+}

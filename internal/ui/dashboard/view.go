@@ -62,6 +62,11 @@ func (m *Model) header(w int) string {
 		}
 	}
 	t += fmt.Sprintf(" | %d members | %d tasks | %d waiting", len(m.snap.Members), len(m.snap.Tasks), len(m.reqs))
+	if r := m.snap.Resumable; r != nil {
+		// Its lead and panes went away: what brings it back comes first
+		// to be read, before the width cuts it.
+		t = "RESUMABLE (" + visible.Line(r.Command) + ") " + t
+	}
 	if needs > 0 {
 		t = "! " + t
 	}

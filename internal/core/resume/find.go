@@ -1,0 +1,109 @@
+package resume
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/team"
+)
+
+// DefaultWithin is how recently a team must have been active for
+// 'resume --all' to bring it back, and how long 'cleanup --orphans'
+// keeps a team that can come back: a day covers a reboot or a closed
+// laptop overnight, not a team left for a week, whose teammates would
+// each spend tokens again for work long forgotten.
+const DefaultWithin = 24 * time.Hour
+
+// Resumable is a team that can come back: paneteam led it, its lead
+// process is gone, none of its members' panes runs, and at least one
+// member has a launch record to start again from.
+type Resumable struct {
+	Team string `json:"team"`
+	// Members are those with a launch record.
+	Members []string `json:"members"`
+	// LastActive is the newest change to its config or inboxes.
+	LastActive time.Time `json:"lastActive"`
+	Why        string    `json:"why"`
+}
+
+// Check says whether the team of cfg can come back (see Resumable),
+// and why not. Records are store's (nil: none read).
+func Check(ctx context.Context, t team.Team, cfg *team.Config, store *launches.Store, env backend.Env) (*Resumable, bool) {
+	lead := team.LeadOf(cfg)
+	if lead.By != team.LedByPaneteam || lead.State != team.LeadDead {
+		return nil, false
+	}
+	if store == nil {
+		return nil, false
+	}
+	recs, _ := store.List(t.Root, t.Name)
+	have := map[string]bool{}
+	for _, r := range recs {
+		have[r.Agent] = true
+	}
+	census := backend.NewCensus(env)
+	r := &Resumable{Team: t.Name, Members: []string{}, LastActive: LastActive(t), Why: lead.Why + " and no teammate's pane runs"}
+	for i := range cfg.Members {
+		m := cfg.Members[i]
+		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
+			continue
+		}
+		if alive, err := census.Alive(ctx, cfg, &m); err != nil || alive {
+			return nil, false // a pane runs (or cannot be told): not gone
+		}
+		if have[m.Name] {
+			r.Members = append(r.Members, m.Name)
+		}
+	}
+	return r, len(r.Members) > 0
+}
+
+// Find lists the teams under root that can come back and were active
+// within the last within (0: DefaultWithin), newest first.
+func Find(ctx context.Context, root string, store launches.Store, env backend.Env, within time.Duration, now time.Time) ([]Resumable, error) {
+	if within <= 0 {
+		within = DefaultWithin
+	}
+	names, err := team.List(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []Resumable
+	for _, name := range names {
+		t, cfg, err := team.Open(root, name)
+		if err != nil || t.Dir() != filepath.Join(root, "teams", name) {
+			continue
+		}
+		r, ok := Check(ctx, t, cfg, &store, env)
+		if !ok || now.Sub(r.LastActive) > within {
+			continue
+		}
+		out = append(out, *r)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].LastActive.After(out[j-1].LastActive); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out, nil
+}
+
+// LastActive is the newest change to the team's config or inboxes.
+func LastActive(t team.Team) time.Time {
+	var last time.Time
+	note := func(p string) {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	note(t.ConfigPath())
+	entries, _ := os.ReadDir(t.InboxDir())
+	for _, e := range entries {
+		note(filepath.Join(t.InboxDir(), e.Name()))
+	}
+	return last
+}

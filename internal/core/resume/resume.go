@@ -1,0 +1,225 @@
+// Package resume brings back a team paneteam leads after its panes went
+// away (the tmux server died, the terminal closed, the machine
+// rebooted): every member whose pane or process is gone starts again
+// from its launch record (package launches), in a pane laid out as
+// before, on the same backend when it is there; members still running
+// are left alone, and the tasks are not touched.
+//
+// What "again" means depends on what the member ran: a Claude Code
+// teammate continues its own conversation (--resume with the session id
+// it was started with, from the same folder, with the same name, colour
+// and signing key), and starts fresh, told where its earlier
+// conversation is, when that cannot be done; a wrapped program starts
+// again; an agent CLI starts a fresh session and is told so; a teammate
+// on another host is reconnected (spawn.Reconnect). The process that
+// resumes becomes the team's live lead, as team-create makes one, so
+// orphan reaping sees a living team.
+package resume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/term/visible"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
+)
+
+// How a member came back (Started.How).
+const (
+	// Continued: a Claude Code teammate resumed its own conversation.
+	Continued = "continued"
+	// Restarted: the same command started again (a wrapped program).
+	Restarted = "restarted"
+	// Fresh: started again without its earlier session, and told so.
+	Fresh = "fresh"
+	// Reconnected: a teammate on another host, reconnected.
+	Reconnected = "reconnected"
+)
+
+// ClaudeStartupCheck is how long a Claude Code teammate resumed with
+// --resume is watched: a release that refuses the session exits within
+// it, and is then started fresh instead.
+const ClaudeStartupCheck = 3 * time.Second
+
+// Options is one team to bring back.
+type Options struct {
+	Team team.Team
+	Lock lockfile.Options
+	// Records are the launch records (launches.Open of the state folder).
+	Records    launches.Store
+	BackendEnv backend.Env
+	// Caller is the resuming process: its environment, its signing as
+	// the lead (a notice to a member started fresh), its warnings.
+	Caller post.Caller
+	// Exe is this paneteam binary (a remote member's reconnection).
+	Exe string
+	// LeaderPID is the process that becomes the team's lead (its start
+	// time is read here) when the recorded one is gone; 0 leaves the
+	// lead as recorded.
+	LeaderPID int
+	DryRun    bool
+	// StartupCheck is how long each restarted command is watched for an
+	// immediate failure (0: spawn.DefaultStartupCheck's 50ms).
+	StartupCheck time.Duration
+	// Say receives what a reconnection tells the person.
+	Say io.Writer
+}
+
+// Result is what a resume did (or, in a dry run, would do).
+type Result struct {
+	Team   string `json:"team"`
+	DryRun bool   `json:"dryRun"`
+	// LeaderPID is the team's lead process after the resume (null: none).
+	LeaderPID *int      `json:"leaderPid"`
+	Started   []Started `json:"started"`
+	// Running are the members whose panes still run: left alone.
+	Running []string  `json:"running"`
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Started is one member started again (or to be, in a dry run).
+type Started struct {
+	Name string `json:"name"`
+	// CLI is what it runs: "claude", an agent CLI's name, null for a
+	// command of the person's.
+	CLI *string `json:"cli"`
+	// How: continued, restarted, fresh or reconnected.
+	How     string `json:"how"`
+	Backend string `json:"backend"`
+	PaneID  string `json:"paneId"`
+	// SessionID is the Claude Code session it runs (null: not Claude).
+	SessionID *string `json:"sessionId"`
+	// Note says what the person should know: a fallback backend, why a
+	// conversation could not be continued.
+	Note  string `json:"note,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Skipped is a member not started again, and why.
+type Skipped struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
+}
+
+// Team brings o.Team back. A member that could not be started is in
+// Result.Started with its Error, and the error returned names it; the
+// others start anyway.
+func Team(ctx context.Context, o Options) (*Result, error) {
+	if !o.DryRun {
+		unlock, err := o.lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	cfg, err := team.Load(o.Team.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	if lead := team.LeadOf(cfg); lead.By == team.LedByClaude {
+		return nil, fmt.Errorf("team %s is the session team of a Claude Code lead (%s): paneteam resumes only teams it leads; "+
+			"bring Claude's back with 'paneteam claude -- --resume'", o.Team.Name, lead.Why)
+	}
+	res := &Result{Team: o.Team.Name, DryRun: o.DryRun, Started: []Started{}, Running: []string{}, Skipped: []Skipped{}}
+	recs, errs := o.Records.List(o.Team.Root, o.Team.Name)
+	byName := map[string]launches.Record{}
+	for _, r := range recs {
+		byName[r.Agent] = r
+	}
+	census := backend.NewCensus(o.BackendEnv)
+	var todo []member
+	for i := range cfg.Members {
+		m := cfg.Members[i]
+		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
+			continue
+		}
+		alive, err := census.Alive(ctx, cfg, &m)
+		switch {
+		case err != nil:
+			// A backend that cannot be asked (a hung tmux, a terminal out
+			// of reach) may still run it.
+			res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: fmt.Sprintf("cannot tell whether its pane still runs (%v): "+
+				"left alone rather than started twice", err)})
+			continue
+		case alive:
+			res.Running = append(res.Running, m.Name)
+			continue
+		}
+		rec, ok := byName[m.Name]
+		if !ok {
+			res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: "no launch record that paneteam believes (started by Claude Code's lead, " +
+				"before paneteam kept them, or its record was refused): start it again with 'paneteam spawn-pane'"})
+			continue
+		}
+		todo = append(todo, member{row: m, rec: rec})
+	}
+	// A lead still running (another shell of the person's) stays the lead.
+	if !o.DryRun && o.LeaderPID > 0 && team.LeadOf(cfg).State != team.LeadAlive {
+		if err := o.lead(ctx); err != nil {
+			return res, err
+		}
+	}
+	if cur, _ := team.Load(o.Team.ConfigPath()); cur != nil && cur.Paneteam != nil && cur.Paneteam.LeaderPID > 0 {
+		pid := cur.Paneteam.LeaderPID
+		res.LeaderPID = &pid
+	}
+	var failed []string
+	for _, m := range todo {
+		s := o.start(ctx, m)
+		if s.Error != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", visible.Line(m.row.Name), s.Error))
+		}
+		res.Started = append(res.Started, s)
+	}
+	for _, e := range errs {
+		failed = append(failed, e.Error())
+	}
+	if len(failed) > 0 {
+		return res, fmt.Errorf("team %s: %w", o.Team.Name, errors.New(joinLines(failed)))
+	}
+	return res, nil
+}
+
+// member is one member to start again.
+type member struct {
+	row team.Member
+	rec launches.Record
+}
+
+// lead records o.LeaderPID as the team's lead, as team-create does.
+func (o Options) lead(ctx context.Context) error {
+	start, err := proc.StartTime(o.LeaderPID)
+	if err != nil {
+		return fmt.Errorf("the lead process %d: %w", o.LeaderPID, err)
+	}
+	_, err = o.Team.Update(ctx, o.Lock, func(cur *team.Config) error {
+		if cur.Paneteam == nil {
+			cur.Paneteam = &team.TeamMeta{}
+		}
+		cur.Paneteam.LeaderPID, cur.Paneteam.LeaderStart = o.LeaderPID, start
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("make this the lead of team %s: %w", o.Team.Name, err)
+	}
+	return nil
+}
+
+func joinLines(lines []string) string {
+	out := ""
+	for i, l := range lines {
+		if i > 0 {
+			out += "; "
+		}
+		out += l
+	}
+	return out
+}
