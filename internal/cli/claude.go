@@ -358,7 +358,8 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 	}
 	// A person's own teammate program stays theirs, for every type paneteam
 	// does not run.
-	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree}
+	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree,
+		Resumed: spawn.ReadSessionFlags(l.Argv[1:], nil).Resuming}
 	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
 		// Claude ran it through a shell, which searched PATH; the router
 		// execs it. One that is itself a router (a lead started from

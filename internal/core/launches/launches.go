@@ -188,3 +188,29 @@ func (s Store) Forget(root, teamName, agent string) error {
 func globEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`).Replace(s)
 }
+
+// OfLead returns the newest record of agent among the teammates Claude
+// Code's lead session parentSession started under root, whatever the
+// team: a resumed lead may lead a team of another name than the one it
+// started its teammates in. nil when there is none; records that cannot
+// be read are skipped.
+func (s Store) OfLead(root, parentSession, agent string) *Record {
+	if parentSession == "" || agent == "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "*."+globEscape(safe(agent))+".*.json"))
+	var best *Record
+	for _, f := range files {
+		r, err := readRecord(f)
+		if err != nil || r.Root != root || r.Agent != agent || r.ParentSessionID != parentSession || s.path(root, r.Team, agent) != f {
+			continue
+		}
+		if best == nil || r.Started > best.Started {
+			best = r
+		}
+	}
+	return best
+}
