@@ -16,6 +16,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/router"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
@@ -24,6 +25,7 @@ import (
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/team"
 )
 
 func claudeCommand(env Env) *ucli.Command {
@@ -179,6 +181,13 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 		if !co.DryRun {
 			// What an earlier lead's exit left half done.
 			tidyWorktrees(ctx, env, state)
+		}
+	}
+	if f := spawn.ReadSessionFlags(args, nil); f.Resumed != "" && !f.Fork {
+		if root, err := team.Root("", env.Getenv); err == nil {
+			if n := router.ResumeNote(f.Resumed, launches.Open(state).ByLead(root, f.Resumed)); n != "" {
+				l.Notes = append(l.Notes, n)
+			}
 		}
 	}
 	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree)

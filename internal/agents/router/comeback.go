@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/spawn"
@@ -54,4 +55,26 @@ func hasTranscript(configDir, id string) bool {
 		}
 	}
 	return false
+}
+
+// ResumeNote is what 'paneteam claude --resume SESSION' tells the person
+// about the teammates that session's lead had (recs, launches.ByLead):
+// Claude does not bring them back, and how to. "" when it had none.
+func ResumeNote(session string, recs []launches.Record) string {
+	var names, fresh []string
+	for _, r := range recs {
+		names = append(names, r.Agent)
+		if r.CLI != "claude" || r.SessionID == "" {
+			fresh = append(fresh, r.Agent)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	note := fmt.Sprintf("session %s had teammates (%s) that Claude Code does not bring back: ask its lead to start each again "+
+		"under the same name, and a Claude teammate goes on with its own conversation in a pane", session, strings.Join(names, ", "))
+	if len(fresh) > 0 {
+		note += fmt.Sprintf("; %s start fresh", strings.Join(fresh, ", "))
+	}
+	return note
 }

@@ -30,3 +30,23 @@ func TestOfLeadFindsTheTeammateInAnyTeam(t *testing.T) {
 		t.Errorf("OfLead with no lead session = %+v, want nil", r)
 	}
 }
+
+// TestByLeadOnePerName: a lead's teammates are listed once each, newest
+// launch, by name.
+func TestByLeadOnePerName(t *testing.T) {
+	s := Open(t.TempDir())
+	root := t.TempDir()
+	for _, r := range []Record{
+		{Root: root, Team: "session-aaaa", Agent: "tester", CLI: "codex", ParentSessionID: "lead-1", Via: ViaRouter, Started: "2026-01-01T00:00:00Z"},
+		{Root: root, Team: "session-aaaa", Agent: "helper", CLI: "claude", ParentSessionID: "lead-1", Via: ViaRouter, SessionID: "old", Started: "2026-01-01T00:00:00Z"},
+		{Root: root, Team: "session-bbbb", Agent: "helper", CLI: "claude", ParentSessionID: "lead-1", Via: ViaRouter, SessionID: "new", Started: "2026-01-02T00:00:00Z"},
+	} {
+		if err := s.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := s.ByLead(root, "lead-1")
+	if len(got) != 2 || got[0].Agent != "helper" || got[0].SessionID != "new" || got[1].Agent != "tester" {
+		t.Errorf("ByLead = %+v, want helper (newest) and tester", got)
+	}
+}

@@ -80,6 +80,12 @@ func testClaudeLeadResumed(t *testing.T, crash bool) {
 	testutil.Eventually(t, 30*time.Second, "helper to end", func() bool { return len(agentProcs("helper@"+first.Name)) == 0 })
 	logTeams(t, l.ConfigDir, "after the lead died")
 
+	// The person is told, before Claude starts, who does not come back.
+	out, errOut, code := pt(t, l.Session, "claude", "--dry-run", "--", "--resume", first.LeadSessionID)
+	if code != 0 || !strings.Contains(out, "note: session "+first.LeadSessionID+" had teammates (helper) that Claude Code does not bring back") {
+		t.Errorf("paneteam claude --dry-run -- --resume: exit %d, %s%s; want a note naming helper", code, out, errOut)
+	}
+
 	after = l.api.LastSeq()
 	r := l.Relaunch(t, "claude", "--", "--dangerously-skip-permissions", "--resume", first.LeadSessionID)
 	l.Session = r
