@@ -129,6 +129,12 @@ func testClaudeLeadResumed(t *testing.T, crash bool) {
 	rec, _ := launches.Open(l.state).Read(l.ConfigDir, team, "helper")
 	js, _ := json.Marshal(rec)
 	t.Logf("helper's launch now: %s", js)
+	// It runs with the resumed lead's flags, its new signing key among
+	// them, and --resume in place of a new session.
+	if rec == nil || rec.SessionID != before.SessionID || !slices.Contains(rec.Args, "--resume") ||
+		flagOf(rec.Args, "--lead-verify-key") == flagOf(before.Args, "--lead-verify-key") {
+		t.Errorf("helper's launch: %s; want --resume %s and the resumed lead's key", js, before.SessionID)
+	}
 	if got.InProcessTeammate() {
 		t.Errorf("helper came back in Claude's process, not in a pane")
 	}
@@ -163,4 +169,12 @@ func logTeams(t *testing.T, root, when string) {
 		b, _ := os.ReadFile(filepath.Join(root, "teams", e.Name(), "config.json"))
 		t.Logf("%s: teams/%s/config.json:\n%s", when, e.Name(), b)
 	}
+}
+
+// flagOf is the value after flag in args ("" when absent).
+func flagOf(args []string, flag string) string {
+	if i := slices.Index(args, flag); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
 }
