@@ -221,8 +221,14 @@ func comeback(env Env, tm router.Teammate, args []string) []string {
 		return args
 	}
 	cwd, _ := os.Getwd()
+	var since time.Time
+	if _, cfg, err := team.Open(root, tm.Team); err == nil {
+		if lp, ok := cfg.LeadProcess(); ok {
+			since = time.UnixMilli(int64(lp.ClaimedAt))
+		}
+	}
 	rec := launches.Open(state).OfLead(root, tm.ParentSessionID, tm.Name)
-	c := router.Resume(args, rec, cwd, root, func(pid int) bool { return proc.Alive(pid, "") })
+	c := router.Resume(args, rec, cwd, root, since, func(pid int) bool { return proc.Alive(pid, "") })
 	if c.Session == "" {
 		if c.Why != "" {
 			warnf(env, "%s starts fresh: %s", tm.Name, c.Why)

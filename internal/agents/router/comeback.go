@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/spawn"
@@ -28,10 +29,17 @@ type Comeback struct {
 // again by name, and this makes that start a --resume of the earlier
 // session: same folder (Claude keeps transcripts by folder), a
 // transcript on disk, the earlier process gone (two processes on one
-// session would fork it). Flags of Claude's own that name a session win.
-func Resume(args []string, rec *launches.Record, cwd, configDir string, alive func(pid int) bool) Comeback {
+// session would fork it). Only a launch from before leadSince (when the
+// lead process claimed its team; zero when unknown) is an earlier
+// lead's: a teammate this lead process stopped and starts again under
+// the same name is a new one. Flags of Claude's own that name a session
+// win.
+func Resume(args []string, rec *launches.Record, cwd, configDir string, leadSince time.Time, alive func(pid int) bool) Comeback {
 	f := spawn.ReadSessionFlags(args, func(name string) bool { return slices.Contains(valueFlags, name) })
 	if rec == nil || rec.CLI != "claude" || rec.SessionID == "" || f.ID != "" || f.Resuming {
+		return Comeback{}
+	}
+	if started, err := time.Parse(time.RFC3339Nano, rec.Started); err == nil && !leadSince.IsZero() && !started.Before(leadSince) {
 		return Comeback{}
 	}
 	switch {
