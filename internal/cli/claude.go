@@ -76,6 +76,11 @@ HEAD: said at start; teammates start from HEAD's commit. Teammates Claude
 runs inside its own process (not in a pane) never reach paneteam and work
 in the lead's folder.
 
+Resumed (-- --resume ID or -- --continue), Claude's lead gets none of its
+pane teammates back. 'paneteam claude -- --resume ID' names the ones that
+session had; ask the lead to start each again under the same name, and a
+Claude teammate goes on with its own conversation in a pane.
+
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
 --dry-run prints what would run; Claude's --teammate-mode is set by paneteam.
