@@ -15,9 +15,11 @@ import (
 // first), Claude's environment its global one again, the new Claude in
 // its first pane. The returned Session shares s's API, HOME,
 // CLAUDE_CONFIG_DIR and project folder; Close (registered with t.Cleanup)
-// ends it.
+// ends it. s counts as ended: its Close no longer signals its pid, which
+// another process may have by then.
 func (s *Session) Relaunch(t testing.TB, args ...string) *Session {
 	t.Helper()
+	s.closed = true
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	n := &Session{API: s.API, Bin: s.Bin, ConfigDir: s.ConfigDir, Home: s.Home, Cwd: s.Cwd, Team: s.Team, Tmux: s.Tmux, t: t, vars: s.Env()}
