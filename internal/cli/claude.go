@@ -16,6 +16,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/router"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
@@ -24,6 +25,7 @@ import (
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
+	"github.com/paneteam/paneteam/team"
 )
 
 func claudeCommand(env Env) *ucli.Command {
@@ -73,6 +75,11 @@ missing: said at start, and teammates work in the lead's folder as without
 HEAD: said at start; teammates start from HEAD's commit. Teammates Claude
 runs inside its own process (not in a pane) never reach paneteam and work
 in the lead's folder.
+
+Resumed (-- --resume ID or -- --continue), Claude's lead gets none of its
+pane teammates back. 'paneteam claude -- --resume ID' names the ones that
+session had; ask the lead to start each again under the same name, and a
+Claude teammate goes on with its own conversation in a pane.
 
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
@@ -179,6 +186,13 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 		if !co.DryRun {
 			// What an earlier lead's exit left half done.
 			tidyWorktrees(ctx, env, state)
+		}
+	}
+	if f := spawn.ReadSessionFlags(args, nil); f.Resumed != "" && !f.Fork {
+		if root, err := team.Root("", env.Getenv); err == nil {
+			if n := router.ResumeNote(f.Resumed, launches.Open(state).ByLead(root, f.Resumed)); n != "" {
+				l.Notes = append(l.Notes, n)
+			}
 		}
 	}
 	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree)
@@ -358,7 +372,8 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 	}
 	// A person's own teammate program stays theirs, for every type paneteam
 	// does not run.
-	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree}
+	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree,
+		Resumed: spawn.ReadSessionFlags(l.Argv[1:], nil).Resuming}
 	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
 		// Claude ran it through a shell, which searched PATH; the router
 		// execs it. One that is itself a router (a lead started from

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teammate"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -117,8 +119,12 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 
 // execClaudeTeammate runs Claude (or the person's own teammate program)
 // with Claude's flags, as it would have run without paneteam, given a
-// session id when it has none; the launch is recorded first.
+// session id when it has none, or the earlier session of a resumed
+// lead's teammate coming back; the launch is recorded first.
 func execClaudeTeammate(env Env, rc router.Config, tm router.Teammate, args []string) error {
+	if rc.Resumed {
+		args = comeback(env, tm, args)
+	}
 	args, session := router.ClaudeArgs(args, mailbox.NewMsgID)
 	if tm.Team != "" && tm.Name != "" {
 		if root, err := team.Root("", env.Getenv); err == nil {
@@ -200,4 +206,35 @@ func refuseTeammate(ctx context.Context, env Env, tm router.Teammate, what strin
 		}
 	}
 	return exitError{code: ExitFailure, err: errors.New(text)}
+}
+
+// comeback is args with --resume of the earlier session of this name's
+// teammate, when the resumed lead that starts it had one that can go on
+// (router.Resume); else args, and a line in the pane saying why not.
+func comeback(env Env, tm router.Teammate, args []string) []string {
+	state, err := provenance.StateDir(env.Getenv)
+	if err != nil {
+		return args
+	}
+	root, err := team.Root("", env.Getenv)
+	if err != nil {
+		return args
+	}
+	cwd, _ := os.Getwd()
+	var since time.Time
+	if _, cfg, err := team.Open(root, tm.Team); err == nil {
+		if lp, ok := cfg.LeadProcess(); ok {
+			since = time.UnixMilli(int64(lp.ClaimedAt))
+		}
+	}
+	rec := launches.Open(state).OfLead(root, tm.ParentSessionID, tm.Name)
+	c := router.Resume(args, rec, cwd, root, since, func(pid int) bool { return proc.Alive(pid, "") })
+	if c.Session == "" {
+		if c.Why != "" {
+			warnf(env, "%s starts fresh: %s", tm.Name, c.Why)
+		}
+		return args
+	}
+	warnf(env, "%s goes on with its earlier conversation (session %s)", tm.Name, c.Session)
+	return append(slices.Clone(args), "--resume", c.Session)
 }

@@ -48,6 +48,10 @@ type Config struct {
 	// Worktree gives every teammate a git worktree of its own
 	// ('paneteam claude --worktree').
 	Worktree bool `json:"worktree,omitempty"`
+	// Resumed: the lead was started with --resume or --continue. A
+	// Claude teammate it starts under the name of one of its earlier
+	// teammates goes on with that teammate's conversation (Resume).
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // StateDir is paneteam's state folder the link lives in

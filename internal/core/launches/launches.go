@@ -220,3 +220,48 @@ func (s Store) Forget(root, teamName, agent string) error {
 func globEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`).Replace(s)
 }
+
+// OfLead returns the newest record of agent among the teammates Claude
+// Code's lead session parentSession started under root, whatever the
+// team: a resumed lead may lead a team of another name than the one it
+// started its teammates in. nil when there is none.
+func (s Store) OfLead(root, parentSession, agent string) *Record {
+	if agent == "" {
+		return nil
+	}
+	for _, r := range s.ByLead(root, parentSession) {
+		if r.Agent == agent {
+			return &r
+		}
+	}
+	return nil
+}
+
+// ByLead returns the records of the teammates Claude Code's lead session
+// parentSession started under root, in any team, one per name (the
+// newest), by name. Records that cannot be read are skipped.
+func (s Store) ByLead(root, parentSession string) []Record {
+	if parentSession == "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "*.json"))
+	newest := map[string]Record{}
+	for _, f := range files {
+		r, err := readRecord(f)
+		if err != nil || r.Root != root || r.ParentSessionID != parentSession || s.path(root, r.Team, r.Agent) != f {
+			continue
+		}
+		if cur, ok := newest[r.Agent]; !ok || r.Started > cur.Started {
+			newest[r.Agent] = *r
+		}
+	}
+	out := make([]Record, 0, len(newest))
+	for _, r := range newest {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
+	return out
+}
