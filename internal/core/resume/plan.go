@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
@@ -108,14 +107,26 @@ func withSession(args []string, flag, id string) ([]string, bool) {
 
 // sessionID is the shape of an id paneteam gives (a UUID); anything else
 // is not looked for on disk.
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9-]{8,64}$`)
+// It is checked by hand: a regular expression compiled at package
+// initialisation costs every paneteam process, and resume is rare.
+func sessionIDShape(s string) bool {
+	if len(s) < 8 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 // transcript is the file Claude Code keeps the session's conversation
 // in, "" when there is none: <config dir>/projects/<the folder's
 // project>/<session>.jsonl, the project folder found by the file rather
 // than by re-spelling Claude Code's name for it.
 func transcript(rec launches.Record) string {
-	if !sessionID.MatchString(rec.SessionID) {
+	if !sessionIDShape(rec.SessionID) {
 		return ""
 	}
 	dir := configDir(rec)
