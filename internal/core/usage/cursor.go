@@ -134,14 +134,13 @@ func (c *Cursor) line(b []byte) {
 func (c *Cursor) count(rep Reply) {
 	for i, old := range c.Recent {
 		if old.ID == rep.ID {
-			c.Spend.add(old.Model, Tokens{}.Sub(old.Tokens))
-			c.Spend.add(rep.Model, rep.Tokens)
+			c.Spend.add(old.Model, Tokens{}.Sub(old.Tokens), old.Tokens.Prompt(), -1)
+			c.Spend.add(rep.Model, rep.Tokens, rep.Tokens.Prompt(), 1)
 			c.Recent[i] = rep
 			return
 		}
 	}
-	c.Spend.add(rep.Model, rep.Tokens)
-	c.Spend.Replies++
+	c.Spend.add(rep.Model, rep.Tokens, rep.Tokens.Prompt(), 1)
 	c.Recent = append(c.Recent, rep)
 	if len(c.Recent) > recentReplies {
 		c.Recent = append(c.Recent[:0], c.Recent[len(c.Recent)-recentReplies:]...)

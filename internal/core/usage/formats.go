@@ -117,11 +117,8 @@ func (c *Cursor) codexLine(b []byte) error {
 			Type  string `json:"type"`
 			Model string `json:"model"`
 			Info  *struct {
-				Total *struct {
-					Input  int64 `json:"input_tokens"`
-					Cached int64 `json:"cached_input_tokens"`
-					Output int64 `json:"output_tokens"`
-				} `json:"total_token_usage"`
+				Total *codexTokens `json:"total_token_usage"`
+				Last  *codexTokens `json:"last_token_usage"`
 			} `json:"info"`
 		} `json:"payload"`
 	}
@@ -133,15 +130,31 @@ func (c *Cursor) codexLine(b []byte) error {
 	case l.Type == "turn_context" && p.Model != "":
 		c.Model = p.Model
 	case l.Type == "event_msg" && p.Type == "token_count" && p.Info != nil && p.Info.Total != nil:
-		u := p.Info.Total
-		total := Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached}
+		total := p.Info.Total.tokens()
 		grew := total.Sub(c.Total)
 		if grew.Total() == 0 {
 			return nil // the same totals again (a rate-limit update)
 		}
-		c.Spend.add(c.Model, grew)
-		c.Spend.Replies++
+		// The last request's prompt chooses a price tier; without it, the
+		// growth is one request's.
+		prompt := grew.Prompt()
+		if p.Info.Last != nil {
+			prompt = p.Info.Last.tokens().Prompt()
+		}
+		c.Spend.add(c.Model, grew, prompt, 1)
 		c.Total = total
 	}
 	return nil
+}
+
+type codexTokens struct {
+	Input  int64 `json:"input_tokens"`
+	Cached int64 `json:"cached_input_tokens"`
+	Output int64 `json:"output_tokens"`
+}
+
+// tokens are Codex's counts in Tokens' meaning: its input includes the
+// cached part.
+func (u codexTokens) tokens() Tokens {
+	return Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached}
 }

@@ -42,11 +42,30 @@ func (t Tokens) Sub(u Tokens) Tokens {
 // Total is every token counted.
 func (t Tokens) Total() int64 { return t.Input + t.Output + t.CacheRead + t.CacheWrite }
 
-// Spend is what one member (or a team) spent: tokens per model, and how
-// many replies they came in. A model's name is as its CLI wrote it.
+// Model is what was spent on one model. A price may depend on the size
+// of each request's prompt (a "long context" tier), so the tokens of the
+// replies whose prompt (input with the cache reads and writes) was over
+// each of TierStarts are counted apart too.
+type Model struct {
+	Tokens
+	Replies int `json:"replies"`
+	// MaxPrompt is the largest prompt of one reply.
+	MaxPrompt int64 `json:"maxPrompt"`
+	// Over holds, by tier start, the tokens of replies whose prompt was
+	// larger than it (only starts some reply passed).
+	Over map[int64]Tokens `json:"over,omitempty"`
+}
+
+// TierStarts are the prompt sizes where a price table's tiers begin
+// (genai-prices: a tier's price applies when a request's input is over
+// its start). A price tier starting elsewhere makes a cost that passed
+// it unknown (package prices).
+var TierStarts = [...]int64{128000, 199999, 200000, 271999, 272000, 512000}
+
+// Spend is what one member (or a team) spent: per model, as its CLI named
+// the model.
 type Spend struct {
-	Models  map[string]Tokens `json:"models"`
-	Replies int               `json:"replies"`
+	Models map[string]Model `json:"models"`
 	// Skipped counts lines that did not parse (each cost only itself).
 	Skipped int `json:"skipped,omitempty"`
 }
@@ -55,9 +74,18 @@ type Spend struct {
 func (s Spend) Tokens() Tokens {
 	var t Tokens
 	for _, m := range s.Models {
-		t = t.Add(m)
+		t = t.Add(m.Tokens)
 	}
 	return t
+}
+
+// Replies counts the replies over every model.
+func (s Spend) Replies() int {
+	n := 0
+	for _, m := range s.Models {
+		n += m.Replies
+	}
+	return n
 }
 
 // ModelNames are the models, sorted.
@@ -65,18 +93,51 @@ func (s Spend) ModelNames() []string { return slices.Sorted(maps.Keys(s.Models))
 
 // Add returns s plus o.
 func (s Spend) Add(o Spend) Spend {
-	out := Spend{Models: map[string]Tokens{}, Replies: s.Replies + o.Replies, Skipped: s.Skipped + o.Skipped}
-	for _, src := range []map[string]Tokens{s.Models, o.Models} {
+	out := Spend{Models: map[string]Model{}, Skipped: s.Skipped + o.Skipped}
+	for _, src := range []map[string]Model{s.Models, o.Models} {
 		for k, v := range src {
-			out.Models[k] = out.Models[k].Add(v)
+			out.Models[k] = out.Models[k].plus(v)
 		}
 	}
 	return out
 }
 
-func (s *Spend) add(model string, t Tokens) {
-	if s.Models == nil {
-		s.Models = map[string]Tokens{}
+func (m Model) plus(o Model) Model {
+	out := Model{Tokens: m.Tokens.Add(o.Tokens), Replies: m.Replies + o.Replies, MaxPrompt: max(m.MaxPrompt, o.MaxPrompt)}
+	for _, src := range []map[int64]Tokens{m.Over, o.Over} {
+		for k, v := range src {
+			if out.Over == nil {
+				out.Over = map[int64]Tokens{}
+			}
+			out.Over[k] = out.Over[k].Add(v)
+		}
 	}
-	s.Models[model] = s.Models[model].Add(t)
+	return out
 }
+
+// add counts t, a reply's tokens (sign -1: takes them back) with its
+// prompt's size.
+func (s *Spend) add(model string, t Tokens, prompt int64, replies int) {
+	if s.Models == nil {
+		s.Models = map[string]Model{}
+	}
+	d := Model{Tokens: t, Replies: replies, MaxPrompt: prompt}
+	for _, start := range TierStarts {
+		if prompt > start {
+			if d.Over == nil {
+				d.Over = map[int64]Tokens{}
+			}
+			d.Over[start] = t
+		}
+	}
+	m := s.Models[model].plus(d)
+	for k, v := range m.Over {
+		if v == (Tokens{}) {
+			delete(m.Over, k)
+		}
+	}
+	s.Models[model] = m
+}
+
+// Prompt is a reply's prompt: what a price tier is chosen by.
+func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheWrite }
