@@ -42,31 +42,30 @@ type Cost struct {
 // Known reports whether the tokens are known.
 func (c Cost) Known() bool { return c.Unknown == "" && c.InputTokens != nil }
 
-// Reader reads members' costs with one store of cursors and one price
-// table (loaded on first use).
+// Reader reads members' costs with one store of cursors and one pricer.
 type Reader struct {
 	Store    usage.Store
 	Launches launches.Store
-	// Prices loads the table (prices.Load with the config folder).
-	Prices func() (prices.Table, error)
-	table  *prices.Table
-	tabErr error
+	Pricer   prices.Pricer
 }
 
 // NewReader reads with paneteam's state folder state and config folder
-// configDir ("": the shipped prices alone).
+// configDir (its prices.json; "": the shipped prices alone). The prices
+// of the models it meets are kept in the state folder (prices.Seen), so
+// the price table is parsed only for a model not met before.
 func NewReader(state, configDir string) *Reader {
-	return &Reader{Store: usage.Open(state), Launches: launches.Open(state),
-		Prices: func() (prices.Table, error) { return prices.Load(configDir) }}
+	return &Reader{Store: usage.Open(state), Launches: launches.Open(state), Pricer: prices.NewSeen(state, configDir)}
 }
 
-// Table is the price table, loaded once.
-func (r *Reader) Table() (prices.Table, error) {
-	if r.table == nil && r.tabErr == nil {
-		t, err := r.Prices()
-		r.table, r.tabErr = &t, err
+// Done keeps the prices met; call it when the reads are over.
+func (r *Reader) Done() error {
+	if s, ok := r.Pricer.(*prices.Seen); ok {
+		if err := s.Err(); err != nil {
+			return err
+		}
+		return s.Save()
 	}
-	return *r.table, r.tabErr
+	return nil
 }
 
 // Team is every member's cost, by name, and the team's total. A member
@@ -93,7 +92,8 @@ func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
 		}
 		out[m.Name] = r.Of(src)
 	}
-	return out, r.Total(out)
+	total := r.Total(out)
+	return out, total
 }
 
 // Of is the cost of what src holds now.
@@ -118,12 +118,7 @@ func (r *Reader) Priced(s usage.Spend) Cost {
 	if c.Models == nil {
 		c.Models = []string{}
 	}
-	table, err := r.Table()
-	if err != nil {
-		c.Unpriced = c.Models
-		return c
-	}
-	usd, unpriced := table.Cost(s)
+	usd, unpriced := prices.Cost(r.Pricer, s)
 	c.Unpriced = unpriced
 	if len(unpriced) == 0 {
 		c.CostUSD = &usd
@@ -155,12 +150,12 @@ func (r *Reader) Total(members map[string]Cost) Cost {
 			usd, priced = usd+*c.CostUSD, true
 		}
 	}
-	if !known {
-		return Cost{Models: []string{}, Unknown: "no member's usage is known", Partial: len(members) > 0}
+	if !known && len(members) > 0 {
+		return Cost{Models: []string{}, Unknown: "no member's usage is known", Partial: true}
 	}
-	total := r.Priced(sum)
+	total := r.Priced(sum) // no member with a model: a known nothing
 	total.CostUSD, total.Unpriced, total.Partial = nil, nil, partial
-	if priced {
+	if priced || len(members) == 0 {
 		total.CostUSD = &usd
 	}
 	return total

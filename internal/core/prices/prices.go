@@ -251,15 +251,21 @@ func (m *model) priceAt(now time.Time) (Price, bool) {
 	return list[0].Prices, true
 }
 
-// Cost is what spent cost at these prices: the dollars of the models
+// Pricer says a model's price: a Table, or Seen (the prices looked up
+// before, kept).
+type Pricer interface {
+	Of(name string) (Price, bool)
+}
+
+// Cost is what spent cost at p's prices: the dollars of the models
 // priced, and the models that are not (whose cost is unknown).
-func (t Table) Cost(s usage.Spend) (usd float64, unpriced []string) {
+func Cost(p Pricer, s usage.Spend) (usd float64, unpriced []string) {
 	for _, name := range s.ModelNames() {
 		m := s.Models[name]
-		p, ok := t.Of(name)
+		price, ok := p.Of(name)
 		var c float64
 		if ok {
-			c, ok = p.cost(m)
+			c, ok = price.cost(m)
 		}
 		if !ok {
 			if m.Tokens != (usage.Tokens{}) {
@@ -270,6 +276,23 @@ func (t Table) Cost(s usage.Spend) (usd float64, unpriced []string) {
 		usd += c
 	}
 	return usd, unpriced
+}
+
+// Cost is Cost at the table's prices.
+func (t Table) Cost(s usage.Spend) (float64, []string) { return Cost(t, s) }
+
+// ConfigDir is paneteam's config folder, where prices.json is:
+// $XDG_CONFIG_HOME/paneteam, else ~/.config/paneteam ("" without a home).
+func ConfigDir(getenv func(string) string) string {
+	base := getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(base) {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "paneteam")
 }
 
 // cost is m's tokens at p; false when a token kind spent has no price, or
