@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 	ucli "github.com/urfave/cli/v3"
@@ -16,6 +17,8 @@ import (
 // has them).
 type watchOptions struct {
 	Poll, LockAge time.Duration
+	// Cost reads what each member spends at every snapshot.
+	Cost bool
 }
 
 func readWatchOptions(c *ucli.Command) watchOptions {
@@ -27,6 +30,11 @@ func readWatchOptions(c *ucli.Command) watchOptions {
 func newTeamWatcher(env Env, t team.Team, o watchOptions) *teamwatch.Watcher {
 	opts := stateOptions(env)
 	opts.LockAge = o.LockAge
+	if o.Cost {
+		if state, err := provenance.StateDir(env.Getenv); err == nil {
+			opts.Cost = costReader(env, state)
+		}
+	}
 	var last string
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
 		Options: opts,
