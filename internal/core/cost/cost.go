@@ -72,6 +72,8 @@ func (r *Reader) Done() error {
 // whose cost cannot be read says why in its Unknown.
 func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
 	out := map[string]Cost{}
+	batch := &usage.Batch{Store: r.Store, Key: t.Root + "\x00" + t.Name}
+	defer batch.Close() //nolint:errcheck // a batch not kept costs one file per transcript next time
 	recs, _ := r.Launches.List(t.Root, t.Name)
 	byName := map[string]launches.Record{}
 	for _, rec := range recs {
@@ -90,15 +92,19 @@ func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
 		} else {
 			src = usage.Source{Unknown: "no launch record: Claude Code started it itself, so paneteam does not know its session"}
 		}
-		out[m.Name] = r.Of(src)
+		out[m.Name] = r.of(batch, src)
 	}
 	total := r.Total(out)
 	return out, total
 }
 
 // Of is the cost of what src holds now.
-func (r *Reader) Of(src usage.Source) Cost {
-	s, err := r.Store.Read(src)
+func (r *Reader) Of(src usage.Source) Cost { return r.of(r.Store, src) }
+
+func (r *Reader) of(from interface {
+	Read(usage.Source) (usage.Spend, error)
+}, src usage.Source) Cost {
+	s, err := from.Read(src)
 	if err != nil {
 		why := err.Error()
 		var u *usage.UnknownError

@@ -66,6 +66,17 @@ type Tier struct {
 	Price float64 `json:"price"`
 }
 
+// MarshalJSON writes a number, or {"base": n, "tiers": [...]}.
+func (r Rate) MarshalJSON() ([]byte, error) {
+	if len(r.Tiers) == 0 {
+		return json.Marshal(r.Base)
+	}
+	return json.Marshal(struct {
+		Base  float64 `json:"base"`
+		Tiers []Tier  `json:"tiers"`
+	}{r.Base, r.Tiers})
+}
+
 // UnmarshalJSON reads a number or {"base": n, "tiers": [...]}.
 func (r *Rate) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &r.Base); err == nil {

@@ -47,8 +47,9 @@ type Cursor struct {
 	Offset int64  `json:"offset"`
 	Spend  Spend  `json:"spend"`
 	// Recent are the last replies counted, by id: a reply met again
-	// replaces what it counted.
-	Recent []Reply `json:"recent,omitempty"`
+	// replaces what it counted. Kept apart from the rest (Store), as
+	// only a file that grew needs them.
+	Recent []Reply `json:"-"`
 	// Total and Model are Codex's last cumulative totals and the model
 	// of its current turn: a new total adds only its growth, to the
 	// model in use when it grew.
@@ -61,6 +62,17 @@ type Reply struct {
 	ID     string `json:"id"`
 	Model  string `json:"model"`
 	Tokens Tokens `json:"tokens"`
+}
+
+// Unchanged reports, from a stat that does not follow a link, whether
+// the file is as the cursor left it: nothing to read.
+func (c *Cursor) Unchanged() bool {
+	st, err := os.Lstat(c.Path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	dev, ino := fileID(st)
+	return dev == c.Dev && ino == c.Ino && st.Size() == c.Offset
 }
 
 // Advance reads what was appended to the file since the last call: whole

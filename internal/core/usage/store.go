@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
@@ -36,6 +37,15 @@ func (s Store) Read(src Source) (Spend, error) {
 	return read(src, s.load, s.save)
 }
 
+// recentFile holds a cursor's Recent replies, read only to advance it.
+// Offset and Ino say which cursor they go with: a cursor and its replies
+// written by two processes at once do not go together.
+type recentFile struct {
+	Ino    uint64  `json:"ino"`
+	Offset int64   `json:"offset"`
+	Recent []Reply `json:"recent"`
+}
+
 // Tracker is a Source followed by one process (a budget watcher): its
 // cursors stay in memory, and each Read reads only what was added since
 // the previous one.
@@ -49,7 +59,7 @@ func (t *Tracker) Read() (Spend, error) {
 	if t.cursors == nil {
 		t.cursors = map[string]*Cursor{}
 	}
-	return read(t.Source, func(path string, f Format) *Cursor {
+	return read(t.Source, func(path string, f Format, _ bool) *Cursor {
 		if c := t.cursors[path]; c != nil {
 			return c
 		}
@@ -59,7 +69,7 @@ func (t *Tracker) Read() (Spend, error) {
 	}, func(*Cursor) error { return nil })
 }
 
-func read(src Source, load func(string, Format) *Cursor, save func(*Cursor) error) (Spend, error) {
+func read(src Source, load func(path string, f Format, recent bool) *Cursor, save func(*Cursor) error) (Spend, error) {
 	if src.Unknown != "" {
 		return Spend{}, &UnknownError{Why: src.Unknown}
 	}
@@ -69,7 +79,12 @@ func read(src Source, load func(string, Format) *Cursor, save func(*Cursor) erro
 	}
 	var total Spend
 	for _, f := range files {
-		c := load(f, src.Format)
+		c := load(f, src.Format, false)
+		if c.Unchanged() {
+			total = total.Add(c.Spend)
+			continue
+		}
+		c = load(f, src.Format, true)
 		before := c.Offset
 		beforeIno := c.Ino
 		if err := c.Advance(); err != nil {
@@ -91,11 +106,22 @@ func (s Store) cursorPath(path string, f Format) string {
 
 // load is path's cursor, or a new one: a cursor file that does not parse
 // or names another file costs only a read from the start.
-func (s Store) load(path string, f Format) *Cursor {
-	b, err := safefs.ReadFile(s.cursorPath(path, f))
+func (s Store) load(path string, f Format, recent bool) *Cursor {
+	cp := s.cursorPath(path, f)
+	b, err := safefs.ReadFile(cp)
 	var c Cursor
 	if err != nil || json.Unmarshal(b, &c) != nil || c.Path != path || c.Format != f {
 		return &Cursor{Path: path, Format: f}
+	}
+	if recent {
+		// Without its replies, a cursor would count a repeat of the last
+		// one again: read from the start instead.
+		var r recentFile
+		b, err := safefs.ReadFile(strings.TrimSuffix(cp, ".json") + ".recent.json")
+		if err != nil || json.Unmarshal(b, &r) != nil || r.Ino != c.Ino || r.Offset != c.Offset {
+			return &Cursor{Path: path, Format: f}
+		}
+		c.Recent = r.Recent
 	}
 	return &c
 }
@@ -105,12 +131,91 @@ func (s Store) save(c *Cursor) error {
 	if err := os.MkdirAll(dir, lockfile.DirPerm); err != nil {
 		return fmt.Errorf("keep how far %s was read: %w", c.Path, err)
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
+	cp := s.cursorPath(c.Path, c.Format)
+	b, err := json.Marshal(recentFile{Ino: c.Ino, Offset: c.Offset, Recent: c.Recent})
+	if err == nil {
+		err = lockfile.WriteAtomic(strings.TrimSuffix(cp, ".json")+".recent.json", b)
 	}
-	if err := lockfile.WriteAtomic(s.cursorPath(c.Path, c.Format), b); err != nil {
+	if err == nil {
+		b, err = json.Marshal(c)
+	}
+	if err == nil {
+		err = lockfile.WriteAtomic(cp, b)
+	}
+	if err != nil {
 		return fmt.Errorf("keep how far %s was read: %w", c.Path, err)
 	}
 	return nil
+}
+
+// Batch reads many sources at once (a team's members) with one file of
+// cursors for all of their files: the status line, a new process every
+// few seconds, opens one small file to learn that nothing changed,
+// instead of one per transcript. A file that changed is read through
+// the Store as Read does. Close keeps the batch's cursors.
+type Batch struct {
+	Store Store
+	Key   string // names the batch's file (a team's root and name)
+	heads map[string]*Cursor
+	dirty bool
+}
+
+func (b *Batch) path() string {
+	sum := sha256.Sum256([]byte(b.Key))
+	return filepath.Join(b.Store.Dir, "batches", hex.EncodeToString(sum[:12])+".json")
+}
+
+// Read is Store.Read, from the batch's cursors when the files are
+// unchanged.
+func (b *Batch) Read(src Source) (Spend, error) {
+	if b.heads == nil {
+		b.heads = map[string]*Cursor{}
+		if data, err := safefs.ReadFile(b.path()); err == nil {
+			var heads []*Cursor
+			if json.Unmarshal(data, &heads) == nil {
+				for _, c := range heads {
+					if c != nil {
+						b.heads[string(c.Format)+"\x00"+c.Path] = c
+					}
+				}
+			}
+		}
+	}
+	return read(src, func(path string, f Format, recent bool) *Cursor {
+		key := string(f) + "\x00" + path
+		if c := b.heads[key]; c != nil && !recent {
+			return c
+		}
+		c := b.Store.load(path, f, recent)
+		if !recent {
+			head := *c
+			b.heads[key], b.dirty = &head, true
+		}
+		return c
+	}, func(c *Cursor) error {
+		head := *c
+		head.Recent = nil
+		b.heads[string(c.Format)+"\x00"+c.Path], b.dirty = &head, true
+		return b.Store.save(c)
+	})
+}
+
+// Close keeps the batch's cursors, when any changed.
+func (b *Batch) Close() error {
+	if !b.dirty {
+		return nil
+	}
+	heads := make([]*Cursor, 0, len(b.heads))
+	for _, c := range b.heads {
+		heads = append(heads, c)
+	}
+	data, err := json.Marshal(heads)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(b.path()), lockfile.DirPerm); err != nil {
+		return err
+	}
+	b.dirty = false
+	return lockfile.WriteAtomic(b.path(), data)
 }

@@ -82,7 +82,7 @@ func TestIncrementalReadsOnlyWhatWasAdded(t *testing.T) {
 		t.Fatalf("second read: %+v, %d skipped; want 6 in and out, none skipped (only the new bytes read, m1 once)", got, s.Skipped)
 	}
 	st, _ := os.Stat(path)
-	c := store.load(path, Claude)
+	c := store.load(path, Claude, true)
 	if c.Offset != st.Size()-int64(len(`{"type":"assist`)) {
 		t.Fatalf("cursor at %d of %d: a line without its newline is read when finished", c.Offset, st.Size())
 	}
@@ -211,6 +211,38 @@ func TestUnknownSaysWhy(t *testing.T) {
 		_, err := Open(t.TempDir()).Read(c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
+
+// A batch (status's way) and a tracker (a budget watcher's) read the same
+// sums as the store, and only what was added since.
+func TestBatchAndTrackerFollowAGrowingTranscript(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "cfg")
+	path := filepath.Join(cfg, "projects", "-w", "s.jsonl")
+	write(t, path, claudeReply("m1", "claude-x", 1, 2, 3, 4, "text", "tool_use"), false)
+	src := ClaudeSession(cfg, "/w", "s")
+	store := Open(filepath.Join(dir, "state"))
+	tr := &Tracker{Source: src}
+	for round, want := range []Tokens{{1, 2, 3, 4}, {11, 22, 33, 44}} {
+		if round == 1 {
+			write(t, path, claudeReply("m1", "claude-x", 1, 2, 3, 4, "tool_use")+claudeReply("m2", "claude-x", 10, 20, 30, 40, "text"), true)
+		}
+		b := &Batch{Store: store, Key: "team"}
+		got, err := b.Read(src)
+		if err != nil || got.Tokens() != want {
+			t.Fatalf("round %d, batch: %+v %v, want %+v", round, got.Tokens(), err, want)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		again, _ := (&Batch{Store: store, Key: "team"}).Read(src)
+		if again.Tokens() != want {
+			t.Fatalf("round %d, a new batch: %+v, want %+v", round, again.Tokens(), want)
+		}
+		if got, _ := tr.Read(); got.Tokens() != want {
+			t.Fatalf("round %d, tracker: %+v, want %+v", round, got.Tokens(), want)
 		}
 	}
 }
