@@ -130,3 +130,66 @@ func TestClaudeTeammateCost(t *testing.T) {
 		t.Errorf("bob's models %v, want %s", b.Models, model)
 	}
 }
+
+// TestClaudeLedTeamCost: under 'paneteam claude', the lead's own replies
+// and those of the teammate its Agent tool started (through paneteam's
+// router, which recorded its session) sum exactly in status --json, each
+// from its own transcript.
+func TestClaudeLedTeamCost(t *testing.T) {
+	l := startShimLead(t, "", true)
+	lead := mustConfig(t, l.Session).LeadSessionID
+	var mu sync.Mutex
+	n := 0
+	l.api.Script(func(r *claudetest.Request) (claudetest.Reply, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		u := claudetest.Usage{Input: 700 + n, Output: 70 + n, CacheRead: 7000 + n, CacheWrite: 77 + n}
+		switch {
+		case r.SessionID() == lead && strings.Contains(r.TailText(), "start teammate dora"):
+			return claudetest.Calls(claudetest.Tool("Agent", map[string]any{"description": "helper dora", "prompt": "You are dora; wait for work.", "name": "dora"})).
+				WithText("Starting dora.").WithUsage(u), true
+		case r.SessionID() == lead:
+			return claudetest.Text("Started dora.").WithUsage(u), true
+		}
+		return claudetest.Text("Waiting for work.").WithUsage(u), true
+	})
+	after := l.api.LastSeq()
+	l.Submit(t, wait, "start teammate dora")
+	l.api.WaitRequest(t, wait, after, "dora's model to get its prompt", func(r *claudetest.Request) bool {
+		return r.SessionID() != lead && strings.Contains(r.TailText(), "You are dora")
+	})
+	sums := func() map[string]usage.Tokens {
+		out := map[string]usage.Tokens{}
+		for _, r := range l.api.MainLoop() {
+			u := claudetest.Usage{Input: 100, Output: 10} // the fake model's own, before the script
+			if r.Reply.Usage != nil {
+				u = *r.Reply.Usage
+			}
+			who := "dora"
+			if r.SessionID() == lead {
+				who = "team-lead"
+			}
+			out[who] = out[who].Add(usage.Tokens{Input: int64(u.Input), Output: int64(u.Output), CacheRead: int64(u.CacheRead), CacheWrite: int64(u.CacheWrite)})
+		}
+		return out
+	}
+	var got map[string]usage.Tokens
+	testutil.Eventually(t, wait, "status --json to show the lead's and dora's replies", func() bool {
+		out, _, code := ptWith(t, l.Session, []string{"PANETEAM_STATE_DIR=" + l.state}, "status", "--json")
+		var teams []statusTeam
+		if code != 0 || json.Unmarshal([]byte(out), &teams) != nil || len(teams) != 1 {
+			return false
+		}
+		got = map[string]usage.Tokens{}
+		for _, m := range teams[0].Members {
+			got[m.Name] = m.Usage.tokens()
+		}
+		want := sums()
+		return got["team-lead"] == want["team-lead"] && got["dora"] == want["dora"] && want["dora"].Output > 0
+	})
+	want := sums()
+	if got["team-lead"] != want["team-lead"] || got["dora"] != want["dora"] {
+		t.Fatalf("status --json: %+v, want the replies' sums %+v", got, want)
+	}
+}
