@@ -102,7 +102,7 @@ func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
 			return o, usagef("--spent %v: a threshold is a positive number of dollars, such as 5", usd)
 		}
 	}
-	o.Watch.Cost = len(o.Spent) > 0
+	o.Watch.Spent = o.Spent
 	if o.Watch.Poll <= 0 || o.Watch.LockAge <= 0 {
 		return o, usagef("--poll and --lock-age must be positive, such as 1s")
 	}
@@ -144,14 +144,11 @@ func runMonitor(ctx context.Context, env Env, o monitorOptions) error {
 		return stopped(err)
 	}
 	n.Handle(ctx, s, nil)
-	spending := teamwatch.Spending{Thresholds: o.Spent}
-	spending.Events(s)
 	fmt.Fprintf(env.Stderr, "paneteam: watching team %s; press Ctrl-C to stop\n", visible.Line(t.Name))
 	for {
 		s, events, err := w.Next(ctx)
 		if err == nil {
 			n.Handle(ctx, s, events)
-			events = append(events, spending.Events(s)...)
 		}
 		if errors.Is(err, teamwatch.ErrTeamGone) {
 			events = []teamwatch.Event{{Time: time.Now(), Kind: teamwatch.KindTeamDeleted, Team: t.Name}}

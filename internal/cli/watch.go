@@ -17,8 +17,9 @@ import (
 // has them).
 type watchOptions struct {
 	Poll, LockAge time.Duration
-	// Cost reads what each member spends at every snapshot.
-	Cost bool
+	// Spent are the dollar thresholds of member-spent events (monitor
+	// --spent); what each member spends is read at every snapshot then.
+	Spent []float64
 }
 
 func readWatchOptions(c *ucli.Command) watchOptions {
@@ -30,7 +31,7 @@ func readWatchOptions(c *ucli.Command) watchOptions {
 func newTeamWatcher(env Env, t team.Team, o watchOptions) *teamwatch.Watcher {
 	opts := stateOptions(env)
 	opts.LockAge = o.LockAge
-	if o.Cost {
+	if len(o.Spent) > 0 {
 		if state, err := provenance.StateDir(env.Getenv); err == nil {
 			opts.Cost = costReader(env, state)
 		}
@@ -39,6 +40,7 @@ func newTeamWatcher(env Env, t team.Team, o watchOptions) *teamwatch.Watcher {
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
 		Options: opts,
 		Poll:    o.Poll,
+		Spent:   o.Spent,
 		OnError: func(err error) {
 			if msg := err.Error(); msg != last {
 				last = msg
