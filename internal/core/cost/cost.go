@@ -68,6 +68,37 @@ func (r *Reader) Done() error {
 	return nil
 }
 
+// noRecord is why a member without a launch record has no usage.
+const noRecord = "no launch record: Claude Code started it itself, so paneteam does not know its session"
+
+// SourceOf is where member name of t writes its usage, from its launch
+// record in the state folder: what a budget watcher follows (with a
+// usage.Tracker, priced by Reader.Priced). The lead's is config.json's
+// lead session (cfg nil: read from t).
+func SourceOf(state string, t team.Team, cfg *team.Config, name string) (usage.Source, error) {
+	if name == team.LeadName {
+		if cfg == nil {
+			c, err := team.Load(t.ConfigPath())
+			if err != nil {
+				return usage.Source{}, err
+			}
+			cfg = c
+		}
+		if src, ok := usage.ForLead(t, cfg); ok {
+			return src, nil
+		}
+		return usage.Source{Unknown: "the lead is not a model paneteam can follow"}, nil
+	}
+	rec, err := launches.Open(state).Read(t.Root, t.Name, name)
+	if err != nil {
+		return usage.Source{}, err
+	}
+	if rec == nil {
+		return usage.Source{Unknown: noRecord}, nil
+	}
+	return usage.ForLaunch(*rec, asking.RunDir(t, name)), nil
+}
+
 // Team is every member's cost, by name, and the team's total. A member
 // whose cost cannot be read says why in its Unknown.
 func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
@@ -90,7 +121,7 @@ func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
 		} else if rec, ok := byName[m.Name]; ok {
 			src = usage.ForLaunch(rec, asking.RunDir(t, m.Name))
 		} else {
-			src = usage.Source{Unknown: "no launch record: Claude Code started it itself, so paneteam does not know its session"}
+			src = usage.Source{Unknown: noRecord}
 		}
 		out[m.Name] = r.of(batch, src)
 	}

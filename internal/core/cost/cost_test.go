@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/usage"
 	"github.com/paneteam/paneteam/team"
 )
@@ -70,5 +71,36 @@ func TestKeepAddsToWhatWasKept(t *testing.T) {
 	os.WriteFile(filepath.Join(state, "usage", "ended", "junk.json"), []byte("{"), 0o600)
 	if ended, _ := EndedTeams(state); len(ended) != 1 {
 		t.Errorf("a kept file that does not read cost more than itself: %d teams", len(ended))
+	}
+}
+
+// A budget watcher's way: the member's source from its launch record,
+// followed by a tracker, priced.
+func TestSourceOfFollowedByATracker(t *testing.T) {
+	state, root := t.TempDir(), t.TempDir()
+	tm, _, err := team.Create(root, "crew", team.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := filepath.Join(root, "claude")
+	launches.Open(state).Write(launches.Record{Root: root, Team: "crew", Agent: "alice", CLI: "claude", Via: launches.ViaSpawnPane,
+		Cwd: "/w", SessionID: "s", ConfigDir: cfgDir})
+	src, err := SourceOf(state, tm, nil, "alice")
+	if err != nil || src.Unknown != "" {
+		t.Fatalf("alice's source: %+v %v", src, err)
+	}
+	path := filepath.Join(cfgDir, "projects", "-w", "s.jsonl")
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	os.WriteFile(path, []byte(`{"type":"assistant","message":{"id":"m1","model":"claude-haiku-4-5","usage":{"input_tokens":0,"output_tokens":200000}}}`+"\n"), 0o600)
+	tr := &usage.Tracker{Source: src}
+	s, err := tr.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := NewReader(state, "").Priced(s); c.CostUSD == nil || *c.CostUSD != 1 {
+		t.Fatalf("alice's cost %v, want $1 (200k output tokens at $5 per million)", c.CostUSD)
+	}
+	if src, _ := SourceOf(state, tm, nil, "bob"); src.Unknown == "" {
+		t.Error("bob, without a launch record, has a source")
 	}
 }
