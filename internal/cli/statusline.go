@@ -55,8 +55,9 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 		if mail > 0 {
 			seg += fmt.Sprintf(" #[fg=yellow,bold]✉%d#[default]", mail)
 		}
-		// The team's spending so far; "+" when some member's is unknown.
-		if u := ts.Usage; u != nil && u.CostUSD != nil {
+		// The team's spending so far, once there is some; "+" when some
+		// member's is unknown.
+		if u := ts.Usage; u != nil && u.CostUSD != nil && *u.CostUSD > 0 {
 			seg += " " + usdWord(u)
 		}
 		segs = append(segs, seg)
