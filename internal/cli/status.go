@@ -70,8 +70,8 @@ shows as NEEDS YOU (with how many): 'paneteam requests' lists them,
 --format tmux prints one short segment per team for tmux's status line:
 name, busy and idle counts, dead panes (each teammate counted once, in its
 state), "!N need you" when requests wait for you, the lead's unread
-messages, and what the team has spent so far ("$1.20+": some member's
-spending is unknown and left out).
+messages, and what the team has spent so far, once it has spent
+something ("$1.20+": some member's spending is unknown and left out).
 
     set -g status-right '#(paneteam status --format tmux)'
     set -g status-interval 5
