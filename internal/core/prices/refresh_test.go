@@ -3,9 +3,11 @@ package prices
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/core/usage"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -64,5 +66,34 @@ func TestLookaheadPatterns(t *testing.T) {
 		if f == nil || f(c.name) != c.want {
 			t.Errorf("%s on %q: want %v", c.pattern, c.name, c.want)
 		}
+	}
+}
+
+// The refresh script fetches the package with npm (here a stand-in that
+// packs the test's package), converts it and writes the table dated
+// today.
+func TestRefreshScript(t *testing.T) {
+	testutil.RequireTool(t, "node")
+	testutil.RequireTool(t, "tar")
+	scripts := filepath.Join(testutil.ModuleRoot(), "scripts", "genai-prices")
+	bin, out := t.TempDir(), filepath.Join(t.TempDir(), "table.json")
+	fake := "#!/bin/sh\n" +
+		"# npm pack --silent @pydantic/genai-prices@VERSION, from the test's package\n" +
+		`[ "$1" = pack ] && [ "$3" = "@pydantic/genai-prices@7.7.7" ] || { echo "unexpected npm $*" >&2; exit 1; }` + "\n" +
+		"tar -czf pydantic-genai-prices-7.7.7.tgz -C " + filepath.Join(scripts, "testdata") + " package\n"
+	testutil.WriteExecutable(t, filepath.Join(bin, "npm"), []byte(fake))
+	cmd := exec.Command(filepath.Join(scripts, "refresh"), "7.7.7")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "PANETEAM_PRICES_OUT="+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("refresh: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head struct{ Source, Date string }
+	json.Unmarshal(b, &head)
+	if head.Source != "npm @pydantic/genai-prices@9.9.9" || head.Date != time.Now().UTC().Format(time.DateOnly) {
+		t.Fatalf("refreshed table: source %q, date %q; want the package's and today's", head.Source, head.Date)
 	}
 }
