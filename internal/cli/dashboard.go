@@ -12,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/ui/dashboard"
 )
 
@@ -119,6 +120,9 @@ func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
 	}
 	bend := statusBackendEnv(env)
 	opts := stateOptions(env)
+	if state, err := provenance.StateDir(env.Getenv); err == nil {
+		opts.Cost = costReader(env, state) // each member's spending, and the team's in the header
+	}
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: o.Poll})
 	defer w.Close()
 	live := &dashboard.Live{Team: t, Lock: o.Scope.Lock, Backend: bend, Watch: opts, ShutdownTimeout: o.StopTimeout,

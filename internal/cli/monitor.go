@@ -25,13 +25,15 @@ joining, leaving, going idle or active, needing you (a permission, sandbox
 or plan request waits for the lead) or gone (pane dead); every message sent
 (sender, recipient, protocol type or "message", summary); tasks created,
 claimed, completed, unblocked (all their blockers completed) or deleted;
-requests waiting and answered; a lock held longer than --lock-age. What
+requests waiting and answered; a lock held longer than --lock-age; with
+--spent USD, a teammate whose estimated cost passes USD (see status). What
 happened before it started is not printed. It follows file-system events on
 the team, inbox and task folders, and re-reads every --poll as a safety net.
 When the team is deleted it says so and exits 0.
 
     paneteam monitor --team review
     paneteam monitor --team review --json | jq -c 'select(.kind=="member-idle")'
+    paneteam monitor --team review --spent 1 --spent 5
 
 Lines read: TIME  KIND  WHO  WHAT. Text that teammates control (names,
 summaries) is shown, never sent raw to the terminal: a text holding a
@@ -39,7 +41,7 @@ control character is printed quoted as $'…' with it escaped ($'a\nb' is
 a real line break, a\nb a typed backslash-n). --json prints one object
 per line with kind, time, team, who and the fields of that kind (to,
 type, summary, task, subject, owner, state, pending, lock,
-heldForSeconds).
+heldForSeconds, costUSD, thresholdUSD).
 
 Notices are off unless asked for. --notify tmux shows each in the tmux
 message line and rings the bell in the teammate's window; --notify
@@ -61,6 +63,7 @@ the next wait for --notify-quiet and come together. docs/NOTICES.md.
 			&ucli.StringFlag{Name: "notify", Usage: "tell the person when the team needs them, in these ways: tmux, terminal (comma-separated; off when unset)"},
 			&ucli.BoolFlag{Name: "exec", Usage: "run the command given after -- per notice, the notice as JSON on its standard input (never through a shell)"},
 			&ucli.DurationFlag{Name: "notify-quiet", Usage: "after a notice, hold the next ones this long and send them as one", Value: notice.DefaultQuiet},
+			&ucli.FloatSliceFlag{Name: "spent", Usage: "print a member-spent line when a teammate's estimated cost passes this many dollars (repeat for several)"},
 			&ucli.StringFlag{Name: "terminal", Usage: "the terminal's notification sequence for --notify terminal: osc9 (iTerm2), osc99 (kitty), osc777 (WezTerm, foot); guessed when unset"},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
@@ -80,6 +83,8 @@ type monitorOptions struct {
 	Watch  watchOptions
 	Notify notice.Setup
 	Quiet  time.Duration
+	// Spent are the dollar thresholds of member-spent lines.
+	Spent []float64
 }
 
 func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
@@ -90,7 +95,14 @@ func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
 	if exec && c.NArg() == 0 {
 		return monitorOptions{}, usagef("--exec runs the command given after --: paneteam monitor --exec -- notify-send-json")
 	}
-	o := monitorOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: readWatchOptions(c), Quiet: c.Duration("notify-quiet")}
+	o := monitorOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: readWatchOptions(c), Quiet: c.Duration("notify-quiet"),
+		Spent: c.FloatSlice("spent")}
+	for _, usd := range o.Spent {
+		if usd <= 0 {
+			return o, usagef("--spent %v: a threshold is a positive number of dollars, such as 5", usd)
+		}
+	}
+	o.Watch.Spent = o.Spent
 	if o.Watch.Poll <= 0 || o.Watch.LockAge <= 0 {
 		return o, usagef("--poll and --lock-age must be positive, such as 1s")
 	}

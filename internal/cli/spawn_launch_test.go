@@ -80,6 +80,17 @@ func TestSpawnPaneRecordsEachLaunch(t *testing.T) {
 			t.Errorf("%s: %+v; want folder %s, tmux pane %s, a pid", name, r, work, pane[name])
 		}
 	}
+	// Where each CLI keeps its records (its usage among them): Claude's
+	// config folder, the agent CLI's run folder; none for a plain command.
+	if got := recs["alice"].ConfigDir; got != s.root {
+		t.Errorf("alice's config folder %q, want the team's root %s (its CLAUDE_CONFIG_DIR)", got, s.root)
+	}
+	if got, want := recs["coder"].ConfigDir, filepath.Join(s.root, "teams", "crew", "agents", "coder"); got != want {
+		t.Errorf("coder's config folder %q, want its run folder %s", got, want)
+	}
+	if got := recs["tests"].ConfigDir; got != "" {
+		t.Errorf("a plain command's config folder %q, want none", got)
+	}
 	if a := recs["coder"].Args; len(a) < 3 || !slices.Equal(a[:3], []string{"teammate", "--agent", "codex"}) {
 		t.Errorf("coder's pane runs %q, want paneteam teammate --agent codex", a)
 	}

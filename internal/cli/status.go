@@ -12,6 +12,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -50,6 +51,16 @@ gone when its pane is dead.
 A Claude Code teammate's pane is looked for on Claude's tmux server (from
 the lead's environment, else $TMUX).
 
+TOKENS are what each member's model reported: input/output/cache
+read/cache write (from its CLI's own records: Claude Code's transcript,
+Codex's, Gemini CLI's, OpenCode's through paneteam's plugin); COST is an
+estimate at the prices of @pydantic/genai-prices shipped with paneteam,
+under your own in ~/.config/paneteam/prices.json. "?" is unknown (a
+teammate on another host, a plain command, a model with no price): the
+lines under the table say why. --json has the same in each member's
+"usage" (null for unknown, never 0) and the team's total.
+--ended shows what teams already cleaned up spent.
+
     paneteam status
     paneteam status --team review --json
 
@@ -59,8 +70,9 @@ shows as NEEDS YOU (with how many): 'paneteam requests' lists them,
 
 --format tmux prints one short segment per team for tmux's status line:
 name, busy and idle counts, dead panes (each teammate counted once, in its
-state), "!N need you" when requests wait for you, and the lead's unread
-messages.
+state), "!N need you" when requests wait for you, the lead's unread
+messages, and what the team has spent so far, once it has spent
+something ("$1.20+": some member's spending is unknown and left out).
 
     set -g status-right '#(paneteam status --format tmux)'
     set -g status-interval 5
@@ -72,6 +84,7 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			teamFlag(),
 			jsonFlag(),
 			&ucli.StringFlag{Name: "format", Usage: "text; tmux for a status-line segment; iterm2 to set the lead's badge", Value: "text"},
+			&ucli.BoolFlag{Name: "ended", Usage: "show what teams cleaned up spent, as kept when they ended (newest first)"},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			o, err := readStatusOptions(c)
@@ -88,13 +101,14 @@ type statusOptions struct {
 	Scope  teamScope // no --team: every team under the root
 	JSON   bool
 	Format string // text, tmux or iterm2
+	Ended  bool   // the spending kept of ended teams
 }
 
 func readStatusOptions(c *ucli.Command) (statusOptions, error) {
 	if c.NArg() > 0 {
 		return statusOptions{}, usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
 	}
-	o := statusOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Format: c.String("format")}
+	o := statusOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Format: c.String("format"), Ended: c.Bool("ended")}
 	if o.Format != "text" && o.Format != "tmux" && o.Format != "iterm2" {
 		return o, usagef("--format %q: use text, tmux or iterm2", o.Format)
 	}
@@ -102,6 +116,9 @@ func readStatusOptions(c *ucli.Command) (statusOptions, error) {
 }
 
 func runStatus(ctx context.Context, env Env, o statusOptions) error {
+	if o.Ended {
+		return writeEnded(env, o)
+	}
 	teams, err := loadTeams(ctx, env, o.Scope)
 	if err != nil {
 		return err
@@ -116,6 +133,7 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	// counted of an inbox that has not changed since is kept on disk.
 	if state, err := provenance.StateDir(env.Getenv); err == nil {
 		opts.MemoDir = filepath.Join(state, teamwatch.MemoFolder)
+		opts.Cost = costReader(env, state)
 	}
 	opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
 	var out []teamStatus
@@ -201,6 +219,9 @@ type teamStatus struct {
 	// went away without a shutdown: 'paneteam resume' brings it back.
 	Resumable *teamwatch.Resumable `json:"resumable,omitempty"`
 	Members   []teamwatch.Member   `json:"members"`
+	// Usage is the team's total spending: the sums of the members whose
+	// spending is known (partial when some is not).
+	Usage *cost.Cost `json:"usage,omitempty"`
 	// Problems are what could not be read (an inbox entry, a member row,
 	// a file that is not what it should be); the rest was read.
 	Problems []string `json:"problems,omitempty"`
@@ -216,7 +237,7 @@ func statusOf(ctx context.Context, opts teamwatch.Options, tl loadedTeam) teamSt
 	s := teamwatch.TakeLoaded(ctx, tl.team, tl.cfg, opts)
 	ts.Description, ts.Backend, ts.Lead, ts.LeadInbox, ts.Members = s.Description, s.Backend, s.Lead, s.LeadInbox, s.Members
 	ts.Resumable = s.Resumable
-	ts.Problems = s.Problems
+	ts.Problems, ts.Usage = s.Problems, s.Usage
 	return ts
 }
 
@@ -256,7 +277,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		// A BRANCH column only for a team with worktrees.
 		branchCol := slices.ContainsFunc(ts.Members, func(m teamwatch.Member) bool { return m.Branch != "" })
-		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD"
+		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD\tTOKENS\tCOST"
 		if branchCol {
 			head += "\tBRANCH"
 		}
@@ -265,8 +286,8 @@ func writeStatus(env Env, teams []teamStatus) error {
 			// A teammate on another machine is name@host (the host from
 			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
-				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
+				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m), tokensWord(m.Usage), usdWord(m.Usage))
 			if branchCol {
 				fmt.Fprintf(tw, "\t%s", visible.Line(orDefault(m.Branch, "-")))
 			}
@@ -275,6 +296,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		writeCostNotes(env.Stdout, ts.Usage, ts.Members)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // each member's backend would cost one tmux client per member (issue 15:
 // 28 ms of CPU for a team of 10).
 
-// writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread" per
+// writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread $spent" per
 // team, N the requests waiting for the lead's answer and the dialogs
 // waiting in agent CLIs' panes, the unread count the
 // lead's (the person at the keyboard), highlighted
@@ -54,6 +54,11 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 		}
 		if mail > 0 {
 			seg += fmt.Sprintf(" #[fg=yellow,bold]✉%d#[default]", mail)
+		}
+		// The team's spending so far, once there is some; "+" when some
+		// member's is unknown.
+		if u := ts.Usage; u != nil && u.CostUSD != nil && *u.CostUSD > 0 {
+			seg += " " + usdWord(u)
 		}
 		segs = append(segs, seg)
 	}

@@ -11,10 +11,12 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/router"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/core/teammate"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/proc"
@@ -107,7 +109,7 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 		prompt = told + "\n\nStart by calling read_inbox."
 	}
 	cwd, _ := os.Getwd()
-	recordLaunch(env, t, tm, p.Name, prog, cwd, "")
+	recordLaunch(env, t, tm, p.Name, prog, cwd, "", launch.Home(t, tm.Name))
 	// The loop obeys, and the MCP server shows as verified, only what
 	// the lead signed with the key Claude gave this teammate.
 	tc := teammate.Config{Team: t, Name: tm.Name, Log: env.Stderr, LeadKey: tm.LeadVerifyKey}
@@ -130,7 +132,7 @@ func execClaudeTeammate(env Env, rc router.Config, tm router.Teammate, args []st
 		if root, err := team.Root("", env.Getenv); err == nil {
 			if t, _, err := team.Open(root, tm.Team); err == nil {
 				cwd, _ := os.Getwd()
-				recordLaunch(env, t, tm, "claude", rc.Claude, cwd, session, args...)
+				recordLaunch(env, t, tm, "claude", rc.Claude, cwd, session, spawn.ClaudeConfigDir(env.Getenv), args...)
 			}
 		}
 	}
@@ -168,14 +170,14 @@ func routedMember(ctx context.Context, env Env, tm router.Teammate, p *profile.P
 
 // recordLaunch keeps the teammate's launch in paneteam's state folder; a
 // failure is a warning, never a failed start.
-func recordLaunch(env Env, t team.Team, tm router.Teammate, cli, prog, cwd, session string, args ...string) {
+func recordLaunch(env Env, t team.Team, tm router.Teammate, cli, prog, cwd, session, configDir string, args ...string) {
 	state, err := provenance.StateDir(env.Getenv)
 	if err != nil {
 		warnf(env, "could not record %s's launch: %v", tm.Name, err)
 		return
 	}
 	r := launches.Record{Root: t.Root, Team: t.Name, Agent: tm.Name, CLI: cli, Via: launches.ViaRouter,
-		Program: prog, Args: args, Cwd: cwd, SessionID: session, ParentSessionID: tm.ParentSessionID,
+		Program: prog, Args: args, Cwd: cwd, SessionID: session, ConfigDir: configDir, ParentSessionID: tm.ParentSessionID,
 		Pane: env.Getenv("TMUX_PANE"), PID: os.Getpid()}
 	if _, cfg, err := team.Open(t.Root, t.Name); err == nil {
 		if m := cfg.Member(tm.Name); m != nil {

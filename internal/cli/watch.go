@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 	ucli "github.com/urfave/cli/v3"
@@ -16,6 +17,9 @@ import (
 // has them).
 type watchOptions struct {
 	Poll, LockAge time.Duration
+	// Spent are the dollar thresholds of member-spent events (monitor
+	// --spent); what each member spends is read at every snapshot then.
+	Spent []float64
 }
 
 func readWatchOptions(c *ucli.Command) watchOptions {
@@ -27,10 +31,16 @@ func readWatchOptions(c *ucli.Command) watchOptions {
 func newTeamWatcher(env Env, t team.Team, o watchOptions) *teamwatch.Watcher {
 	opts := stateOptions(env)
 	opts.LockAge = o.LockAge
+	if len(o.Spent) > 0 {
+		if state, err := provenance.StateDir(env.Getenv); err == nil {
+			opts.Cost = costReader(env, state)
+		}
+	}
 	var last string
 	return teamwatch.NewWatcher(t, teamwatch.WatchOptions{
 		Options: opts,
 		Poll:    o.Poll,
+		Spent:   o.Spent,
 		OnError: func(err error) {
 			if msg := err.Error(); msg != last {
 				last = msg

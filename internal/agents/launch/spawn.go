@@ -48,5 +48,6 @@ func (a Spawner) Prepare(_ context.Context, s spawn.Setup) (spawn.Launch, error)
 			argv = append(argv, f[0], f[1])
 		}
 	}
-	return spawn.Launch{Argv: argv, Env: spawn.TeammateEnv(s), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk}, nil
+	return spawn.Launch{Argv: argv, Env: spawn.TeammateEnv(s), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk,
+		ConfigDir: Home(s.Team, s.Member.Name)}, nil
 }

@@ -65,6 +65,11 @@ type Record struct {
 	// SessionID is the Claude Code session id the teammate was started
 	// with (--session-id), for a Claude teammate.
 	SessionID string `json:"sessionId,omitempty"`
+	// ConfigDir is the folder the teammate's CLI keeps its own records
+	// in, its usage among them: Claude Code's CLAUDE_CONFIG_DIR, an agent
+	// CLI's run folder (its CODEX_HOME, GEMINI_CLI_HOME and OpenCode's
+	// config folder are below it); "" when unknown.
+	ConfigDir string `json:"configDir,omitempty"`
 	// ParentSessionID is the lead's session, when Claude's lead started it.
 	ParentSessionID string `json:"parentSessionId,omitempty"`
 	Backend         string `json:"backend,omitempty"` // tmux, kitty, iterm2, in-process, ...
@@ -113,6 +118,9 @@ func (s Store) Write(r Record) error {
 	}
 	if abs, err := filepath.Abs(r.Root); err == nil && r.Root != "" {
 		r.Root = abs
+	}
+	if abs, err := filepath.Abs(r.ConfigDir); err == nil && r.ConfigDir != "" {
+		r.ConfigDir = abs
 	}
 	if r.Started == "" {
 		r.Started = time.Now().UTC().Format(time.RFC3339Nano)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -101,6 +103,9 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 		del = t.Delete
 	}
 	res := &CleanupResult{Team: t.Name, DryRun: dryRun, Members: []Departure{}}
+	if !dryRun {
+		o.keepSpending(t, cfg) // while the launch records and run folders it reads are there
+	}
 	var problems []string
 	var paneClosed []string
 	for i := range cfg.Members {
@@ -171,6 +176,21 @@ func (o Options) forgetMemo(t team.Team) {
 	for _, r := range recs {
 		store.Forget(t.Root, t.Name, r.Agent) //nolint:errcheck // best effort: a record of a gone team is never read
 	}
+}
+
+// keepSpending keeps what the team's members spent in paneteam's state
+// folder (cost.Keep), so its totals stay readable after it is gone
+// ('paneteam status --ended'); best effort, like the memo.
+func (o Options) keepSpending(t team.Team, cfg *team.Config) {
+	if o.Backend.Getenv == nil {
+		return
+	}
+	state, err := provenance.StateDir(o.Backend.Getenv)
+	if err != nil {
+		return
+	}
+	r := cost.NewReader(state, prices.ConfigDir(o.Backend.Getenv))
+	r.Keep(state, t, cfg) //nolint:errcheck // best effort: the team goes either way
 }
 
 // worktreeStep removes a worktree or, in a dry run, says whether it would.

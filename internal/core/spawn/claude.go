@@ -121,6 +121,10 @@ func (c *Claude) Prepare(ctx context.Context, s Setup) (Launch, error) {
 	}
 	out.Argv, out.Env = c.argv(s, l)
 	out.CLI, out.SessionID, out.Shutdown = "claude", sid, team.ShutdownAsk
+	out.ConfigDir = s.Root
+	if out.ConfigDir == "" {
+		out.ConfigDir = ClaudeConfigDir(s.Caller.Env)
+	}
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package spawn
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/post"
@@ -167,6 +168,18 @@ var claudeForwarded = []string{
 	"DO_NOT_TRACK", "DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND",
 	"DISABLE_COST_WARNINGS", "DISABLE_NON_ESSENTIAL_MODEL_CALLS", "DISABLE_PROMPT_CACHING",
 	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+}
+
+// ClaudeConfigDir is the config folder a Claude Code started with this
+// environment uses: CLAUDE_CONFIG_DIR, else ~/.claude.
+func ClaudeConfigDir(getenv func(string) string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".claude")
+	}
+	return ""
 }
 
 // claudeEnv is a Claude Code teammate's environment. A team under an

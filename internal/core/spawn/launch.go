@@ -62,6 +62,10 @@ type Launch struct {
 	// SessionID is the Claude Code session id it starts with, "" when
 	// unknown (not Claude Code, or resumed from the person's own flags).
 	SessionID string
+	// ConfigDir is the folder the CLI keeps its own records in (Claude
+	// Code's config folder, an agent CLI's run folder), for its launch
+	// record: where its usage is read.
+	ConfigDir string
 	// Shutdown is how the teammate is stopped, for its member's record
 	// (team.MemberMeta.Shutdown): team.ShutdownAsk when what it runs
 	// answers a shutdown_request, team.ShutdownEnd when it cannot.

@@ -21,6 +21,9 @@ func launchRecord(r Request, m team.Member, l Launch, pane backend.Pane) launche
 	}
 	rec := launches.Record{Root: r.Team.Root, Team: r.Team.Name, Agent: m.Name, CLI: l.CLI, Via: launches.ViaSpawnPane,
 		Cwd: cwd, Host: l.Host, SessionID: l.SessionID, Backend: pane.Backend, Pane: pane.ID}
+	if l.Host == "" {
+		rec.ConfigDir = l.ConfigDir
+	}
 	if len(argv) > 0 {
 		rec.Program, rec.Args = argv[0], argv[1:]
 	}

@@ -26,6 +26,9 @@ const (
 	KindRequestAnswered = "request-answered"
 	KindLockHeld        = "lock-held"
 	KindTeamDeleted     = "team-deleted"
+	// KindSpent: a member's estimated cost passed a threshold the watcher
+	// was given (monitor --spent).
+	KindSpent = "member-spent"
 )
 
 // Event is one change between two snapshots. Who is the member it is
@@ -60,6 +63,10 @@ type Event struct {
 	// Lock is a lock directory (relative to the root), HeldFor how long.
 	Lock    string  `json:"lock,omitempty"`
 	HeldFor Seconds `json:"heldForSeconds,omitempty"`
+	// CostUSD is a member's estimated cost so far, ThresholdUSD the
+	// threshold it passed (KindSpent).
+	CostUSD      *float64 `json:"costUSD,omitempty"`
+	ThresholdUSD float64  `json:"thresholdUSD,omitempty"`
 }
 
 // WhoLabel is Who as people see it: alice@buildbox for a teammate on
@@ -104,6 +111,11 @@ func (e Event) What() string {
 		return fmt.Sprintf("lock %s held for %.0fs", v(e.Lock), float64(e.HeldFor))
 	case KindTeamDeleted:
 		return "team " + v(e.Team) + " was deleted"
+	case KindSpent:
+		if e.CostUSD == nil {
+			return fmt.Sprintf("spent over $%.2f", e.ThresholdUSD)
+		}
+		return fmt.Sprintf("spent over $%.2f: $%.2f so far", e.ThresholdUSD, *e.CostUSD)
 	}
 	return v(e.Kind)
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/remote"
@@ -78,6 +79,9 @@ type Options struct {
 	// every few seconds as a new process, shows no branch and need not
 	// read paneteam's worktree records for one.
 	NoBranches bool
+	// Cost, when set, reads what each member has spent (Member.Usage)
+	// and the team's total (Snapshot.Usage). Nil: none is read.
+	Cost *cost.Reader
 	// LockAge is how long a lock may be held before LockHeld reports it
 	// (DefaultLockAge when zero).
 	LockAge time.Duration
@@ -130,7 +134,10 @@ type Snapshot struct {
 	// resume' (its lead and every teammate's pane went away without a
 	// shutdown); nil otherwise.
 	Resumable *Resumable `json:"resumable,omitempty"`
-	Tasks     []Task     `json:"tasks"`
+	// Usage is the team's total spending (Options.Cost): the sums of the
+	// members whose spending is known, Partial when some is not.
+	Usage *cost.Cost `json:"usage,omitempty"`
+	Tasks []Task     `json:"tasks"`
 	// Locks are the lock directories present (held) in the team's folders.
 	Locks []Lock `json:"locks"`
 	// Messages holds every message in the team's inboxes and archives,
@@ -203,6 +210,9 @@ type Member struct {
 	Asks      string `json:"asks,omitempty"`
 	AsksAbout string `json:"asksAbout,omitempty"`
 	NeedsYou  bool   `json:"needsYou"`
+	// Usage is what it has spent (Options.Cost): tokens and an estimated
+	// cost, nil fields for what is unknown and why.
+	Usage *cost.Cost `json:"usage,omitempty"`
 	// IdleBy is how its idle is known: "claude" (Claude Code's own),
 	// "hook" (an agent CLI's turn-end hook, spawn-pane --agent), "quiet"
 	// (guessed from quiet output), or "unknown".
@@ -327,6 +337,9 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	}
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
 	s.Resumable = resumableOf(opts, t, cfg, s)
+	if opts.Cost != nil {
+		s.costs(t, cfg, opts.Cost)
+	}
 	if !opts.MembersOnly {
 		s.readTasks(t)
 		s.readLocks(t, prev)

@@ -38,6 +38,10 @@ type WatchOptions struct {
 	// OnError receives problems the watch survives (a snapshot that could
 	// not be taken this time, events unavailable). Nil ignores them.
 	OnError func(error)
+	// Spent are dollar thresholds: with Options.Cost, an event
+	// (KindSpent) when a member's estimated cost passes one. Spending
+	// shows at the poll, not by a file-system event.
+	Spent []float64
 }
 
 // Watcher follows a team: each Next returns a fresh snapshot and the
@@ -51,6 +55,7 @@ type Watcher struct {
 	fs     *fsnotify.Watcher
 	dirs   map[string]bool
 	warned bool
+	spent  Spending
 }
 
 // NewWatcher returns a watcher of t; call Close when done.
@@ -61,7 +66,7 @@ func NewWatcher(t team.Team, opts WatchOptions) *Watcher {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
-	return &Watcher{t: t, opts: opts, mail: newMailReader(), dirs: map[string]bool{}}
+	return &Watcher{t: t, opts: opts, mail: newMailReader(), dirs: map[string]bool{}, spent: Spending{Thresholds: opts.Spent}}
 }
 
 // Close stops the file-system events.
@@ -100,10 +105,11 @@ func (w *Watcher) Next(ctx context.Context) (*Snapshot, []Event, error) {
 		prev := w.last
 		w.last = s
 		w.reportProblems(prev, s)
+		spent := w.spent.Events(s)
 		if prev == nil {
 			return s, nil, nil
 		}
-		if ev := Diff(prev, s, w.opts.lockAge()); len(ev) > 0 {
+		if ev := append(Diff(prev, s, w.opts.lockAge()), spent...); len(ev) > 0 {
 			return s, ev, nil
 		}
 	}

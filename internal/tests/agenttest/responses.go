@@ -26,6 +26,21 @@ type Model struct {
 	refused []string
 	script  func(*Request) []Output
 	seq     int
+	usageOf func(*Request) Usage
+}
+
+// Usage is what a reply reports it cost, in the APIs' own meaning: Input
+// includes the Cached part.
+type Usage struct {
+	Input, Cached, Output int
+}
+
+// ReportUsage makes each reply report what f says for its request
+// (10 in, 5 out, none cached when not set).
+func (m *Model) ReportUsage(f func(*Request) Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.usageOf = f
 }
 
 // Request is one model request an agent CLI sent.
@@ -36,6 +51,8 @@ type Request struct {
 	Body []byte
 	JSON map[string]any
 	Out  []Output // what the model answered
+	// Usage is what the reply reported.
+	Usage Usage
 }
 
 // Output is one item of a reply: text, or a call of a tool.
@@ -118,6 +135,10 @@ func (m *Model) record(r *http.Request, body []byte) *Request {
 	m.mu.Unlock()
 	req.Out = m.script(req)
 	m.mu.Lock()
+	req.Usage = Usage{Input: 10, Output: 5}
+	if m.usageOf != nil {
+		req.Usage = m.usageOf(req)
+	}
 	m.reqs = append(m.reqs, req)
 	close(m.changed)
 	m.changed = make(chan struct{})
@@ -155,7 +176,8 @@ func (m *Model) responses(w http.ResponseWriter, r *http.Request, body []byte) {
 		event("response.output_item.done", map[string]any{"output_index": i, "item": item})
 	}
 	event("response.completed", map[string]any{"response": map[string]any{"id": id,
-		"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}})
+		"usage": map[string]any{"input_tokens": req.Usage.Input, "input_tokens_details": map[string]any{"cached_tokens": req.Usage.Cached},
+			"output_tokens": req.Usage.Output, "total_tokens": req.Usage.Input + req.Usage.Output}}})
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}

@@ -98,9 +98,10 @@ func (m *Model) gemini(req *Request) map[string]any {
 		}
 	}
 	return map[string]any{
-		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
-		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-		"modelVersion":  "fake-model",
+		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": map[string]any{"promptTokenCount": req.Usage.Input, "cachedContentTokenCount": req.Usage.Cached,
+			"candidatesTokenCount": req.Usage.Output, "totalTokenCount": req.Usage.Input + req.Usage.Output},
+		"modelVersion": "fake-model",
 	}
 }
 
@@ -148,7 +149,8 @@ func (m *Model) chat(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("chat_%d", req.Seq), "object": "chat.completion.chunk", "created": 1,
 		"model": "fake-model", "choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}},
-		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+		"usage": map[string]any{"prompt_tokens": req.Usage.Input, "prompt_tokens_details": map[string]any{"cached_tokens": req.Usage.Cached},
+			"completion_tokens": req.Usage.Output, "total_tokens": req.Usage.Input + req.Usage.Output}})
 	fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", b)
 }
 

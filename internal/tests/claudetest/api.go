@@ -72,6 +72,31 @@ type messagesRequest struct {
 type Reply struct {
 	Blocks     []Block
 	StopReason string
+	// Usage is the token counts the reply reports (nil: 100 in, 10 out,
+	// no cache).
+	Usage *Usage
+}
+
+// Usage is what a reply says it cost, as the Messages API reports it:
+// Input leaves out the cache reads and writes.
+type Usage struct {
+	Input, Output, CacheRead, CacheWrite int
+}
+
+// WithUsage returns r reporting u.
+func (r Reply) WithUsage(u Usage) Reply {
+	r.Usage = &u
+	return r
+}
+
+// usage is the reply's usage object (the default when none was set).
+func (r Reply) usage() map[string]any {
+	if r.Usage == nil {
+		return usage
+	}
+	u := r.Usage
+	return map[string]any{"input_tokens": u.Input, "output_tokens": u.Output,
+		"cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CacheRead}
 }
 
 // Block is one content block of a reply: a text block (Text) or a tool
@@ -641,7 +666,7 @@ func writeSSE(w http.ResponseWriter, model string, reply Reply) {
 	}
 	event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": messageID(), "type": "message", "role": "assistant", "model": model,
-		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": reply.usage(),
 	}})
 	event("ping", map[string]any{"type": "ping"})
 	for i, b := range reply.Blocks {
@@ -660,7 +685,7 @@ func writeSSE(w http.ResponseWriter, model string, reply Reply) {
 	}
 	event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": reply.stopReason(), "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": 10}})
+		"usage": reply.usage()})
 	event("message_stop", map[string]any{"type": "message_stop"})
 }
 
@@ -676,6 +701,6 @@ func writeJSON(w http.ResponseWriter, model string, reply Reply) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": messageID(), "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": reply.stopReason(), "stop_sequence": nil, "usage": usage,
+		"content": content, "stop_reason": reply.stopReason(), "stop_sequence": nil, "usage": reply.usage(),
 	})
 }

@@ -80,6 +80,10 @@ func (m *Model) memberDetail(w int) []string {
 	}
 	out = append(out, field("unread", fmt.Sprint(mb.Unread), w)...)
 	out = append(out, field("requests waiting", fmt.Sprint(mb.Waiting), w)...)
+	if u := mb.Usage; u != nil {
+		out = append(out, field("tokens", tokens(u), w)...)
+		out = append(out, field("cost", usd(u)+oneOf(len(u.Unpriced) > 0, " (no price for "+v(strings.Join(u.Unpriced, ", "))+")"), w)...)
+	}
 	if mb.Asks != "" {
 		out = append(out, field("needs you", v(mb.Asks), w)...)
 		if mb.AsksAbout != "" {

@@ -62,6 +62,9 @@ func (m *Model) header(w int) string {
 		}
 	}
 	t += fmt.Sprintf(" | %d members | %d tasks | %d waiting", len(m.snap.Members), len(m.snap.Tasks), len(m.reqs))
+	if u := m.snap.Usage; u != nil && u.CostUSD != nil {
+		t += " | " + usd(u) + " spent"
+	}
 	if r := m.snap.Resumable; r != nil {
 		// Its lead and panes went away: what brings it back comes first
 		// to be read, before the width cuts it.
@@ -247,6 +250,9 @@ func (m *Model) memberRow(mb teamwatch.Member, nameW int) string {
 	}
 	if mb.Asks != "" {
 		rest += " asks in pane"
+	}
+	if mb.Usage != nil {
+		rest += " " + usd(mb.Usage)
 	}
 	return pad(visible.Line(mb.Label()), nameW) + " " + state + rest
 }
