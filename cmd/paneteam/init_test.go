@@ -41,10 +41,15 @@ var forbiddenPkgs = map[string]bool{
 	"syscall": true, "golang.org/x/sys/unix": true,
 }
 
-// forbiddenFuncs are I/O functions of otherwise harmless packages.
+// forbiddenFuncs are I/O functions of otherwise harmless packages, and
+// compiling a regular expression: each small pattern compiled at package
+// initialisation cost every process about 1% of a `paneteam send`
+// (bench/startup), and TestPackageInitIsCheap's byte count does not see
+// a small one. A sync.OnceValue compiles it for the command that uses it.
 var forbiddenFuncs = map[string]map[string]bool{
 	"path/filepath": {"Abs": true, "EvalSymlinks": true, "Glob": true, "Walk": true, "WalkDir": true},
 	"io/fs":         {"ReadFile": true, "ReadDir": true, "Stat": true, "WalkDir": true, "Glob": true},
+	"regexp":        {"MustCompile": true, "Compile": true, "MustCompilePOSIX": true, "CompilePOSIX": true, "MatchString": true, "Match": true},
 }
 
 // TestNoIOAtPackageInit reads the module's source: init functions and
