@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
 )
 
 // The tmux status line runs for every tmux client every few seconds
@@ -16,6 +18,19 @@ import (
 // server once, with one `list-panes -a` for all of its panes, where asking
 // each member's backend would cost one tmux client per member (issue 15:
 // 28 ms of CPU for a team of 10).
+
+// givenPanes hands census the panes the status line listed of its own
+// server, the one in $TMUX (tmux sets it for a #(command)), so that the
+// line runs no tmux client for it. A listing that does not read, or no
+// $TMUX, is ignored: the census asks tmux as before.
+func givenPanes(env Env, census *backend.Census, list string) {
+	sock, _, _ := strings.Cut(env.Getenv("TMUX"), ",")
+	panes, err := tmux.ParseStatusPanes(list)
+	if sock == "" || err != nil {
+		return
+	}
+	census.Given(tmux.Server{Socket: sock}, panes)
+}
 
 // writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread" per
 // team, N the requests waiting for the lead's answer and the dialogs
