@@ -97,9 +97,17 @@ const mcpServerName = "paneteam-mcp"
 // "paneteam" as "paneteam-mcp": paneteam-race has paneteam-mcp-race), else
 // paneteam-mcp beside it, else on PATH.
 func mcpServerPath(env Env) (string, error) {
-	if p := env.Getenv("PANETEAM_MCP_BIN"); p != "" {
+	return companionPath(env, mcpServerName, "PANETEAM_MCP_BIN")
+}
+
+// companionPath finds name, a program installed with paneteam
+// (paneteam-mcp, paneteam-dashboard): $<envVar>, else the one built with
+// this paneteam (beside it, named as it is with "paneteam" as name:
+// paneteam-race has paneteam-mcp-race), else name beside it, else on PATH.
+func companionPath(env Env, name, envVar string) (string, error) {
+	if p := env.Getenv(envVar); p != "" {
 		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("PANETEAM_MCP_BIN=%s: %w: point it at the paneteam-mcp program, or unset it", p, err)
+			return "", fmt.Errorf("%s=%s: %w: point it at the %s program, or unset it", envVar, p, err, name)
 		}
 		return p, nil
 	}
@@ -110,10 +118,10 @@ func mcpServerPath(env Env) (string, error) {
 			exe = r
 		}
 		dir, base := filepath.Split(exe)
-		for _, name := range []string{strings.Replace(base, "paneteam", mcpServerName, 1), mcpServerName} {
-			p := filepath.Join(dir, name)
+		for _, n := range []string{strings.Replace(base, "paneteam", name, 1), name} {
+			p := filepath.Join(dir, n)
 			if p == exe {
-				continue // a paneteam built under another name: not the server
+				continue // a paneteam built under another name: not the companion
 			}
 			if _, err := exec.LookPath(p); err == nil {
 				return p, nil
@@ -121,12 +129,12 @@ func mcpServerPath(env Env) (string, error) {
 			tried = append(tried, p)
 		}
 	}
-	if p, err := program.Find(mcpServerName, env.Getenv("PATH")); err == nil {
+	if p, err := program.Find(name, env.Getenv("PATH")); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("paneteam mcp needs the program %s, not found at %s nor on PATH: install it beside paneteam "+
-		"with 'go install github.com/paneteam/paneteam/cmd/paneteam-mcp@latest' (or set PANETEAM_MCP_BIN)",
-		mcpServerName, strings.Join(uniq(tried), " or "))
+	return "", fmt.Errorf("paneteam needs the program %s, not found at %s nor on PATH: install it beside paneteam "+
+		"with 'go install github.com/paneteam/paneteam/cmd/%s@latest' (or set %s)",
+		name, strings.Join(uniq(tried), " or "), name, envVar)
 }
 
 func uniq(s []string) []string {
