@@ -16,8 +16,14 @@ import (
 // (status-interval). It takes the same snapshot as status
 // (teamwatch.Take, members only), whose backend.Census asks each tmux
 // server once, with one `list-panes -a` for all of its panes, where asking
-// each member's backend would cost one tmux client per member (issue 15:
-// 28 ms of CPU for a team of 10).
+// each member's backend would cost one tmux client per member (28 ms of
+// CPU for a team of 10); and the server running the status line not at
+// all, when tmux hands over its panes (--panes, givenPanes).
+//
+// Its budget is bench/startup's: at most 4x an empty Go program for a
+// team of 10. bench/RESULTS.md ("What the status line may do") lists what
+// fits in it; per-member work beyond that belongs to the inbox memo, or
+// to status and the dashboard, not to --format tmux.
 
 // givenPanes hands census the panes the status line listed of its own
 // server, the one in $TMUX (tmux sets it for a #(command)), so that the
