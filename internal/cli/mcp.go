@@ -3,12 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 
-	"github.com/paneteam/paneteam/internal/sys/program"
 	ucli "github.com/urfave/cli/v3"
 )
 
@@ -98,51 +95,4 @@ const mcpServerName = "paneteam-mcp"
 // paneteam-mcp beside it, else on PATH.
 func mcpServerPath(env Env) (string, error) {
 	return companionPath(env, mcpServerName, "PANETEAM_MCP_BIN")
-}
-
-// companionPath finds name, a program installed with paneteam
-// (paneteam-mcp, paneteam-dashboard): $<envVar>, else the one built with
-// this paneteam (beside it, named as it is with "paneteam" as name:
-// paneteam-race has paneteam-mcp-race), else name beside it, else on PATH.
-func companionPath(env Env, name, envVar string) (string, error) {
-	if p := env.Getenv(envVar); p != "" {
-		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("%s=%s: %w: point it at the %s program, or unset it", envVar, p, err, name)
-		}
-		return p, nil
-	}
-	var tried []string
-	if env.Exe != "" {
-		exe := env.Exe
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		dir, base := filepath.Split(exe)
-		for _, n := range []string{strings.Replace(base, "paneteam", name, 1), name} {
-			p := filepath.Join(dir, n)
-			if p == exe {
-				continue // a paneteam built under another name: not the companion
-			}
-			if _, err := exec.LookPath(p); err == nil {
-				return p, nil
-			}
-			tried = append(tried, p)
-		}
-	}
-	if p, err := program.Find(name, env.Getenv("PATH")); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("paneteam needs the program %s, not found at %s nor on PATH: install it beside paneteam "+
-		"with 'go install github.com/paneteam/paneteam/cmd/%s@latest' (or set %s)",
-		name, strings.Join(uniq(tried), " or "), name, envVar)
-}
-
-func uniq(s []string) []string {
-	var out []string
-	for _, v := range s {
-		if len(out) == 0 || out[len(out)-1] != v {
-			out = append(out, v)
-		}
-	}
-	return out
 }
