@@ -115,7 +115,10 @@ binding attach A "-EE -w 90% -h 90%" attach
 # #{paneteam_status} in status-left or status-right becomes the team
 # status. It runs through sh and tmux's format expansion, so a binary
 # path with other characters than these is refused rather than quoted.
-segment="#($bin status --format tmux)"
+# tmux hands it the panes of this server (--panes, the format of
+# tmux.StatusPanesFormat in paneteam's source), so that each refresh runs
+# no tmux client of its own.
+segment="#($bin status --format tmux --panes '#{S:#{W:#{P:#{pane_id}:#{pane_dead}:#{s/[^A-Za-z0-9@._-]//:@paneteam-agent} }}}')"
 case $bin in
 *[!A-Za-z0-9_./+-]*) segment= ;;
 esac

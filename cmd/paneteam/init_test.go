@@ -41,10 +41,15 @@ var forbiddenPkgs = map[string]bool{
 	"syscall": true, "golang.org/x/sys/unix": true,
 }
 
-// forbiddenFuncs are I/O functions of otherwise harmless packages.
+// forbiddenFuncs are I/O functions of otherwise harmless packages, and
+// compiling a regular expression: each small pattern compiled at package
+// initialisation cost every process about 1% of a `paneteam send`
+// (bench/startup), and TestPackageInitIsCheap's byte count does not see
+// a small one. A sync.OnceValue compiles it for the command that uses it.
 var forbiddenFuncs = map[string]map[string]bool{
 	"path/filepath": {"Abs": true, "EvalSymlinks": true, "Glob": true, "Walk": true, "WalkDir": true},
 	"io/fs":         {"ReadFile": true, "ReadDir": true, "Stat": true, "WalkDir": true, "Glob": true},
+	"regexp":        {"MustCompile": true, "Compile": true, "MustCompilePOSIX": true, "CompilePOSIX": true, "MatchString": true, "Match": true},
 }
 
 // TestNoIOAtPackageInit reads the module's source: init functions and
@@ -333,6 +338,28 @@ func TestNoNetOrCgo(t *testing.T) {
 	}
 }
 
+// TestNoBubbleTea keeps Bubble Tea and the terminal libraries under it out
+// of paneteam: they do work at every start of a program that links them
+// (Bubble Tea's key tables, go-runewidth's regular expression and locale
+// lookup, x/ansi's parser tables), which was a third of the instructions
+// of a `paneteam send` (callgrind, bench/RESULTS.md). The dashboard is
+// drawn by cmd/paneteam-dashboard, which 'paneteam dashboard' becomes.
+func TestNoBubbleTea(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./cmd/paneteam")
+	cmd.Dir = testutil.ModuleRoot()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		switch p {
+		case "github.com/charmbracelet/bubbletea", "github.com/charmbracelet/x/ansi", "github.com/mattn/go-runewidth",
+			modulePath + "/internal/ui/dashboard":
+			t.Errorf("cmd/paneteam links %s (see `go list -deps`): the dashboard's libraries belong to cmd/paneteam-dashboard", p)
+		}
+	}
+}
+
 // TestStartAsksTheTerminalNothing runs `paneteam --version` on a terminal
 // that says it is an xterm, and fails on anything written beside the
 // version: a library that queries the terminal at package initialisation
@@ -425,15 +452,16 @@ func initTrace(t *testing.T, bin string) []initPkg {
 
 // initBudget is what the initialisers of all the binary's packages, the
 // dependencies' and the runtime's included, may allocate in total before
-// main runs. With urfave/cli/v3 they allocate about 134 KB (Bubble Tea
-// about 95 KB of it, unicode tables 11 KB); with urfave/cli/v2 they
-// allocated about 352 KB, 214 KB of it in blackfriday, v2's man-page
-// renderer, which every process initialised and none used. 192 KiB
-// leaves about 60 KB for dependencies to grow and Go releases to move
-// tables around, and is less than any one mistake of that kind costs: a
-// Markdown or template engine linked in, or a large regular expression
-// compiled at init (TestPackageInitIsCheap covers paneteam's own).
-const initBudget = 192 << 10
+// main runs. They allocate about 46 KB (unicode tables 11 KB of it)
+// since the dashboard's Bubble Tea moved to its own program; with it they
+// allocated about 134 KB (Bubble Tea 95 KB), and with urfave/cli/v2 about
+// 352 KB, 214 KB of it in blackfriday, v2's man-page renderer, which
+// every process initialised and none used. 80 KiB leaves about 30 KB for
+// dependencies to grow and Go releases to move tables around, and is less
+// than any one mistake of that kind costs: a terminal UI, Markdown or
+// template engine linked in, or a large regular expression compiled at
+// init (TestPackageInitIsCheap covers paneteam's own).
+const initBudget = 80 << 10
 
 // TestInitAllocationBudget sums the bytes every package initialiser
 // allocates (GODEBUG=inittrace=1) at `paneteam --version` and fails above

@@ -47,6 +47,7 @@ func (e exitError) Unwrap() error { return e.err }
 // Main runs paneteam with args (args[0] is the program name) and returns
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
+	env.Args = args
 	if isRootHelp(args) {
 		if ok, err := writeRootHelp(env.Stdout, Version); ok {
 			if err != nil {

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -12,8 +14,10 @@ import (
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
-	"github.com/paneteam/paneteam/internal/ui/dashboard"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
 )
 
 func dashboardCommand(env Env) *ucli.Command {
@@ -109,11 +113,59 @@ func holdOnError(env Env, err error) {
 	f.Read(b[:]) //nolint:errcheck
 }
 
+// DashboardSession is what the dashboard draws from: the team, how to
+// act on it and the watcher that follows it.
+type DashboardSession struct {
+	Team            team.Team
+	Lock            lockfile.Options
+	Backend         backend.Env
+	Caller          post.Caller
+	Keys            provenance.Store
+	Watch           teamwatch.Options
+	ShutdownTimeout time.Duration
+	Review          bool // one waiting request at a time (--requests)
+	Color           bool
+	QuitAfterJump   bool // a tmux popup: close once a pane was jumped to
+	Watcher         *teamwatch.Watcher
+	In              io.Reader
+	Out             io.Writer
+}
+
+// DashboardUI draws the dashboard until the person quits and returns the
+// line to print after. It is set by paneteam-dashboard
+// (cmd/paneteam-dashboard), the program that links Bubble Tea; in
+// paneteam it is nil, and 'paneteam dashboard' becomes that program. So
+// no other command pays for Bubble Tea's start: its packages' and their
+// dependencies' initialisation was a third of the instructions of a
+// 'paneteam send' (bench/RESULTS.md).
+var DashboardUI func(ctx context.Context, s DashboardSession) (string, error)
+
+// dashboardName is the program that draws the dashboard.
+const dashboardName = "paneteam-dashboard"
+
+// execDashboard replaces this process with paneteam-dashboard, given the
+// same command line: the terminal, a tmux popup's process and the
+// signals stay as they are.
+func execDashboard(env Env) error {
+	path, err := companionPath(env, dashboardName, "PANETEAM_DASHBOARD_BIN")
+	if err != nil {
+		return err
+	}
+	args := append([]string{path}, env.Args[1:]...)
+	if err := syscall.Exec(path, args, env.Environ()); err != nil {
+		return fmt.Errorf("start %s: %w", path, err)
+	}
+	return nil
+}
+
 // showDashboard finds the team as every command does (--team, else
 // PANETEAM_TEAM, else inside tmux, a popup included, the session's
 // @paneteam-team, else the Claude Code session the caller runs in) and
 // runs the dashboard on it until the person quits.
 func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
+	if DashboardUI == nil {
+		return execDashboard(env)
+	}
 	t, _, err := o.Scope.open(ctx, env)
 	if err != nil {
 		return err
@@ -125,19 +177,15 @@ func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
 	}
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: o.Poll})
 	defer w.Close()
-	live := &dashboard.Live{Team: t, Lock: o.Scope.Lock, Backend: bend, Watch: opts, ShutdownTimeout: o.StopTimeout,
-		Caller: post.Caller{Getenv: env.Getenv}}
+	s := DashboardSession{Team: t, Lock: o.Scope.Lock, Backend: bend, Watch: opts, ShutdownTimeout: o.StopTimeout,
+		Caller: post.Caller{Getenv: env.Getenv}, Review: o.Requests, Color: env.Color(),
+		// A popup has TMUX but no TMUX_PANE: jumping there must close it.
+		QuitAfterJump: env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "",
+		Watcher:       w, In: env.Stdin, Out: env.Stdout}
 	if lead, err := openLead(ctx, o.Scope, env); err == nil {
-		live.Keys = lead.Keys // as approve and deny answer
+		s.Keys = lead.Keys // as approve and deny answer
 	}
-	final, err := dashboard.Run(ctx, live, dashboard.RunOptions{
-		Options: dashboard.Options{
-			Team: t.Name, Review: o.Requests, Color: env.Color(),
-			// A popup has TMUX but no TMUX_PANE: jumping there must close it.
-			QuitAfterJump: env.Getenv("TMUX") != "" && env.Getenv("TMUX_PANE") == "",
-		},
-		Watch: w, In: env.Stdin, Out: env.Stdout,
-	})
+	final, err := DashboardUI(ctx, s)
 	if final != "" {
 		fmt.Fprintln(env.Stderr, final)
 	}

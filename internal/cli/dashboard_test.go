@@ -69,6 +69,7 @@ func startDashOn(t *testing.T, srv tmux.Server, root string, w, h int, args stri
 		t.Fatal(err)
 	}
 	d := &dash{t: t, srv: srv, pane: strings.TrimSpace(pane), root: root}
+	testutil.DashboardBinary(t) // what 'paneteam dashboard' becomes
 	env := "env PANETEAM_ROOT=" + root + " " + strings.Join(extra, " ")
 	d.keys("-l", env+" "+testutil.Binary(t)+" dashboard "+args+"; echo DASH\"\"-EXIT $?")
 	d.keys("Enter")
@@ -448,6 +449,7 @@ func startDashPopup(t *testing.T, root string, setup func(*dash)) *dash {
 	setup(d)
 	sess := strings.TrimPrefix(d.format("#{session_id}"), "$")
 	tmuxVar := srv.Socket + "," + d.format("#{pid}") + "," + sess
+	testutil.DashboardBinary(t)
 	d.typeText("env PANETEAM_ROOT=" + root + " NO_COLOR=1 TMUX=" + tmuxVar + " " + testutil.Binary(t) + " dashboard --requests; echo DASH\"\"-EXIT $?")
 	d.keys("Enter")
 	return d
@@ -533,6 +535,7 @@ func TestPopupBindingReviewsRequests(t *testing.T) {
 	root, _ := dashTeam(t, permReq("perm-1767225600000-aaa1111", "alice", "npm test", time.Minute))
 	srv := testutil.TmuxServer(t)
 	ctx := context.Background()
+	testutil.DashboardBinary(t)
 	bindir := filepath.Dir(testutil.Binary(t))
 	if filepath.Base(testutil.Binary(t)) != "paneteam" {
 		// Race builds are named paneteam-race; the binding says paneteam.

@@ -23,6 +23,9 @@ type Env struct {
 	// Exe is the path of the paneteam binary, for commands that start
 	// paneteam again (teammates, hosts).
 	Exe string
+	// Args is the command line Main was given (set by Main), for a
+	// command that hands itself to another program whole (dashboard).
+	Args []string
 }
 
 // Getenv returns a captured variable.

@@ -3,12 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 
-	"github.com/paneteam/paneteam/internal/sys/program"
 	ucli "github.com/urfave/cli/v3"
 )
 
@@ -97,44 +94,5 @@ const mcpServerName = "paneteam-mcp"
 // "paneteam" as "paneteam-mcp": paneteam-race has paneteam-mcp-race), else
 // paneteam-mcp beside it, else on PATH.
 func mcpServerPath(env Env) (string, error) {
-	if p := env.Getenv("PANETEAM_MCP_BIN"); p != "" {
-		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("PANETEAM_MCP_BIN=%s: %w: point it at the paneteam-mcp program, or unset it", p, err)
-		}
-		return p, nil
-	}
-	var tried []string
-	if env.Exe != "" {
-		exe := env.Exe
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		dir, base := filepath.Split(exe)
-		for _, name := range []string{strings.Replace(base, "paneteam", mcpServerName, 1), mcpServerName} {
-			p := filepath.Join(dir, name)
-			if p == exe {
-				continue // a paneteam built under another name: not the server
-			}
-			if _, err := exec.LookPath(p); err == nil {
-				return p, nil
-			}
-			tried = append(tried, p)
-		}
-	}
-	if p, err := program.Find(mcpServerName, env.Getenv("PATH")); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("paneteam mcp needs the program %s, not found at %s nor on PATH: install it beside paneteam "+
-		"with 'go install github.com/paneteam/paneteam/cmd/paneteam-mcp@latest' (or set PANETEAM_MCP_BIN)",
-		mcpServerName, strings.Join(uniq(tried), " or "))
-}
-
-func uniq(s []string) []string {
-	var out []string
-	for _, v := range s {
-		if len(out) == 0 || out[len(out)-1] != v {
-			out = append(out, v)
-		}
-	}
-	return out
+	return companionPath(env, mcpServerName, "PANETEAM_MCP_BIN")
 }

@@ -26,7 +26,7 @@ func TestClaudeTeammateOnAnotherHost(t *testing.T) {
 	api := claudetest.NewAPI(t)
 	bin := claudetest.Binary(t)
 	share := filepath.Dir(bin)
-	if dir, err := testutil.ClaudeCacheDir(claudetest.DefaultVersion); err == nil && strings.HasPrefix(bin, dir+"/") {
+	if dir, err := testutil.ClaudeCacheDir(claudetest.Version()); err == nil && strings.HasPrefix(bin, dir+"/") {
 		share = dir
 	}
 	s := spInside(t)
@@ -35,7 +35,7 @@ func TestClaudeTeammateOnAnotherHost(t *testing.T) {
 	// What a person's earlier `claude` on the host would have left: the
 	// onboarding done, the key approved, the project trusted.
 	state, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true, "lastOnboardingVersion": claudetest.DefaultVersion, "bypassPermissionsModeAccepted": true,
+		"hasCompletedOnboarding": true, "lastOnboardingVersion": claudetest.Version(), "bypassPermissionsModeAccepted": true,
 		"customApiKeyResponses": map[string]any{"approved": []string{claudetest.DummyKey[len(claudetest.DummyKey)-20:]}, "rejected": []string{}},
 		"projects":              map[string]any{"/root/project": map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true, "allowedTools": []string{}}},
 		"autoUpdates":           false,

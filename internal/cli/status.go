@@ -19,6 +19,7 @@ import (
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
 )
 
 // aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot
@@ -74,8 +75,12 @@ state), "!N need you" when requests wait for you, the lead's unread
 messages, and what the team has spent so far, once it has spent
 something ("$1.20+": some member's spending is unknown and left out).
 
-    set -g status-right '#(paneteam status --format tmux)'
+    set -g status-right "#(paneteam status --format tmux --panes '#{S:#{W:#{P:#{pane_id}:#{pane_dead}:#{s/[^A-Za-z0-9@._-]//:@paneteam-agent} }}}')"
     set -g status-interval 5
+
+--panes is what tmux expands there: the panes of the server that runs the
+status line ($TMUX), so that a refresh asks that server nothing. Without
+it, status asks each tmux server once.
 
 --format iterm2 sets the iTerm2 user variable paneteam_needs of the session
 it prints in to "!N need you" (or to nothing) for a badge or status bar:
@@ -85,6 +90,7 @@ run it from your shell prompt (examples/iterm2/README.md).`,
 			jsonFlag(),
 			&ucli.StringFlag{Name: "format", Usage: "text; tmux for a status-line segment; iterm2 to set the lead's badge", Value: "text"},
 			&ucli.BoolFlag{Name: "ended", Usage: "show what teams cleaned up spent, as kept when they ended (newest first)"},
+			&ucli.StringFlag{Name: "panes", Usage: "with --format tmux: the panes of the status line's tmux server, as tmux expands '" + tmux.StatusPanesFormat + "' (so paneteam asks that server nothing)"},
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			o, err := readStatusOptions(c)
@@ -102,15 +108,21 @@ type statusOptions struct {
 	JSON   bool
 	Format string // text, tmux or iterm2
 	Ended  bool   // the spending kept of ended teams
+	// Panes: the status line's own server's panes, as tmux expanded
+	// tmux.StatusPanesFormat ("" when not given).
+	Panes string
 }
 
 func readStatusOptions(c *ucli.Command) (statusOptions, error) {
 	if c.NArg() > 0 {
 		return statusOptions{}, usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
 	}
-	o := statusOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Format: c.String("format"), Ended: c.Bool("ended")}
+	o := statusOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Format: c.String("format"), Ended: c.Bool("ended"), Panes: c.String("panes")}
 	if o.Format != "text" && o.Format != "tmux" && o.Format != "iterm2" {
 		return o, usagef("--format %q: use text, tmux or iterm2", o.Format)
+	}
+	if c.IsSet("panes") && (o.Format != "tmux" || o.JSON) {
+		return o, usagef("--panes is what tmux's status line passes with --format tmux: leave it out here")
 	}
 	return o, nil
 }
@@ -136,6 +148,9 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 		opts.Cost = costReader(env, state)
 	}
 	opts.Census = backend.NewCensus(*opts.Backend) // one question per tmux server for every team
+	if o.Panes != "" {
+		givenPanes(env, opts.Census, o.Panes)
+	}
 	var out []teamStatus
 	for _, tl := range teams {
 		out = append(out, statusOf(ctx, opts, tl))

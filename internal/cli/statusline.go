@@ -6,16 +6,37 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
 )
 
 // The tmux status line runs for every tmux client every few seconds
 // (status-interval). It takes the same snapshot as status
 // (teamwatch.Take, members only), whose backend.Census asks each tmux
 // server once, with one `list-panes -a` for all of its panes, where asking
-// each member's backend would cost one tmux client per member (issue 15:
-// 28 ms of CPU for a team of 10).
+// each member's backend would cost one tmux client per member (28 ms of
+// CPU for a team of 10); and the server running the status line not at
+// all, when tmux hands over its panes (--panes, givenPanes).
+//
+// Its budget is bench/startup's: at most 4x an empty Go program for a
+// team of 10. bench/RESULTS.md ("What the status line may do") lists what
+// fits in it; per-member work beyond that belongs to the inbox memo, or
+// to status and the dashboard, not to --format tmux.
+
+// givenPanes hands census the panes the status line listed of its own
+// server, the one in $TMUX (tmux sets it for a #(command)), so that the
+// line runs no tmux client for it. A listing that does not read, or no
+// $TMUX, is ignored: the census asks tmux as before.
+func givenPanes(env Env, census *backend.Census, list string) {
+	sock, _, _ := strings.Cut(env.Getenv("TMUX"), ",")
+	panes, err := tmux.ParseStatusPanes(list)
+	if sock == "" || err != nil {
+		return
+	}
+	census.Given(tmux.Server{Socket: sock}, panes)
+}
 
 // writeTmuxStatus prints "name ▶busy ⏸idle ✗dead !N need you ✉unread $spent" per
 // team, N the requests waiting for the lead's answer and the dialogs

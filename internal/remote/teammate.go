@@ -397,10 +397,26 @@ func removeHidden(root, team string) {
 // Host is the host a member runs on, from the lead's own record ("" for
 // a local member).
 func Host(getenv func(string) string, root, team, member string) string {
+	return hostIn(StateDir(getenv, root, team), member)
+}
+
+// Hosts is Host for many members of one team: the records' folder is
+// found once, and when it does not exist (no teammate of the team was
+// ever started on a host, the usual case) no member's record is looked
+// for. The status line asks this of every member every few seconds.
+func Hosts(getenv func(string) string, root, team string) func(member string) string {
+	dir := StateDir(getenv, root, team)
+	if _, err := os.Lstat(dir); err != nil {
+		return func(string) string { return "" }
+	}
+	return func(member string) string { return hostIn(dir, member) }
+}
+
+func hostIn(dir, member string) string {
 	if checkMember(member) != nil {
 		return ""
 	}
-	st, err := readState(statePath(StateDir(getenv, root, team), member))
+	st, err := readState(statePath(dir, member))
 	if err != nil {
 		return ""
 	}

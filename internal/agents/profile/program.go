@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/sys/program"
@@ -15,7 +16,8 @@ import (
 // takes seconds to start, a hung one must not hang the listing.
 const versionTimeout = 10 * time.Second
 
-var versionPattern = regexp.MustCompile(`\d+\.\d+\.\d+`)
+// versionPattern is compiled on first use, not by every process.
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+\.\d+`) })
 
 // Locate is the profile's program: a path as given, else the program
 // found on path (a PATH as the caller's environment has it, which need
@@ -45,5 +47,5 @@ func (p *Profile) Version(ctx context.Context, path string, env []string) string
 	if err != nil && out == "" {
 		return ""
 	}
-	return versionPattern.FindString(out)
+	return versionPattern().FindString(out)
 }

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
-var releasePattern = regexp.MustCompile(`^\d+\.\d+\.\d+`)
+// releasePattern is compiled on first use: every paneteam process
+// initialises this package, and only listings of agents read versions.
+var releasePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+`) })
 
 // packageLevels is how many folders up from the resolved program
 // PackageVersion looks for its package.json (npm puts programs in
@@ -37,7 +40,7 @@ func PackageVersion(path, pkg string) (version string, ok bool) {
 			if json.Unmarshal(b, &meta) != nil || meta.Name != pkg {
 				return "", false
 			}
-			v := releasePattern.FindString(meta.Version)
+			v := releasePattern().FindString(meta.Version)
 			return v, v != ""
 		}
 		parent := filepath.Dir(dir)

@@ -40,7 +40,7 @@ func TestRealReleasesAcceptTheirCommandLine(t *testing.T) {
 	flagsFor := func(v claudeversion.Version, perm string) []string {
 		return claudeFlags(cfg, m, perm, claudeLaunch{version: v, key: testKey(t), backend: team.BackendTmux})
 	}
-	for _, rel := range []string{"2.1.330", "2.1.88"} {
+	for _, rel := range []string{claudeversion.Tested.String(), "2.1.88"} {
 		bin := testutil.ClaudeReleaseBin(t, rel)
 		v, err := claudeversion.Detector{}.Detect(context.Background(), bin)
 		if err != nil {

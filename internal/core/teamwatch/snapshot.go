@@ -330,9 +330,10 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	if !opts.NoBranches {
 		branch = branches(opts.getenv, t, cfg)
 	}
+	hostOf := remote.Hosts(opts.getenv, t.Root, filepath.Base(t.Dir()))
 	for i := range cfg.Members {
 		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, t, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
-		s.Members[i].Host = remote.Host(opts.getenv, t.Root, filepath.Base(t.Dir()), cfg.Members[i].Name)
+		s.Members[i].Host = hostOf(cfg.Members[i].Name)
 		s.Members[i].Branch = branch[cfg.Members[i].Name]
 	}
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)

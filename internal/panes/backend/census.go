@@ -37,6 +37,9 @@ type termListing struct {
 type listing struct {
 	panes map[string]tmux.Pane
 	err   error
+	// safe: the panes came from a status line (Given), their agent ids
+	// as tmux.SafeAgent keeps them.
+	safe bool
 }
 
 // NewCensus returns an empty census over env.
@@ -78,7 +81,18 @@ func (c *Census) tmuxAlive(ctx context.Context, m *team.Member) (bool, error) {
 		return false, err
 	}
 	p, ok := panes[m.TmuxPaneID]
-	return ok && p.Agent == m.AgentID && !p.Dead, nil
+	want := m.AgentID
+	if c.servers[srv.String()].safe {
+		want = tmux.SafeAgent(want)
+	}
+	return ok && p.Agent == want && !p.Dead, nil
+}
+
+// Given records the panes of srv as the tmux status line running on it
+// listed them (tmux.StatusPanesFormat), so that nothing is asked of srv:
+// the status line's own tmux client would cost as much as the rest of it.
+func (c *Census) Given(srv tmux.Server, panes map[string]tmux.Pane) {
+	c.servers[srv.String()] = &listing{panes: panes, safe: true}
 }
 
 // Panes lists the panes of srv by id, asking tmux once per census. The

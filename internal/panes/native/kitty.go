@@ -99,7 +99,7 @@ func (k *kitty) Probe(ctx context.Context) error {
 // kittyPlaceholders matches the words kitty's launch replaces in a command
 // line (@selection, @active-kitty-window-id, @cursor-x, ...): an argument
 // like that would not reach the program as given.
-var kittyPlaceholders = regexp.MustCompile(`^@[a-z][a-z-]*$`)
+var kittyPlaceholders = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@[a-z][a-z-]*$`) })
 
 // Open launches argv in a new kitty window and returns the window id.
 func (k *kitty) Open(ctx context.Context, o Open) (Handle, error) {
@@ -107,7 +107,7 @@ func (k *kitty) Open(ctx context.Context, o Open) (Handle, error) {
 		return "", errors.New("kitty: nothing to run: the pane's command is empty")
 	}
 	for _, a := range o.Argv {
-		if kittyPlaceholders.MatchString(a) {
+		if kittyPlaceholders().MatchString(a) {
 			return "", fmt.Errorf("kitty: the argument %q would be replaced by kitty's launch (it reads @words as placeholders): pass it another way", a)
 		}
 	}

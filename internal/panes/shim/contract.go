@@ -96,26 +96,35 @@ func (c Contract) Match(argv []string) (Pattern, bool) {
 	return Pattern{}, false
 }
 
-// ReadContracts reads every "contract <release>" block of a Markdown file.
+// ReadContracts reads every "contract <release> [<release>...]" block of
+// a Markdown file: releases that make the same calls share one block, and
+// each is one Contract.
 func ReadContracts(r io.Reader) ([]Contract, error) {
 	var out []Contract
-	var cur *Contract
+	var releases []string // of the open block; nil outside one
+	var patterns []Pattern
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
-		case cur == nil && strings.HasPrefix(line, "```contract "):
-			out = append(out, Contract{Release: strings.TrimSpace(strings.TrimPrefix(line, "```contract "))})
-			cur = &out[len(out)-1]
-		case cur != nil && strings.HasPrefix(line, "```"):
-			cur = nil
-		case cur != nil && strings.TrimSpace(line) != "":
+		case releases == nil && strings.HasPrefix(line, "```contract "):
+			releases = strings.Fields(strings.TrimPrefix(line, "```contract "))
+			patterns = nil
+		case releases != nil && strings.HasPrefix(line, "```"):
+			for _, rel := range releases {
+				out = append(out, Contract{Release: rel, Patterns: patterns})
+			}
+			releases = nil
+		case releases != nil && strings.TrimSpace(line) != "":
 			p, err := Compile(line)
 			if err != nil {
 				return nil, err
 			}
-			cur.Patterns = append(cur.Patterns, p)
+			patterns = append(patterns, p)
 		}
+	}
+	if releases != nil {
+		return nil, fmt.Errorf("contract %s: the block is not closed", strings.Join(releases, " "))
 	}
 	return out, sc.Err()
 }

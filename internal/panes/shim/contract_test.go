@@ -1,13 +1,21 @@
 package shim
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 )
 
 func readDocContract(t *testing.T) Contract {
+	t.Helper()
+	return readDocContractOf(t, "2.1.330")
+}
+
+func readDocContractOf(t *testing.T, release string) Contract {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "..", "docs", "CLAUDE-TMUX.md"))
 	if err != nil {
@@ -19,12 +27,53 @@ func readDocContract(t *testing.T) Contract {
 		t.Fatal(err)
 	}
 	for _, c := range cs {
-		if c.Release == "2.1.330" {
+		if c.Release == release {
 			return c
 		}
 	}
-	t.Fatalf("docs/CLAUDE-TMUX.md has no contract for 2.1.330 (%d contracts)", len(cs))
+	t.Fatalf("docs/CLAUDE-TMUX.md has no contract for %s (%d contracts)", release, len(cs))
 	return Contract{}
+}
+
+// TestContractOfTheTestedRelease: the release paneteam says it was tested
+// with has a contract, which 'paneteam claude --check' and the shim's
+// refusals compare against; 2.1.332 makes the calls 2.1.330 makes
+// (recorded: docs/claude-tmux-calls/), so it allows the same calls.
+func TestContractOfTheTestedRelease(t *testing.T) {
+	c := readDocContractOf(t, claudeversion.Tested.String())
+	for _, argv := range seen {
+		if _, ok := c.Match(argv); !ok {
+			t.Errorf("the %s contract does not allow %q", c.Release, argv)
+		}
+	}
+	for _, argv := range unseen {
+		if p, ok := c.Match(argv); ok {
+			t.Errorf("the %s contract allows %q (by %q)", c.Release, argv, p.Text)
+		}
+	}
+}
+
+// TestReadContractsSharedBlock: one block names several releases, each a
+// contract of its own; an unclosed block is an error, not a contract
+// that silently ends the file.
+func TestReadContractsSharedBlock(t *testing.T) {
+	cs, err := ReadContracts(strings.NewReader("x\n```contract 1.0.0 1.0.1\n-V\n```\n```contract 2.0.0\nkill-server\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cs {
+		got = append(got, fmt.Sprintf("%s:%d", c.Release, len(c.Patterns)))
+	}
+	if strings.Join(got, " ") != "1.0.0:1 1.0.1:1 2.0.0:1" {
+		t.Errorf("contracts %v, want 1.0.0:1 1.0.1:1 2.0.0:1", got)
+	}
+	if _, ok := cs[1].Match([]string{"-V"}); !ok {
+		t.Error("the second release of a shared block does not allow its calls")
+	}
+	if _, err := ReadContracts(strings.NewReader("```contract 1.0.0\n-V\n")); err == nil {
+		t.Error("an unclosed contract block was read without an error")
+	}
 }
 
 // Calls Claude Code 2.1.330 was seen making (its lead and its screen

@@ -75,7 +75,7 @@ var (
 	LeadVerifyKey = Version{2, 1, 323}
 	// Tested is the release paneteam's protocol notes and real-binary tests
 	// describe; an unknown version is taken to be it.
-	Tested = Version{2, 1, 330}
+	Tested = Version{2, 1, 332}
 )
 
 // Features is what a release's teammate command line has.

@@ -97,7 +97,7 @@ func countLines(p string) int {
 // TestDetectRealReleases asks real Claude Code releases: the tested one
 // and an older, Node-bundle one.
 func TestDetectRealReleases(t *testing.T) {
-	for _, rel := range []string{"2.1.330", "2.1.88"} {
+	for _, rel := range []string{Tested.String(), "2.1.88"} {
 		bin := testutil.ClaudeReleaseBin(t, rel)
 		v, err := Detector{}.Detect(context.Background(), bin)
 		if err != nil || v.String() != rel {

@@ -25,12 +25,36 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-// DefaultVersion is the Claude Code release the interop tests pin: the one
-// docs/PROTOCOL.md describes.
-const DefaultVersion = "2.1.330"
+// DefaultVersion is the Claude Code release the real-Claude tests pin: the
+// newest one docs/PROTOCOL.md and docs/CLAUDE-TMUX.md describe
+// (claudeversion.Tested). Moving to a new release is one routine:
+// scripts/claude-release (docs/TESTING.md).
+const DefaultVersion = "2.1.332"
+
+// PreviousVersion is the release pinned before DefaultVersion. CI runs a
+// few key tests against it as well (.ci/run), so that a person who has
+// not updated yet stays covered without running the whole suite twice.
+const PreviousVersion = "2.1.330"
+
+// EnvVersion names the release the real-Claude tests run instead of
+// DefaultVersion: a release number, or "previous" for PreviousVersion.
+const EnvVersion = "PANETEAM_CLAUDE_VERSION"
+
+// Version is the release the real-Claude tests run: $PANETEAM_CLAUDE_VERSION
+// when set, else DefaultVersion.
+func Version() string {
+	switch v := os.Getenv(EnvVersion); v {
+	case "":
+		return DefaultVersion
+	case "previous":
+		return PreviousVersion
+	default:
+		return v
+	}
+}
 
 // Binary returns the Claude Code to test: $PANETEAM_CLAUDE_BIN when set,
-// else DefaultVersion installed with testutil.ClaudeReleaseBin.
+// else Version() installed with testutil.ClaudeReleaseBin.
 func Binary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("PANETEAM_CLAUDE_BIN"); p != "" {
@@ -39,5 +63,5 @@ func Binary(t testing.TB) string {
 		}
 		return p
 	}
-	return testutil.ClaudeReleaseBin(t, DefaultVersion)
+	return testutil.ClaudeReleaseBin(t, Version())
 }

@@ -186,7 +186,7 @@ func prepare(t testing.TB, opts Options, who string) (*Session, tmux.Server, str
 func (s *Session) seed() error {
 	state := map[string]any{
 		"hasCompletedOnboarding":        true,
-		"lastOnboardingVersion":         DefaultVersion,
+		"lastOnboardingVersion":         Version(),
 		"bypassPermissionsModeAccepted": true,
 		"customApiKeyResponses":         map[string]any{"approved": []string{DummyKey[len(DummyKey)-20:]}, "rejected": []string{}},
 		"projects": map[string]any{s.Cwd: map[string]any{

@@ -118,7 +118,7 @@ func TestPaneteamClaudeInWezTerm(t *testing.T) {
 	writeCapture(t, "wezterm", 30, capturePane{"claude (lead): pane " + strconv.Itoa(term.tm.First), []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
 		ft(term, "dora", d), ft(term, "eve", e))
 	if bad := l.unknownCalls(t); len(bad) > 0 {
-		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	cfg := mustConfig(t, l.Session)
 	exitNativeLead(t, l, term, "dora@"+cfg.Name, "eve@"+cfg.Name)

@@ -271,7 +271,7 @@ func TestPaneteamClaudeInITerm2(t *testing.T) {
 	writeCapture(t, "iterm2", 50, capturePane{"claude (lead): session " + term.f.LeadID[:8] + "…", []string{"paneteam claude", "", "> start teammate dora", "> start teammate eve"}},
 		it2Pane("dora", dora), it2Pane("eve", eve))
 	if bad := l.unknownCalls(t); len(bad) > 0 {
-		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	cfg := mustConfig(t, l.Session)
 	exitNativeLead(t, l, term, "dora@"+cfg.Name, "eve@"+cfg.Name)

@@ -231,12 +231,12 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 	writeCapture(t, "kitty", 100*lead.cols/total, capturePane{"claude (lead)", text(lead.handle)},
 		capturePane{"dora", text(d.handle)}, capturePane{"eve", text(e.handle)})
 	if bad := l.unknownCalls(t); len(bad) > 0 {
-		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	cfg := mustConfig(t, l.Session)
 	exitNativeLead(t, l, term, "dora@"+cfg.Name, "eve@"+cfg.Name)
 	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
-		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	// The lead closed every pane it had: its folder of paneteam's tmux
 	// holds none, and the next 'paneteam claude' or cleanup sweeps it.

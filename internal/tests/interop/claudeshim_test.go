@@ -307,12 +307,12 @@ func outsideContract(t *testing.T, log string) (bad []string, count map[string]i
 	}
 	var c *shim.Contract
 	for i := range contracts {
-		if contracts[i].Release == claudetest.DefaultVersion {
+		if contracts[i].Release == claudetest.Version() {
 			c = &contracts[i]
 		}
 	}
 	if c == nil {
-		t.Fatalf("docs/CLAUDE-TMUX.md has no contract for Claude Code %s: record one (TestClaudeTmuxCallsMatchContract) and write it down", claudetest.DefaultVersion)
+		t.Fatalf("docs/CLAUDE-TMUX.md has no contract for Claude Code %s: record one (TestClaudeTmuxCallsMatchContract) and write it down", claudetest.Version())
 	}
 	count = map[string]int{}
 	for _, e := range readShimLog(t, log) {
@@ -360,12 +360,12 @@ func TestPaneteamClaudeInsideTmux(t *testing.T) {
 	writeCapture(t, "tmux", 30, capturePane{"claude (lead)", text(l.Pane)},
 		capturePane{"dora", text(panes["dora"].id)}, capturePane{"eve", text(panes["eve"].id)})
 	if bad := l.unknownCalls(t); len(bad) > 0 {
-		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	cfg := mustConfig(t, l.Session)
 	l.exitLead(t, srv, true, "dora@"+cfg.Name, "eve@"+cfg.Name)
 	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
-		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 }
 
@@ -440,7 +440,7 @@ func TestPaneteamClaudeOutsideTmux(t *testing.T) {
 		t.Errorf("the private window is not tiled: %s, tiled is %s", before, after)
 	}
 	if bad := l.unknownCalls(t); len(bad) > 0 {
-		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	cfg := mustConfig(t, l.Session)
 	// 'paneteam attach --team', run in another terminal (a window of the
@@ -457,7 +457,7 @@ func TestPaneteamClaudeOutsideTmux(t *testing.T) {
 	l.Tmux.Run(t.Context(), "kill-pane", "-t", term)
 	l.exitLead(t, srv, false, "dora@"+cfg.Name, "eve@"+cfg.Name)
 	if bad, _ := outsideContract(t, l.log); len(bad) > 0 {
-		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 }
 
@@ -483,10 +483,16 @@ func TestClaudeTmuxCallsMatchContract(t *testing.T) {
 	l.spawn(t, "dora", "eve")
 	cfg := mustConfig(t, s)
 	l.exitLead(t, s.Tmux, true, "dora@"+cfg.Name, "eve@"+cfg.Name)
+	if out := os.Getenv(EnvCallsOut); out != "" {
+		// scripts/claude-release record: what this release called.
+		if err := os.WriteFile(out, []byte(recordedCalls(claudetest.Version(), readShimLog(t, log))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bad, count := outsideContract(t, log)
 	if len(bad) > 0 {
 		t.Errorf("Claude Code %s made calls docs/CLAUDE-TMUX.md does not list (update the contract, and the shim, for this release):\n%s",
-			claudetest.DefaultVersion, strings.Join(bad, "\n"))
+			claudetest.Version(), strings.Join(bad, "\n"))
 	}
 	// What the contract rests on was exercised: two splits, two
 	// respawns, two kills.
@@ -528,7 +534,7 @@ func TestPaneteamClaudeCheck(t *testing.T) {
 	if jerr := json.Unmarshal(out, &rep); jerr != nil {
 		t.Fatalf("--check --json: %v (%v)\n%s", jerr, err, out)
 	}
-	if err != nil || !rep.OK || rep.Release != claudetest.DefaultVersion || len(rep.Steps) != 8 || rep.Calls < 10 ||
+	if err != nil || !rep.OK || rep.Release != claudetest.Version() || len(rep.Steps) != 8 || rep.Calls < 10 ||
 		!strings.Contains(rep.Steps[len(rep.Steps)-2].What, "router") {
 		t.Errorf("--check: %v\n%s", err, out)
 	}

@@ -91,7 +91,7 @@ func TestClaudeLeadSpawnsCodexInKitty(t *testing.T) {
 		t.Errorf("read_inbox gave Codex's model %s, want the lead's message", got)
 	}
 	if bad := l.unknownCalls(t); len(bad) > 0 {
-		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.DefaultVersion, strings.Join(bad, "\n"))
+		t.Errorf("the shim refused calls of Claude Code %s:\n%s", claudetest.Version(), strings.Join(bad, "\n"))
 	}
 
 	exitNativeLead(t, l, term, "coder@"+cfg.Name)

@@ -78,6 +78,27 @@ func MCPBinary(t testing.TB) string {
 	return mcpPath
 }
 
+var (
+	dashOnce sync.Once
+	dashPath string
+	dashErr  error
+	dashOut  []byte
+)
+
+// DashboardBinary builds cmd/paneteam-dashboard, the program 'paneteam
+// dashboard' becomes, beside Binary's paneteam and named as paneteam
+// looks for it (paneteam-dashboard, or paneteam-dashboard-race beside
+// paneteam-race), and returns its path. A test that runs the dashboard
+// through paneteam calls it first.
+func DashboardBinary(t testing.TB) string {
+	t.Helper()
+	dashOnce.Do(func() { dashPath, dashOut, dashErr = build("paneteam-dashboard", "./cmd/paneteam-dashboard") })
+	if dashErr != nil {
+		t.Fatalf("build paneteam-dashboard: %v\n%s", dashErr, dashOut)
+	}
+	return dashPath
+}
+
 type toolBuild struct {
 	once sync.Once
 	path string

@@ -222,6 +222,7 @@ func startWith(t *testing.T, conf func(h *harness) string) *harness {
 	t.Helper()
 	testutil.RequireTool(t, "tmux")
 	bin := testutil.Binary(t)
+	testutil.DashboardBinary(t) // the W and P bindings' dashboard
 	dir := testutil.ShortTempDir(t)
 	h := &harness{t: t, innerSock: filepath.Join(dir, "i"), outerSock: filepath.Join(dir, "o"),
 		root: filepath.Join(dir, "root"), work: filepath.Join(dir, "w")}

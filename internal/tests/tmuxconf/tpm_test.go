@@ -133,7 +133,7 @@ set -g status-left '#{paneteam_status}|#{paneteam_status}'
 	h.waitScreen("the team status where #{paneteam_status} was", func(s string) bool {
 		return strings.Contains(s, "[demo ▶")
 	})
-	segment := "#(" + h.bin + " status --format tmux)"
+	segment := "#(" + h.bin + " status --format tmux --panes '" + tmux.StatusPanesFormat + "')"
 	if out := strings.TrimSpace(h.inner("show-option", "-gv", "status-right")); out != "["+segment+"] %H:%M" {
 		t.Errorf("status-right is %q, want #{paneteam_status} replaced by the status command", out)
 	}
