@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Request ids as Claude Code 2.1.330 makes them (docs/PROTOCOL.md §8).
+// Request ids as Claude Code makes them (docs/PROTOCOL.md §8).
 
 // PermissionRequestID is "perm-<ms>-<7 base36>".
 func PermissionRequestID(now time.Time) string {
@@ -36,7 +36,7 @@ func base36(n int) string {
 	return string(b)
 }
 
-// The checks Claude Code 2.1.330 makes before it shows a frame: a failing
+// The checks Claude Code makes before it shows a frame: a failing
 // request id shows as "[invalid id]", a failing timestamp as "[invalid
 // timestamp]" (docs/PROTOCOL.md §8).
 var (

@@ -11,7 +11,7 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
-// TestWatchIgnoresClaudeTempFiles: Claude Code 2.1.330 writes an inbox as
+// TestWatchIgnoresClaudeTempFiles: Claude Code writes an inbox as
 // "<inbox>.json.tmp.<8 hex>" and renames it over the inbox
 // (docs/PROTOCOL.md §6). The temp file is not an inbox: nothing in it is
 // delivered until the rename, and then once. Claude's entries carry its

@@ -402,7 +402,7 @@ func Encode(msgs []Message) ([]byte, error) {
 }
 
 // IsTempFile reports whether a file name in an inboxes folder is a
-// writer's temporary file, not an inbox: Claude Code 2.1.330's
+// writer's temporary file, not an inbox: Claude Code's
 // "<agent>.json.tmp.<8 hex>" (docs/PROTOCOL.md §6), paneteam's own
 // hidden temp and queue files. Anything listing inboxes skips these.
 func IsTempFile(name string) bool {

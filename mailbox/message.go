@@ -18,7 +18,7 @@ import (
 // Message is one inbox entry. Protocol messages carry a JSON object in Text
 // (see Parse).
 //
-// Claude Code 2.1.330 (docs/PROTOCOL.md §6, §7) adds msgV, msg_id and
+// Claude Code (docs/PROTOCOL.md §6, §7) adds msgV, msg_id and
 // type to every entry it writes, and lead_sig to signed ones; paneteam
 // writes them too (see prepare). Its schema checks from, text and
 // timestamp (strings), read (boolean), color, summary, from_plugin and
@@ -44,7 +44,7 @@ type Message struct {
 	at int
 }
 
-// EntryVersion is the msgV Claude Code 2.1.330 writes.
+// EntryVersion is the msgV Claude Code writes (docs/PROTOCOL.md §7).
 const EntryVersion = 1
 
 // EntryType is the type of every inbox entry (a protocol message's own

@@ -23,7 +23,7 @@ const (
 	TypeSandboxPermissionReq  = "sandbox_permission_request"
 	TypeSandboxPermissionResp = "sandbox_permission_response"
 	TypeTeamPermissionUpdate  = "team_permission_update"
-	// Claude Code 2.1.330 (docs/PROTOCOL.md §8).
+	// Since Claude Code 2.1.330 (docs/PROTOCOL.md §8, §16).
 	TypeTaskCompleted      = "task_completed"
 	TypeTeammateTerminated = "teammate_terminated"
 )
@@ -35,7 +35,7 @@ const (
 	IdleFailed      = "failed"
 )
 
-// PermissionModes are the modes Claude Code 2.1.330 knows: a
+// PermissionModes are the modes Claude Code knows: a
 // plan_approval_response with any other permissionMode is invalid
 // (docs/PROTOCOL.md §8), and spawn-pane offers exactly these.
 var PermissionModes = []string{"default", "plan", "acceptEdits", "auto", "dontAsk", "bypassPermissions"}
@@ -52,8 +52,8 @@ type IdleNotification struct {
 	CompletedTaskID string `json:"completedTaskId,omitempty"`
 	CompletedStatus string `json:"completedStatus,omitempty"`
 	FailureReason   string `json:"failureReason,omitempty"`
-	// Result is the final text of the turn (Claude Code 2.1.330: at most
-	// 4000 characters plus "[result truncated…]").
+	// Result is the final text of the turn (Claude Code: at most 4000
+	// characters plus "[result truncated…]", docs/PROTOCOL.md §8).
 	Result string `json:"result,omitempty"`
 }
 
@@ -131,7 +131,7 @@ type PermissionResponse struct {
 	RequestID string `json:"request_id"`
 	Subtype   string `json:"subtype"`
 	// ToolUseID and ApprovedRequest bind the verdict to the request
-	// (Claude Code 2.1.330, docs/PROTOCOL.md §9): a worker refuses a
+	// (Claude Code, docs/PROTOCOL.md §9): a worker refuses a
 	// verdict whose ids or input digest differ from its own.
 	ToolUseID       string              `json:"tool_use_id,omitempty"`
 	ApprovedRequest *ApprovedRequest    `json:"approved_request,omitempty"`
@@ -174,7 +174,7 @@ type SandboxPermissionResponse struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// TaskCompleted is in Claude Code 2.1.330's schema; no writer of it was
+// TaskCompleted is in Claude Code's schema; no writer of it was
 // found (docs/PROTOCOL.md §18).
 type TaskCompleted struct {
 	Type        string `json:"type"`
@@ -275,7 +275,7 @@ func Parse(text string) (p Protocol, ok bool) {
 	return p, true
 }
 
-// strictTypes are parsed strictly, as Claude Code 2.1.330 does: a member
+// strictTypes are parsed strictly, as Claude Code does: a member
 // it does not know makes the frame plain text (docs/PROTOCOL.md §8).
 // task_assignment is strict there too, but paneteam keeps reading it
 // leniently, as before, since it only acts on its own fields.

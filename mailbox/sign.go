@@ -11,9 +11,9 @@ import (
 // Signer signs the entries a caller acting as the team's lead writes.
 // The command line decides who acts as the lead (a process inside a
 // teammate never does) and hands its inboxes a Signer; the inbox decides
-// which entries need a signature: those SignsAs names (Claude Code
-// 2.1.330, docs/PROTOCOL.md §11). paneteam's own Signer keeps an Ed25519
-// key per teammate and signs SignedEntry.Bytes.
+// which entries need a signature: those SignsAs names (Claude Code,
+// docs/PROTOCOL.md §11). paneteam's own Signer keeps an Ed25519 key per
+// teammate and signs SignedEntry.Bytes.
 type Signer interface {
 	// LeadSig returns the lead_sig of e written to the inbox at path, or
 	// "" when its owner holds no key of this signer (it was started
@@ -40,7 +40,7 @@ type SignedEntry struct {
 // Bytes are the bytes a lead signs for e: the UTF-8 of the compact JSON
 // array ["claude-team-lead-entry-v1", msg_id, from, timestamp, text,
 // summary, color, from_plugin] exactly as JavaScript's JSON.stringify
-// writes it (Claude Code 2.1.330, docs/PROTOCOL.md §11). A teammate
+// writes it (Claude Code, docs/PROTOCOL.md §11). A teammate
 // started with --lead-verify-key checks an Ed25519 signature over them.
 func (e SignedEntry) Bytes() []byte {
 	b := make([]byte, 0, 64+len(e.Text)+len(e.MsgID)+len(e.From)+len(e.Timestamp))
@@ -68,9 +68,9 @@ func (in *Inbox) SignedBy(s Signer) *Inbox {
 	return in
 }
 
-// prepare gives a new entry what Claude Code 2.1.330 gives its own
-// (msgV, a fresh msg_id, type) and, when the inbox signs and the entry
-// speaks as the lead, its lead_sig.
+// prepare gives a new entry what Claude Code gives its own (msgV, a
+// fresh msg_id, type; docs/PROTOCOL.md §7) and, when the inbox signs and
+// the entry speaks as the lead, its lead_sig.
 func (in *Inbox) prepare(m *Message) error {
 	m.Read, m.at = false, 0
 	if m.MsgV == 0 {

@@ -42,7 +42,7 @@ func str(o *jsjson.Object, k string) (string, bool) {
 
 // TestEntriesCarry2_1_330Fields: every entry paneteam writes, by either
 // write path, has msgV 1, a fresh UUID msg_id and type "message", and no
-// member of the wrong JSON type (Claude Code 2.1.330 drops such entries and
+// member of the wrong JSON type (Claude Code drops such entries and
 // deletes them from the file, docs/PROTOCOL.md §7).
 func TestEntriesCarry2_1_330Fields(t *testing.T) {
 	in := signInbox(t)

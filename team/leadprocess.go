@@ -11,7 +11,7 @@ import (
 )
 
 // LeadProcess is config.json's leadProcess: the Claude Code process that
-// leads the team (Claude Code 2.1.330, docs/PROTOCOL.md §3). Claude Code
+// leads the team (docs/PROTOCOL.md §3). Claude Code
 // owns the field: paneteam reads it and never writes it (a read-modify-
 // write keeps its bytes as they were), and keeps its own lead record under
 // "paneteam" instead.
@@ -28,18 +28,19 @@ type LeadProcess struct {
 // leadProcessKey is the config.json key Claude Code writes.
 const leadProcessKey = "leadProcess"
 
-// claimGraceMillis is Claude Code 2.1.330's allowance, for a leadProcess
-// without procStart, between claimedAt and the start of a process with
-// that pid: a process that started later than this is another one.
+// claimGraceMillis is Claude Code's allowance, for a leadProcess without
+// procStart, between claimedAt and the start of a process with that pid:
+// a process that started later than this is another one
+// (docs/PROTOCOL.md §3 "Rekey").
 const claimGraceMillis = 2000
 
 // maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER.
 const maxSafeInteger = 1<<53 - 1
 
 // LeadProcess returns the team's leadProcess, or false when it is absent
-// or invalid, exactly as Claude Code 2.1.330 drops it on read: pid a safe
-// integer, pidSpace a string, claimedAt a finite number, procStart absent
-// or a string.
+// or invalid, exactly as Claude Code drops it on read (docs/PROTOCOL.md
+// §3): pid a safe integer, pidSpace a string, claimedAt a finite number,
+// procStart absent or a string.
 func (c *Config) LeadProcess() (LeadProcess, bool) {
 	raw, ok := c.extra.Get(leadProcessKey)
 	if !ok {
@@ -147,13 +148,13 @@ func LeadOf(cfg *Config) Lead {
 	return Lead{By: LedByUnknown, State: LeadUnknown, Why: "no lead process recorded"}
 }
 
-// Judge is Claude Code 2.1.330's take-over test of lp, run from this
+// Judge is Claude Code's take-over test of lp, run from this
 // process against the process lp names, now (judgeClaudeLead).
 func (lp LeadProcess) Judge() Lead {
 	return judgeClaudeLead(lp, proc.PIDSpace(), proc.Inspect(lp.PID))
 }
 
-// judgeClaudeLead is Claude Code 2.1.330's take-over test (docs/PROTOCOL.md
+// judgeClaudeLead is Claude Code's take-over test (docs/PROTOCOL.md
 // §3 "Rekey"), given this process's pid space (here) and the
 // facts about lp.PID: the lead is dead only if it lives in our pid space
 // and kill(pid, 0) fails with ESRCH, or it is a zombie, or its start time

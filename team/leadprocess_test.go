@@ -24,8 +24,8 @@ func configWith(t *testing.T, leadProcess string) *Config {
 	return cfg
 }
 
-// Claude Code 2.1.330 drops an invalid leadProcess on read; so does
-// paneteam, so the two agree on who leads.
+// Claude Code drops an invalid leadProcess on read (docs/PROTOCOL.md
+// §3); so does paneteam, so the two agree on who leads.
 func TestLeadProcessValidation(t *testing.T) {
 	for _, tc := range []struct {
 		json string

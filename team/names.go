@@ -107,13 +107,13 @@ func MemberName(name string) string {
 // AgentID is "<name>@<team>".
 func AgentID(name, team string) string { return name + "@" + team }
 
-// Names Claude Code 2.1.330 reserves (docs/PROTOCOL.md §15): "main"
+// Names Claude Code reserves (docs/PROTOCOL.md §15): "main"
 // addresses the main conversation; team-lead, user and system are the
 // names a lead's entries come from, which a keyed teammate believes only
 // when signed (§11).
 var reservedNames = []string{"main", LeadName, "user", "system"}
 
-// NormalizeName is Claude Code 2.1.330's normalisation of a sender or
+// NormalizeName is Claude Code's normalisation of a sender or
 // teammate name for its reserved-name checks: Unicode NFKC, control,
 // format and surrogate characters removed (whitespace kept), trimmed,
 // lower-cased, runs of whitespace as one '-'. So "Team Lead", "TEAM-LEAD"
@@ -135,7 +135,7 @@ func NormalizeName(name string) string {
 }
 
 // IsLeadSender reports whether a sender name counts as the lead for
-// Claude Code 2.1.330's provenance (§15): it normalises to team-lead, user
+// Claude Code's provenance (§15): it normalises to team-lead, user
 // or system. Such an entry to a keyed teammate is believed only when
 // signed, and only the exact names are ever signed.
 func IsLeadSender(from string) bool {
@@ -157,7 +157,7 @@ var (
 	agentShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^a(?:[\w-]{1,63}-)?[0-9a-f]{16}$`) })
 )
 
-// CheckTeammateName refuses a name Claude Code 2.1.330 would refuse for a
+// CheckTeammateName refuses a name Claude Code would refuse for a
 // teammate (§15), saying why and what to do: control characters, "main",
 // anything normalising to team-lead, user or system, and names shaped like
 // an agent id (name@team, Claude's a<16 hex>) or a session id (a UUID,

@@ -1,6 +1,6 @@
 package team
 
-// Who runs a member (Claude Code 2.1.330, docs/PROTOCOL.md §3): the
+// Who runs a member (Claude Code, docs/PROTOCOL.md §3): the
 // lead row, a teammate Claude Code's lead hosts in its own process, one
 // it started in a pane of its own, or one paneteam started (paneteam
 // records its own facts under the member's "paneteam" key; Claude Code

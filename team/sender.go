@@ -23,13 +23,13 @@ type SenderChoice struct {
 // (the caller is that teammate); user is $PANETEAM_USER.
 //
 // In a team a live Claude Code process leads, only that process may write
-// as team-lead, user or system (Claude Code 2.1.330 shows anything else
-// under those names as verified="false" and refuses its protocol
-// actions): an explicit --from is obeyed with a warning; otherwise the
-// sender is the caller's own name: the teammate it runs in, else the
-// person's (PANETEAM_USER, default "human"), which must be neither
-// reserved nor a member's. Elsewhere paneteam speaks for the lead, as
-// before: --from, else $PANETEAM_AGENT, else team-lead.
+// as team-lead, user or system (Claude Code shows anything else under
+// those names as verified="false" and refuses its protocol actions,
+// docs/PROTOCOL.md §11): an explicit --from is obeyed with a warning;
+// otherwise the sender is the caller's own name: the teammate it runs
+// in, else the person's (PANETEAM_USER, default "human"), which must be
+// neither reserved nor a member's. Elsewhere paneteam speaks for the
+// lead, as before: --from, else $PANETEAM_AGENT, else team-lead.
 func ChooseSender(cfg *Config, lead Lead, explicit, agent, user string) (SenderChoice, error) {
 	if !lead.ClaudeLed() {
 		switch {

@@ -87,8 +87,9 @@ func List(root string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		// <team>.deleted-<id> is a team being deleted (Claude Code 2.1.330
-		// renames a team's folder before it removes it).
+		// <team>.deleted-<id> is a team being deleted (Claude Code
+		// renames a team's folder before it removes it,
+		// docs/PROTOCOL.md §3 "Deletion").
 		if strings.Contains(e.Name(), ".deleted-") {
 			continue
 		}
