@@ -57,9 +57,9 @@ func (e *UnknownFlagError) Error() string {
 		"start the lead without it, or ask for a Claude teammate", e.Flag)
 }
 
-// The flags of a teammate's command line, as Claude Code 2.1.330 writes
-// them (its teammate launch, and its parser's tables of flags that take
-// one value or a list).
+// The flags of a teammate's command line, as Claude Code writes them
+// (docs/PROTOCOL.md §14: its teammate launch, and its parser's tables of
+// flags that take one value or a list).
 var (
 	boolFlags = []string{"--plan-mode-required", "--dangerously-skip-permissions"}
 	// ignorableBool are on/off flags that configure Claude Code itself.

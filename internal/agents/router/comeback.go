@@ -24,7 +24,7 @@ type Comeback struct {
 // (its flags args, in folder cwd) is one of that lead's earlier teammates
 // coming back: rec is the newest launch of its name by the same lead
 // session (launches.Store.OfLead), configDir Claude's config folder.
-// Claude Code 2.1.330 gives a resumed lead none of its pane teammates
+// Claude Code gives a resumed lead none of its pane teammates
 // back (docs/ROUTER.md, "A resumed Claude lead"); its model starts one
 // again by name, and this makes that start a --resume of the earlier
 // session: same folder (Claude keeps transcripts by folder), a

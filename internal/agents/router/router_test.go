@@ -11,8 +11,8 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 )
 
-// recorded is a pane teammate's command line as Claude Code 2.1.330's
-// lead writes it (its respawn-pane, ../logs), with every flag its
+// recorded is a pane teammate's command line as Claude Code's lead
+// writes it (2.1.330's respawn-pane, ../logs), with every flag its
 // builder can add present.
 var recorded = []string{
 	"--agent-id", "coder@session-1", "--agent-name", "coder", "--team-name", "session-1",

@@ -89,7 +89,8 @@ func matches(obj map[string]any, match map[string]string) bool {
 	return true
 }
 
-// Limits Claude Code 2.1.330 keeps to in an idle_notification.
+// Limits Claude Code keeps to in an idle_notification
+// (docs/PROTOCOL.md §8).
 const (
 	summaryMax = 200
 	resultMax  = 4000

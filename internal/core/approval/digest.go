@@ -7,7 +7,7 @@ import (
 )
 
 // requestDigest is the input_digest Claude Code's lead computes for a
-// permission request (Claude Code 2.1.330, docs/PROTOCOL.md §9), MCP
+// permission request (docs/PROTOCOL.md §9), MCP
 // skills included: provenance computes it from the frame as the teammate
 // wrote it.
 func requestDigest(r Request) (string, error) {

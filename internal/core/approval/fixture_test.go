@@ -14,7 +14,7 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// The §9 example: Claude Code 2.1.330 digests this Bash input to
+// The §9 example: Claude Code digests this Bash input to
 // exampleDigest (docs/PROTOCOL.md §9).
 const (
 	exampleInput  = `{"timeout":120000,"description":"Run tests","command":"npm test"}`

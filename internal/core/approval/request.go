@@ -1,5 +1,5 @@
 // Package approval is the lead's side of Claude Code's permission, sandbox
-// and plan flows (Claude Code 2.1.330, docs/PROTOCOL.md §8-§9): it finds
+// and plan flows (docs/PROTOCOL.md §8-§9): it finds
 // the requests teammates left in the lead's inbox for an answer, and writes
 // the answers exactly as the teammates check them.
 //

@@ -27,7 +27,7 @@ type Decision struct {
 	Now time.Time
 }
 
-// PlanModes are the modes Claude Code 2.1.330 accepts in an approved
+// PlanModes are the modes Claude Code accepts in an approved
 // plan's permissionMode; any other value makes the whole frame invalid
 // (§8, plan_approval_response).
 var PlanModes = []string{"default", "acceptEdits", "auto", "bypassPermissions", "dontAsk", "plan"}
@@ -36,8 +36,8 @@ var PlanModes = []string{"default", "acceptEdits", "auto", "bypassPermissions", 
 // feedback (§9, tool permission step 3).
 const DefaultDeny = "Permission denied"
 
-// The permission_response frame, fields in the order Claude Code 2.1.330
-// writes them (the sandbox and plan answers are mailbox's own frames). It
+// The permission_response frame, fields in the order Claude Code writes
+// them (the sandbox and plan answers are mailbox's own frames). It
 // differs from mailbox.PermissionResponse in what it leaves out: an
 // approval carries no updated_input, so the teammate runs its own input.
 
@@ -120,7 +120,7 @@ func permission(r Request, d Decision) (any, error) {
 		return resp, nil
 	}
 	if d.Feedback != "" {
-		return nil, fmt.Errorf("an approved tool call carries no feedback in Claude Code 2.1.330; drop --feedback (or deny with it)")
+		return nil, fmt.Errorf("an approved tool call carries no feedback in Claude Code; drop --feedback (or deny with it)")
 	}
 	updates := []json.RawMessage{}
 	if d.Always {
@@ -183,7 +183,7 @@ func AlwaysRules(r Request) ([]json.RawMessage, error) {
 func sandbox(r Request, d Decision) (any, error) {
 	switch {
 	case d.Feedback != "":
-		return nil, fmt.Errorf("a sandbox reply carries no feedback in Claude Code 2.1.330; drop --feedback")
+		return nil, fmt.Errorf("a sandbox reply carries no feedback in Claude Code; drop --feedback")
 	case d.Mode != "":
 		return nil, fmt.Errorf("--mode goes with a plan; %s asks for a network host", r.ID)
 	case d.Always:
@@ -215,7 +215,7 @@ func plan(r Request, d Decision) (any, error) {
 		mode = "default"
 	}
 	if !validMode(mode) {
-		return nil, fmt.Errorf("permission mode %q is not one Claude Code 2.1.330 accepts: use one of %s",
+		return nil, fmt.Errorf("permission mode %q is not one Claude Code accepts: use one of %s",
 			mode, strings.Join(PlanModes, ", "))
 	}
 	resp.PermissionMode, resp.PlanDigest = mode, planDigest(r.PlanContent)

@@ -328,7 +328,8 @@ func linkShim(state, exe string) (string, error) {
 // forcedInProcess says why Claude Code will run every teammate in its
 // own process whatever the teammate mode ("" when nothing forces it):
 // the setting permissions.blockFileToolReadsOutsideWorkingDirectories,
-// in any of the settings files Claude Code 2.1.330 reads.
+// in any of the settings files Claude Code reads (docs/PROTOCOL.md §13,
+// "Backend choice").
 func forcedInProcess(getenv func(string) string, cwd string) string {
 	cfg := getenv("CLAUDE_CONFIG_DIR")
 	if cfg == "" && getenv("HOME") != "" {

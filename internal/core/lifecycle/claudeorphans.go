@@ -115,7 +115,7 @@ func (o Options) claudePanesRunning(ctx context.Context, cfg *team.Config, lead 
 
 func stopsServer(cfg *team.Config) bool { return cfg.Paneteam != nil && cfg.Paneteam.TmuxPrivate }
 
-// deleteLikeClaude deletes a team as Claude Code 2.1.330 does
+// deleteLikeClaude deletes a team as Claude Code does
 // (docs/PROTOCOL.md §3 "Deletion"): teams/<team> is renamed to
 // <team>.deleted-<suffix> first, so that nothing finds a half-deleted
 // team under its name, then removed; then the task folder.

@@ -35,7 +35,7 @@ type Options struct {
 	Backend backend.Env
 	// Signer signs what is written as team-lead to teammates that hold
 	// paneteam's key (shutdown requests); nil when the caller does not act
-	// as the lead (Claude Code 2.1.330, docs/PROTOCOL.md §11).
+	// as the lead (Claude Code, docs/PROTOCOL.md §11).
 	Signer mailbox.Signer
 }
 

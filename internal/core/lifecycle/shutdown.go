@@ -28,9 +28,10 @@ const (
 	AnswerEnded = "ended"
 )
 
-// ClaudeTeammateError refuses to stop a teammate Claude Code started: in
-// Claude Code 2.1.330 only its lead can (a shutdown_request from anyone
-// else is refused as forged, and paneteam cannot prove the pane its own).
+// ClaudeTeammateError refuses to stop a teammate Claude Code started:
+// only its lead can (docs/PROTOCOL.md §10: a shutdown_request from
+// anyone else is refused as forged, and paneteam cannot prove the pane
+// its own).
 type ClaudeTeammateError struct {
 	Team, Name string
 	InProcess  bool

@@ -73,7 +73,7 @@ func InboxName(t team.Team, cfg *team.Config, name string) (string, error) {
 // CheckMarkRead is the mark-read safety rule: paneteam never marks read
 // what waits in an inbox Claude Code reads itself, the lead's of a team a
 // live Claude Code leads and those of Claude Code's own teammates.
-// Claude Code 2.1.330 delivers only unread entries and deletes read ones
+// Claude Code delivers only unread entries and deletes read ones
 // (docs/PROTOCOL.md §6), so a message marked read there (a teammate's
 // permission request, an idle or shutdown frame) would never reach it,
 // and whoever waits on it would hang. It refuses with a *MarkReadError.

@@ -17,8 +17,8 @@ import (
 // with the teammate flags paneteam builds for them (print mode, against a
 // local API that refuses at once): each must get as far as its first API
 // call, not stop at an unknown option. 2.1.88 predates --lead-verify-key:
-// given 2.1.330's flags it refuses them, which is why the command line
-// follows the release.
+// given the tested release's flags it refuses them, which is why the
+// command line follows the release.
 func TestRealReleasesAcceptTheirCommandLine(t *testing.T) {
 	testutil.RequireTool(t, "node")
 	api := testutil.RefusingAPI(t)
@@ -58,6 +58,6 @@ func TestRealReleasesAcceptTheirCommandLine(t *testing.T) {
 	}
 	old := testutil.ClaudeReleaseBin(t, "2.1.88")
 	if out := run(old, flagsFor(claudeversion.Tested, "default")); !strings.Contains(out, "unknown option '--lead-verify-key'") {
-		t.Errorf("2.1.88 given 2.1.330's flags: %s", out)
+		t.Errorf("2.1.88 given the tested release's flags: %s", out)
 	}
 }

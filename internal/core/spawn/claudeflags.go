@@ -86,7 +86,7 @@ func personSession(args []string) (id string, own bool) {
 }
 
 // claudeFlags are the flags Claude Code's lead starts a teammate with, in
-// its order (Claude Code 2.1.330, docs/PROTOCOL.md §14; older releases
+// its order (Claude Code, docs/PROTOCOL.md §14; older releases
 // per claudeversion's cut-overs): the three identity flags together, the
 // key, plan mode, type, the permission flag, the model.
 func claudeFlags(cfg *team.Config, m team.Member, perm string, l claudeLaunch) []string {

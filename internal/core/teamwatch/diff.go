@@ -138,7 +138,8 @@ func oneOf(cond bool, s string) string {
 // (oldest first, so the message that caused a change comes before it),
 // members and their requests, tasks, locks. Messages already in old
 // are not reported, wherever they moved (inbox or archive); messages that
-// vanished (delivered and deleted by Claude Code 2.1.330) are not events.
+// vanished (delivered and deleted by Claude Code, docs/PROTOCOL.md §6)
+// are not events.
 func Diff(old, cur *Snapshot, lockAge time.Duration) []Event {
 	if lockAge <= 0 {
 		lockAge = DefaultLockAge

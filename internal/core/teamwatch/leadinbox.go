@@ -17,8 +17,8 @@ const LeadInboxMinAge = 5 * time.Second
 
 // LeadInboxNote is what status and send tell the person when LeadInbox
 // is set.
-const LeadInboxNote = "Claude Code reads its inbox only once it has spawned a teammate of its own " +
-	"(Claude Code 2.1.330); until then messages to team-lead wait unread"
+const LeadInboxNote = "Claude Code reads its inbox only once it has spawned a teammate of its own; " +
+	"until then messages to team-lead wait unread"
 
 // LeadInbox says that a Claude Code lead reads its inbox late: a Claude
 // Code lead reads it only while it has a teammate of its own, so a message

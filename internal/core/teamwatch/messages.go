@@ -18,10 +18,10 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
-// MessageID identifies one message wherever it lies. Claude Code 2.1.330
+// MessageID identifies one message wherever it lies. Claude Code
 // and paneteam give their entries a msg_id (docs/PROTOCOL.md §6); older
 // writers do not, and then sender, timestamp and text identify it (the
-// key Claude Code 2.1.330 itself prunes delivered entries by). A digest
+// key Claude Code itself prunes delivered entries by). A digest
 // keeps the set of seen messages small however long the texts are.
 type MessageID [sha256.Size]byte
 
@@ -79,8 +79,8 @@ func messageOf(to string, m mailbox.Message, archived bool) Message {
 	return out
 }
 
-// frameSummary is a short account of a protocol frame (Claude Code
-// 2.1.330, docs/PROTOCOL.md §8).
+// frameSummary is a short account of a protocol frame (Claude Code,
+// docs/PROTOCOL.md §8).
 func frameSummary(p mailbox.Protocol) string {
 	var f struct {
 		RequestID  string `json:"requestId"`

@@ -7,10 +7,11 @@ import (
 
 // The requests waiting for the lead are approval's to find: it reads the
 // lead's inbox and archive and paneteam's record of answered ids, which
-// the inbox alone cannot tell (Claude Code 2.1.330 deletes a reply once it
-// is delivered). A members-only snapshot has read the lead's inbox while
-// counting it, and its archive's requests with approval's own reader, or
-// has both in its memo: approval is given them instead of reading again.
+// the inbox alone cannot tell (Claude Code deletes a reply once it is
+// delivered, docs/PROTOCOL.md §6). A members-only snapshot has read the
+// lead's inbox while counting it, and its archive's requests with
+// approval's own reader, or has both in its memo: approval is given them
+// instead of reading again.
 func init() {
 	waitingRequests = func(t team.Team, cfg *team.Config, leadRequests *leadRequests) (map[string]int, error) {
 		var r []approval.Request

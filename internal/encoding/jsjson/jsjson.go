@@ -1,6 +1,6 @@
 // Package jsjson writes JSON exactly as JavaScript's JSON.stringify does,
 // and reads it as JSON.parse does, for the places where bytes must match
-// Claude Code's (Claude Code 2.1.330, docs/PROTOCOL.md §11 and §9): the
+// Claude Code's (docs/PROTOCOL.md §11 and §9): the
 // bytes a lead signs and the canonical tool input a permission answer is
 // bound to. Go's encoding/json differs from JavaScript in escaping (it
 // escapes <, >, &, U+2028 and U+2029, and turns lone surrogates into

@@ -130,7 +130,7 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 }
 
 // MaxSortDepth is the deepest level whose object keys Claude Code sorts
-// for a canonical value (Claude Code 2.1.330, docs/PROTOCOL.md §9: the
+// for a canonical value (docs/PROTOCOL.md §9: the
 // top level is 0; from 33 on, keys stay in the order read).
 const MaxSortDepth = 32
 

@@ -70,8 +70,8 @@ var (
 	// without the flag ran Bash without asking (observed).
 	PermissionFlagAlways = Version{2, 1, 317}
 	// LeadVerifyKey: 2.1.323 is the first release that accepts
-	// --lead-verify-key and checks lead_sig (Claude Code 2.1.330,
-	// docs/PROTOCOL.md §11); an older one would refuse the unknown flag.
+	// --lead-verify-key and checks lead_sig (docs/PROTOCOL.md §11, §16);
+	// an older one would refuse the unknown flag.
 	LeadVerifyKey = Version{2, 1, 323}
 	// Tested is the release paneteam's protocol notes and real-binary tests
 	// describe; an unknown version is taken to be it.

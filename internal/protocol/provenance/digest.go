@@ -12,7 +12,7 @@ import (
 )
 
 // InputDigest is the input_digest a permission_response binds its verdict
-// to (Claude Code 2.1.330, docs/PROTOCOL.md §9): lower-case hex SHA-256
+// to (Claude Code, docs/PROTOCOL.md §9): lower-case hex SHA-256
 // of the tool name, one 0x00 byte, and the canonical JSON of input (keys
 // sorted by UTF-16 code units to depth 32, JavaScript number and string
 // formatting). A teammate refuses a verdict whose digest differs from the

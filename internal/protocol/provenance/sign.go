@@ -1,5 +1,5 @@
 // Package provenance signs what paneteam writes as a team's lead to the
-// Claude Code teammates it starts, the way Claude Code 2.1.330's own lead
+// Claude Code teammates it starts, the way Claude Code's own lead
 // does (docs/PROTOCOL.md §11), keeps the private keys for that, and
 // computes the digests that bind a permission or plan answer to its request
 // (§9).

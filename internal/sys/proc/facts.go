@@ -13,7 +13,7 @@ import (
 )
 
 // Facts are what Claude Code's take-over test asks of a process
-// (Claude Code 2.1.330, docs/PROTOCOL.md §3 "Rekey"), gathered in one
+// (docs/PROTOCOL.md §3 "Rekey"), gathered in one
 // place so that the decision itself can be a pure function.
 type Facts struct {
 	PID int64
@@ -36,7 +36,7 @@ type Facts struct {
 // kill(0|-1, 0) would ask about whole process groups.
 const maxKillPID = 1<<31 - 1
 
-// claudeTicksPerSecond is the clock-tick rate Claude Code 2.1.330 assumes
+// claudeTicksPerSecond is the clock-tick rate Claude Code assumes
 // when it turns a start time in ticks into ms (it divides by 100, which
 // is USER_HZ on every Linux it runs on).
 const claudeTicksPerSecond = 100
@@ -91,8 +91,8 @@ func BootTime() (int64, error) {
 
 var btimeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^btime (\d+)`) })
 
-// PIDSpace names this process's pid namespace as Claude Code 2.1.330
-// records it in leadProcess.pidSpace: "<hostname>#<target of
+// PIDSpace names this process's pid namespace as Claude Code records it
+// in leadProcess.pidSpace (docs/PROTOCOL.md §3): "<hostname>#<target of
 // /proc/self/ns/pid>", or the hostname alone when the link is unreadable.
 func PIDSpace() string {
 	host, _ := os.Hostname()

@@ -1,7 +1,7 @@
 // Package dashboard is paneteam's full-screen live view of a team, for a
 // terminal or a tmux popup: members and their state, tasks and what blocks
 // what, and the permission, sandbox and plan requests waiting for the lead
-// (Claude Code 2.1.330, docs/PROTOCOL.md §8-§9), with keys to answer
+// (Claude Code, docs/PROTOCOL.md §8-§9), with keys to answer
 // them, message, hide, stop and jump to teammates. Its review mode shows
 // one waiting request at a time for single-key answers.
 //
