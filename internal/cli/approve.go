@@ -17,7 +17,7 @@ func approveCommand(env Env) *ucli.Command {
 		Usage:     "approve a teammate's tool call, network host or plan",
 		ArgsUsage: "ID | --all",
 		Description: `Writes the answer to a request listed by 'paneteam requests' into the
-teammate's inbox, exactly as Claude Code 2.1.330 checks it: bound to the
+teammate's inbox, exactly as Claude Code checks it: bound to the
 request (its tool_use_id and the digest of the tool input you were shown;
 for a plan, the digest of the plan), so the teammate acts on it. ID may be
 any unique beginning of the id; --from NAME narrows it to one teammate.
@@ -59,7 +59,7 @@ func denyCommand(env Env) *ucli.Command {
 		Usage:     "deny a teammate's tool call or network host, or reject its plan",
 		ArgsUsage: "ID",
 		Description: `Writes a denial to a request listed by 'paneteam requests' into the
-teammate's inbox, bound to the request as Claude Code 2.1.330 checks it.
+teammate's inbox, bound to the request as Claude Code checks it.
 The tool call does not run and the model sees --feedback (default
 "Permission denied"); a rejected plan keeps the teammate in plan mode with
 your feedback. ID may be any unique beginning of the id.

@@ -283,7 +283,7 @@ func TestMonitorReportsEachKindOfEvent(t *testing.T) {
 	os.Remove(lock)
 
 	// Messages moved to the archive (read) are not news again; Claude
-	// Code 2.1.330's entries are known by msg_id even when rewritten.
+	// Code's entries are known by msg_id even when rewritten.
 	in := mailbox.New(w.tm.InboxPath("bob"), lockfile.Options{})
 	unread, _ := in.Unread()
 	if _, err := in.MarkRead(ctx, unread); err != nil {
@@ -312,7 +312,7 @@ func TestMonitorReportsEachKindOfEvent(t *testing.T) {
 	}
 }
 
-// TestMonitorMessageByMsgID: Claude Code 2.1.330 rewrites inboxes and
+// TestMonitorMessageByMsgID: Claude Code rewrites inboxes and
 // deletes delivered entries; an entry with a msg_id is one message even
 // if its other fields were rewritten.
 func TestMonitorMessageByMsgID(t *testing.T) {

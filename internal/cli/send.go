@@ -53,7 +53,7 @@ To answer a teammate's permission, sandbox or plan request, use
 'paneteam approve ID' and 'paneteam deny ID' (see 'paneteam requests'):
 they bind the answer to the request (tool_use_id, input digest,
 planDigest), sign it for a keyed teammate and record it as answered.
-Claude Code 2.1.330 takes a raw plan_approval_response without planDigest
+Claude Code takes a raw plan_approval_response without planDigest
 from a keyed teammate's lead as a rejection, and an unbound
 permission_response skips those checks; it drops mode_set_request from
 an inbox altogether (docs/PROTOCOL.md §8-§9). The raw frames stay for

@@ -32,5 +32,5 @@ DISABLE_*, ...).
     paneteam spawn-pane --team review --name alice --claude --permission-mode acceptEdits --prompt "Fix the flaky test"`
 
 // permissionModes are the modes spawn-pane --permission-mode takes: every
-// mode Claude Code 2.1.330 knows.
+// mode Claude Code knows.
 var permissionModes = mailbox.PermissionModes
