@@ -1,5 +1,5 @@
 // Command shim measures what paneteam costs when it plays tmux for Claude
-// Code ('paneteam claude'): the same tmux calls Claude Code 2.1.330 makes
+// Code ('paneteam claude'): the same tmux calls Claude Code makes
 // to spawn one teammate inside tmux (docs/CLAUDE-TMUX.md), sent to the
 // real tmux and to paneteam run as tmux, in the same run, each on a
 // private server of its own; and one call passed through (list-panes, as
@@ -154,7 +154,7 @@ func (g *rig) call(args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// spawn sends Claude Code 2.1.330's calls for n teammates (the command
+// spawn sends Claude Code's calls for n teammates (the command
 // is `sleep`) and returns the time taken.
 func (g *rig) spawn(n int) (time.Duration, error) {
 	start := time.Now()

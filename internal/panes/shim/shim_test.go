@@ -20,7 +20,7 @@ import (
 
 // rig runs paneteam under the name tmux, first on PATH, as Claude Code's
 // lead runs it once 'paneteam claude' started it: the calls below are
-// those Claude Code 2.1.330 makes (docs/CLAUDE-TMUX.md), against a real
+// those Claude Code makes (docs/CLAUDE-TMUX.md), against a real
 // tmux server.
 type rig struct {
 	t    *testing.T
@@ -120,7 +120,7 @@ func (r *rig) server() []string {
 	return []string{"-L", r.srv.Name}
 }
 
-// spawn makes one teammate's pane with Claude Code 2.1.330's calls
+// spawn makes one teammate's pane with Claude Code's calls
 // (inside tmux, dora first, then eve, finn), starts its command, and
 // returns the pane. The command writes its agent id into dir/<name> and
 // sleeps.

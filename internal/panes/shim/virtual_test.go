@@ -169,7 +169,7 @@ func (r *vrig) must(args ...string) string {
 	return out
 }
 
-// spawn makes a teammate's pane as Claude Code 2.1.330's lead does and
+// spawn makes a teammate's pane as Claude Code's lead does and
 // starts line in it; it returns the pane id.
 func (r *vrig) spawn(name, line string) string {
 	r.t.Helper()

@@ -15,7 +15,7 @@ import (
 )
 
 // API is a fake Anthropic Messages API served on 127.0.0.1 for one test.
-// Claude Code 2.1.330 calls only POST /v1/messages?beta=true
+// Claude Code calls only POST /v1/messages?beta=true
 // (docs/PROTOCOL.md §17); every such request is kept. Main-loop turns
 // (see IsMainLoop) are answered from the test's script; side requests
 // (title or topic generation, quota checks, other small-model calls) get a
@@ -585,7 +585,7 @@ func (a *API) noteToolIDs(req *Request) {
 	}
 }
 
-// IsMainLoop tells a main-loop turn of Claude Code 2.1.330 from a side
+// IsMainLoop tells a main-loop turn of Claude Code from a side
 // request by its tools: observed, every main-loop turn offers tools (the
 // lead's 13, Agent, Bash, ToolSearch, …, more once ToolSearch loaded
 // some; an in-process teammate's 9; a pane teammate's like the lead's),

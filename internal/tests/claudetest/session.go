@@ -180,7 +180,7 @@ func prepare(t testing.TB, opts Options, who string) (*Session, tmux.Server, str
 	return s, srv, bin
 }
 
-// seed writes what makes Claude Code 2.1.330 start straight into its
+// seed writes what makes Claude Code start straight into its
 // prompt: onboarding done, the dummy key approved, the project trusted,
 // bypass-permissions mode accepted (docs/PROTOCOL.md §17).
 func (s *Session) seed() error {
@@ -272,7 +272,7 @@ func (s *Session) TeamDir() string { return filepath.Join(s.ConfigDir, "teams", 
 // TaskDir is tasks/<team> under ConfigDir.
 func (s *Session) TaskDir() string { return filepath.Join(s.ConfigDir, "tasks", s.TeamName()) }
 
-// TeamConfig is the part of Claude Code 2.1.330's config.json the tests
+// TeamConfig is the part of Claude Code's config.json the tests
 // read (docs/PROTOCOL.md §3); Raw holds the whole file.
 type TeamConfig struct {
 	Name          string `json:"name"`

@@ -19,7 +19,7 @@ import (
 )
 
 // TestApprovalRealClaudeTeammate: a person leads a real Claude Code
-// 2.1.330 teammate from paneteam. Spawned with --permission-mode default,
+// teammate from paneteam. Spawned with --permission-mode default,
 // it asks before a Bash command that writes a file; the request reaches
 // the lead's inbox within seconds of the model's tool call (observed: the
 // teammate needs no lead process polling anything), carrying

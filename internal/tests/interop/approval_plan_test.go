@@ -12,7 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 )
 
-// TestApprovalRealClaudePlan: a real Claude Code 2.1.330 teammate spawned
+// TestApprovalRealClaudePlan: a real Claude Code teammate spawned
 // by paneteam with --permission-mode plan submits its plan for approval
 // (ExitPlanMode writes plan_approval_request to the lead, docs/PROTOCOL.md
 // §9) and waits. Observed: ExitPlanMode is a deferred tool (ToolSearch

@@ -18,7 +18,7 @@ import (
 )
 
 // TestCodexTeammateOfClaudeLead puts a Codex teammate under the real
-// Claude Code 2.1.330 lead, as a person would: Claude leads its session
+// Claude Code lead, as a person would: Claude leads its session
 // team in a tmux pane (its model has started a teammate of its own with
 // the Agent tool, so it polls its inbox), and 'paneteam spawn-pane --team
 // <Claude's session team> --agent codex' adds Codex beside it. Codex's

@@ -10,7 +10,7 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
-// TestClaudeTeammateIdleNoticesSummarise: a real Claude Code 2.1.330
+// TestClaudeTeammateIdleNoticesSummarise: a real Claude Code
 // teammate in a team paneteam leads writes an idle_notification to the
 // lead at the end of every turn, and they pile up unread in the file. The
 // first time paneteam reads the lead's inbox, it keeps the newest unread

@@ -136,7 +136,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// inboxEntry is an inbox element as Claude Code 2.1.330 writes it
+// inboxEntry is an inbox element as Claude Code writes it
 // (docs/PROTOCOL.md §6, §7).
 type inboxEntry struct {
 	From      string `json:"from"`
@@ -212,7 +212,7 @@ func endMember(t *testing.T, s *claudetest.Session, name string) {
 	})
 }
 
-// TestClaudeCodeSessionInterop runs one real Claude Code 2.1.330 session
+// TestClaudeCodeSessionInterop runs one real Claude Code session
 // (each launch costs seconds of CPU) and proves, step by step, that
 // paneteam and Claude's lead share one team: the team is found, a paneteam
 // member receives the lead's SendMessage, a paneteam message reaches the
@@ -253,7 +253,7 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 		if !strings.Contains(res.TailText(), `"success":true`) {
 			t.Errorf("SendMessage result Claude gave its model: %s", res.TailText())
 		}
-		// What reached paneteam's side: one 2.1.330 entry in ptw's inbox.
+		// What reached paneteam's side: one Claude Code entry in ptw's inbox.
 		var got *inboxEntry
 		testutil.Eventually(t, 10*time.Second, "the message in ptw's inbox", func() bool {
 			for _, e := range readInbox(t, s, "ptw") {
@@ -275,7 +275,7 @@ func TestClaudeCodeSessionInterop(t *testing.T) {
 	})
 
 	t.Run("paneteam reaches Claude's lead once it has a teammate", func(t *testing.T) {
-		// Claude Code 2.1.330 polls the lead's inbox only while it has
+		// Claude Code polls the lead's inbox only while it has
 		// spawned a teammate this session (docs/PROTOCOL.md §6).
 		const bobPrompt = "You are bob; wait for messages."
 		after := api.LastSeq()

@@ -22,7 +22,7 @@ import (
 // crashes (every process SIGKILLed first). The person starts
 // 'paneteam claude -- --resume <the lead's session>'.
 //
-// What Claude Code 2.1.330 itself does, checked here so a release that
+// What Claude Code itself does, checked here so a release that
 // changes it is noticed (docs/ROUTER.md, "A resumed Claude lead"): the
 // resumed lead keeps its session id, leads a team with no teammate in it,
 // and its SendMessage to the old teammate's name is refused, nothing

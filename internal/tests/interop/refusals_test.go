@@ -11,7 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
-// TestNoSilentImpersonation runs one real Claude Code 2.1.330 lead and
+// TestNoSilentImpersonation runs one real Claude Code lead and
 // proves that paneteam never speaks as that lead unless told to
 // (docs/PROTOCOL.md §11, §10): a message with no --from comes from the
 // person, --from team-lead is warned about and shown verified="false",

@@ -19,7 +19,7 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
-// TestSignedLeadMessages proves, against real Claude Code 2.1.330
+// TestSignedLeadMessages proves, against real Claude Code
 // teammates, that in a team paneteam leads what paneteam writes as
 // team-lead is believed and acted on (docs/PROTOCOL.md §11, §10, §14):
 // spawn-pane --claude starts the teammate with --lead-verify-key and signs

@@ -9,10 +9,11 @@ import (
 	"testing"
 )
 
-// An older release (a Node bundle, cli.js, where 2.1.330 is a native
-// binary) installs through the same function, once, even when two test
-// processes ask at the same moment (here two goroutines: the lock is a
-// file lock, so it holds across processes too).
+// An older release (a Node bundle, cli.js, where 2.1.113 and later are
+// native binaries, docs/PROTOCOL.md §16) installs through the same
+// function, once, even when two test processes ask at the same moment
+// (here two goroutines: the lock is a file lock, so it holds across
+// processes too).
 func TestInstallOlderReleaseOnceIntoTheCache(t *testing.T) {
 	RequireTool(t, "npm")
 	RequireTool(t, "node")

@@ -17,7 +17,7 @@ import (
 // team, whose own tests use testutil).
 type Member = map[string]any
 
-// ClaudeLead is a leadProcess as Claude Code 2.1.330 writes it
+// ClaudeLead is a leadProcess as Claude Code writes it
 // (docs/PROTOCOL.md §3). A nil ProcStart leaves the field out.
 type ClaudeLead struct {
 	PID       int
@@ -62,7 +62,7 @@ func DeadClaudeLead(t testing.TB) ClaudeLead {
 	return l
 }
 
-// ClaudeTeam writes a team the way Claude Code 2.1.330 makes its session
+// ClaudeTeam writes a team the way Claude Code makes its session
 // team (config.json with leadProcess and the lead row, inboxes and tasks
 // folders) under root, with members after the lead, and returns the
 // config's path. name must be plain ([a-z0-9-]).
