@@ -489,5 +489,22 @@ func (s *Session) Close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// The panes' programs (teammates) get SIGHUP from the server's end and
+	// may still write their exit into the test's folders: they are waited
+	// for, so the folders' removal does not race them.
+	var pids []int
+	if out, err := s.Tmux.Run(ctx, "list-panes", "-a", "-F", "#{pane_pid}"); err == nil {
+		for _, f := range strings.Fields(out) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+				pids = append(pids, pid)
+			}
+		}
+	}
 	s.Tmux.Run(ctx, "kill-server")
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for proc.Alive(pid, "") && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 }
