@@ -58,6 +58,8 @@ func commandTable() []commandEntry {
 		{"shim-gate", shimGateCommand},
 		{RouterCommand, teammateClaudeCommand},
 		{"pane-exec", paneExecCommand},
+		{GuardCommand, budgetGuardCommand},
+		{"budget", budgetCommand},
 	}
 }
 

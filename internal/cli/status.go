@@ -312,6 +312,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 			return err
 		}
 		writeCostNotes(env.Stdout, ts.Usage, ts.Members)
+		writeBudgets(env.Stdout, ts.Members)
 	}
 	return nil
 }
