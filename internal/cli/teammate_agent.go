@@ -106,9 +106,10 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 		halt <- why
 		select {
 		case <-ended:
+			return p.Title + " was asked to quit, then ended"
 		case <-time.After(time.Minute):
+			return p.Title + " was asked to quit, and had not ended a minute later"
 		}
-		return p.Title + " was asked to quit, then ended"
 	})
 	if err != nil {
 		return err
