@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
 // budgetMember is a member's budget in 'paneteam status --json'.
@@ -25,7 +27,8 @@ type budgetMember struct {
 
 // tenCentReplies scripts a model whose every reply reports 100,000 input
 // tokens: $0.10 at claude-haiku-4-5's $1 per million. The first two
-// replies run a tool, so one prompt makes three replies.
+// replies run a tool, so one prompt makes three replies; the third comes
+// late enough for a budget's watch to see the second alone.
 func tenCentReplies(api *claudetest.API, ok func(*claudetest.Request) bool) *int {
 	var mu sync.Mutex
 	n := 0
@@ -34,10 +37,15 @@ func tenCentReplies(api *claudetest.API, ok func(*claudetest.Request) bool) *int
 			return claudetest.Reply{}, false
 		}
 		mu.Lock()
-		defer mu.Unlock()
 		n++
+		k := n
+		mu.Unlock()
+		if k == 3 {
+			// The watch (which looks every second) sees $0.20 first.
+			time.Sleep(2500 * time.Millisecond)
+		}
 		rep := claudetest.Text("All done.")
-		if n <= 2 {
+		if k <= 2 {
 			rep = claudetest.Calls(claudetest.Tool("Bash", map[string]any{"command": "true", "description": "check"})).WithText("Let me check.")
 		}
 		return rep.WithUsage(claudetest.Usage{Input: 100000}), true
@@ -125,5 +133,68 @@ func TestBudgetRefusedForAPlainProgram(t *testing.T) {
 	}
 	if lt.pane("sh") != "" {
 		t.Error("the refused teammate was added to the team")
+	}
+}
+
+// TestClaudeLedTeammateStoppedOverBudget: under 'paneteam claude --budget
+// 0.25', the teammate Claude's lead starts (through paneteam's router,
+// which stays its parent) is stopped after the reply that crosses $0.25;
+// the lead's inbox holds the warning and the stop, in the teammate's
+// name; its pane ends, which Claude's lead sees; status says why.
+func TestClaudeLedTeammateStoppedOverBudget(t *testing.T) {
+	l := startShimLeadFlags(t, "", true, nil, nil, nil, []string{"--budget", "0.25"}, "--dangerously-skip-permissions", "--model", "claude-haiku-4-5")
+	lead := mustConfig(t, l.Session).LeadSessionID
+	dora := func(r *claudetest.Request) bool { return r.SessionID() != lead }
+	tenCentReplies(l.api, dora)
+	l.api.On("start teammate dora",
+		claudetest.Calls(claudetest.Tool("Agent", map[string]any{"description": "helper dora", "prompt": "You are dora; check twice.", "name": "dora"})),
+		claudetest.Text("Started dora."))
+	l.Submit(t, wait, "start teammate dora")
+	env := []string{"PANETEAM_STATE_DIR=" + l.state}
+	var bob budgetMember
+	status := func() string { out, _, _ := ptWith(t, l.Session, env, "status", "--json"); return out }
+	testutil.Eventually(t, wait, "status --json to say dora stopped over budget", func() bool {
+		var teams []struct {
+			Members []budgetMember `json:"members"`
+		}
+		if json.Unmarshal([]byte(status()), &teams) != nil || len(teams) != 1 {
+			return false
+		}
+		for _, m := range teams[0].Members {
+			if m.Name == "dora" {
+				bob = m
+			}
+		}
+		return bob.Budget != nil && bob.Budget.State == "stopped" && strings.Contains(bob.Budget.Why, "ended")
+	})
+	if b := bob.Budget; b.USD != 0.25 || b.SpentUSD == nil || math.Abs(*b.SpentUSD-0.30) > 1e-9 || !strings.Contains(b.Why, "over its budget of $0.25") {
+		t.Errorf("dora's budget %+v (spent %v), want stopped at $0.30 of $0.25", *b, *b.SpentUSD)
+	}
+	// Claude's lead takes what it read out of its inbox: what it was told
+	// is in its model's requests, or still in the inbox.
+	cfg := mustConfig(t, l.Session)
+	told := func() string {
+		seen := leadInbox(t, l.ConfigDir, cfg.Name)
+		for _, r := range l.api.MainLoop() {
+			if r.SessionID() == lead {
+				seen += "\n" + r.MessagesText()
+			}
+		}
+		return seen
+	}
+	testutil.Eventually(t, wait, "the lead to be told of dora's warning at 80% and its stop", func() bool {
+		seen := told()
+		return strings.Contains(seen, "dora has spent $0.20 of its budget of $0.25 (80%)") && strings.Contains(seen, "dora was stopped: it spent $0.30")
+	})
+	testutil.Eventually(t, wait, "dora's pane to end", func() bool {
+		for _, p := range listShimPanes(t, l.server(true)) {
+			if p.agent == "dora" {
+				return false
+			}
+		}
+		return true
+	})
+	if out, _, _ := ptWith(t, l.Session, env, "status"); !strings.Contains(out, "budget dora: $0.30 of $0.25 stopped") {
+		t.Errorf("status does not say dora stopped over budget:\n%s", out)
 	}
 }
