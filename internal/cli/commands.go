@@ -28,6 +28,7 @@ func commandTable() []commandEntry {
 		{"inbox", inboxCommand},
 		{"inbox-watch", inboxWatchCommand},
 		{"status", statusCommand},
+		{"budget", budgetCommand},
 		{"task", taskCommand},
 		{"kill-pane", killPaneCommand},
 		{"reconnect", reconnectCommand},
@@ -59,7 +60,6 @@ func commandTable() []commandEntry {
 		{RouterCommand, teammateClaudeCommand},
 		{"pane-exec", paneExecCommand},
 		{GuardCommand, budgetGuardCommand},
-		{"budget", budgetCommand},
 	}
 }
 
