@@ -95,6 +95,8 @@ of that release paneteam does not know.`,
 			&ucli.StringSliceFlag{Name: "offer", Usage: "the agent CLIs Claude's lead may start as teammates (codex, gemini, opencode, your profiles), " +
 				"or none; default: the config folder's claude.json, else every one installed"},
 			&ucli.BoolFlag{Name: "worktree", Usage: "give every pane teammate a git worktree and branch of its own (see above)", Sources: ucli.EnvVars("PANETEAM_WORKTREE")},
+			budgetFlag("every pane teammate's spending limit in US dollars, Claude or agent CLI, held by paneteam's router under it: " + budgetHelp +
+				". Teammates Claude runs inside its own process never reach paneteam and are not held to it"),
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),
@@ -115,6 +117,7 @@ type claudeOptions struct {
 	Backend string
 	// Worktree gives every pane teammate its own git worktree.
 	Worktree bool
+	Budget   float64
 	DryRun   bool
 	Check    bool
 	JSON     bool
@@ -138,7 +141,7 @@ func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
 		offer = []string{"none"}
 	}
 	return claudeOptions{Offer: offer, Layout: kind, Backend: c.String("backend"), Worktree: c.Bool("worktree"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
-		JSON: c.Bool("json"), Args: c.Args().Slice()}, nil
+		JSON: c.Bool("json"), Args: c.Args().Slice(), Budget: c.Float("budget")}, checkBudget(c.Float("budget"))
 }
 
 func runClaude(ctx context.Context, env Env, co claudeOptions) error {
@@ -195,7 +198,7 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 			}
 		}
 	}
-	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree)
+	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree, co.Budget)
 	if err != nil {
 		return err
 	}
@@ -343,7 +346,7 @@ func writeCheck(w io.Writer, rep *claudecheck.Report) {
 // Claude (CLAUDE_CODE_TEAMMATE_COMMAND) and offers Claude's lead an agent
 // type per agent CLI chosen (--agents, merged with the person's own). It
 // returns the types offered.
-func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want []string, theirs string, worktree bool) ([]string, error) {
+func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want []string, theirs string, worktree bool, budget float64) ([]string, error) {
 	if want == nil {
 		w, err := router.ReadOffer(env.Getenv)
 		if err != nil {
@@ -372,7 +375,7 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 	}
 	// A person's own teammate program stays theirs, for every type paneteam
 	// does not run.
-	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree,
+	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree, Budget: budget,
 		Resumed: spawn.ReadSessionFlags(l.Argv[1:], nil).Resuming}
 	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
 		// Claude ran it through a shell, which searched PATH; the router

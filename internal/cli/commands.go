@@ -28,6 +28,7 @@ func commandTable() []commandEntry {
 		{"inbox", inboxCommand},
 		{"inbox-watch", inboxWatchCommand},
 		{"status", statusCommand},
+		{"budget", budgetCommand},
 		{"task", taskCommand},
 		{"kill-pane", killPaneCommand},
 		{"reconnect", reconnectCommand},
@@ -58,6 +59,7 @@ func commandTable() []commandEntry {
 		{"shim-gate", shimGateCommand},
 		{RouterCommand, teammateClaudeCommand},
 		{"pane-exec", paneExecCommand},
+		{GuardCommand, budgetGuardCommand},
 	}
 }
 

@@ -61,6 +61,7 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 			&ucli.BoolFlag{Name: "plan-mode-required", Usage: "with --claude: the teammate must have its plan approved"},
 			&ucli.BoolFlag{Name: "answers-shutdown", Usage: "COMMAND reads its inbox and answers a shutdown_request itself: shutdown asks it and waits (otherwise a plain COMMAND, which cannot answer, is ended at once)"},
 			&ucli.DurationFlag{Name: "startup-check", Usage: "how long to watch the command for an immediate failure", Value: spawn.DefaultStartupCheck},
+			budgetFlag("with --claude or --agent: " + budgetHelp + " (a team's budget: team-create --budget)"),
 			&ucli.BoolFlag{Name: "worktree", Usage: "run the teammate in its own git worktree (<repo>/.paneteam/worktrees/<team>/<name>, branch paneteam/<team>/<name>, from the commit of --cwd's working tree, a linked one too, in the same subfolder)"},
 			jsonFlag(),
 		}, append(layoutFlags(), hostFlags()...)...),
@@ -96,6 +97,7 @@ type spawnPaneOptions struct {
 	StartupCheck      time.Duration
 	Worktree          bool
 	Agent             string
+	Budget            float64
 	Host              hostOptions
 	JSON              bool
 }
@@ -114,7 +116,10 @@ func readSpawnPaneOptions(c *ucli.Command) (spawnPaneOptions, error) {
 		Claude: c.Bool("claude"), PermissionMode: c.String("permission-mode"), PermissionModeSet: c.IsSet("permission-mode"),
 		NoSign: c.Bool("no-sign"), PlanModeRequired: c.Bool("plan-mode-required"), AnswersShutdown: c.Bool("answers-shutdown"),
 		StartupCheck: c.Duration("startup-check"), Worktree: c.Bool("worktree"),
-		Agent: c.String("agent"), Host: readHostOptions(c), JSON: c.Bool("json"),
+		Agent: c.String("agent"), Budget: c.Float("budget"), Host: readHostOptions(c), JSON: c.Bool("json"),
+	}
+	if err := checkBudget(o.Budget); err != nil {
+		return o, err
 	}
 	if len(o.Command) == 0 && !o.Claude && o.Agent == "" {
 		return o, usagef("no command to run: give it after --, e.g. paneteam spawn-pane --team T --name N -- bash (or pass --claude)")
@@ -145,6 +150,9 @@ func runSpawnPane(ctx context.Context, env Env, o spawnPaneOptions) error {
 		return err
 	}
 	if req.Layout, req.KeepLayout, err = o.Layout.over(backend.TeamLayout(req.Config)); err != nil {
+		return err
+	}
+	if err := budgetSpawn(env, &req, o); err != nil {
 		return err
 	}
 	res, err := spawn.Run(ctx, req)

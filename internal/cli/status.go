@@ -59,7 +59,10 @@ estimate at the prices of @pydantic/genai-prices shipped with paneteam,
 under your own in ~/.config/paneteam/prices.json. "?" is unknown (a
 teammate on another host, a plain command, a model with no price): the
 lines under the table say why. --json has the same in each member's
-"usage" (null for unknown, never 0) and the team's total.
+"usage" (null for unknown, never 0) and the team's total. A member held
+to a budget (spawn-pane --budget, claude --budget, a team's budget) has a
+"budget" line under the table, and in --json a "budget" object: usd,
+spentUSD, state (ok, warned at 80%, stopped over budget) and why.
 --ended shows what teams already cleaned up spent.
 
     paneteam status
@@ -312,6 +315,7 @@ func writeStatus(env Env, teams []teamStatus) error {
 			return err
 		}
 		writeCostNotes(env.Stdout, ts.Usage, ts.Members)
+		writeBudgets(env.Stdout, ts.Members)
 	}
 	return nil
 }

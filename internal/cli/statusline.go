@@ -81,6 +81,7 @@ func writeTmuxStatus(w io.Writer, teams []teamStatus) error {
 		if u := ts.Usage; u != nil && u.CostUSD != nil && *u.CostUSD > 0 {
 			seg += " " + usdWord(u)
 		}
+		seg += budgetSegment(ts.Members)
 		segs = append(segs, seg)
 	}
 	if len(segs) == 0 {

@@ -31,6 +31,7 @@ the process of the tmux pane this runs in, else the parent shell.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "description", Aliases: []string{"d"}, Usage: "what the team is for"},
 			&ucli.IntFlag{Name: "leader-pid", Usage: "pid of the lead's process (default: this tmux pane's process, else the parent shell)"},
+			budgetFlag("the team's spending limit in US dollars, for every Claude Code and agent CLI teammate spawn-pane starts in it ('paneteam budget' changes it): " + budgetHelp),
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
@@ -48,6 +49,7 @@ type teamCreateOptions struct {
 	Name        string
 	Description string
 	LeaderPID   int // 0: the default (defaultLeaderPID)
+	Budget      float64
 	JSON        bool
 }
 
@@ -57,8 +59,8 @@ func readTeamCreateOptions(c *ucli.Command) (teamCreateOptions, error) {
 	}
 	return teamCreateOptions{
 		Root: c.String("root"), Name: c.Args().First(), Description: c.String("description"),
-		LeaderPID: c.Int("leader-pid"), JSON: c.Bool("json"),
-	}, nil
+		LeaderPID: c.Int("leader-pid"), Budget: c.Float("budget"), JSON: c.Bool("json"),
+	}, checkBudget(c.Float("budget"))
 }
 
 func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {
@@ -83,6 +85,11 @@ func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if o.Budget > 0 {
+		if err := setTeamBudget(env, t, o.Budget); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		return printJSON(env.Stdout, map[string]string{

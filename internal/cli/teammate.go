@@ -94,6 +94,13 @@ func runTeammate(ctx context.Context, env Env, o teammateOptions) error {
 	if o.Agent.Agent != "" {
 		return runAgentTeammate(ctx, env, tc, o.Command, o.Agent)
 	}
+	if o.Agent.Budget != 0 {
+		what := "the reference teammate"
+		if len(o.Command) > 0 {
+			what = o.Command[0]
+		}
+		return usagef("--budget: paneteam cannot see what %s spends (only the agent CLIs, --agent, and Claude Code record their tokens where paneteam reads them); leave out --budget", what)
+	}
 	if len(o.Command) == 0 {
 		color := ""
 		if m := cfg.Member(name); m != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -25,6 +26,7 @@ func agentTeammateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "lead-verify-key", Usage: "the lead's key (<ms>.<key>, as Claude Code's --lead-verify-key): a shutdown in the lead's name " +
 			"is obeyed only when the lead signed it, and with --agent the MCP server marks the lead's messages verified or not",
 			Sources: ucli.EnvVars(provenance.EnvLeadVerifyKey)},
+		budgetFlag("with --agent: " + budgetHelp),
 	}
 }
 
@@ -37,11 +39,14 @@ type agentTeammateOptions struct {
 	// LeadVerifyKey goes to the loop (teammate.Config.LeadKey), whatever
 	// the teammate runs, and with --agent to its MCP server.
 	LeadVerifyKey string
+	// Budget is the teammate's own spending limit in dollars (0: none
+	// but its team's).
+	Budget float64
 }
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
 	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
-		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key")}
+		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key"), Budget: c.Float("budget")}
 }
 
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before
@@ -90,5 +95,27 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	}
 	env.Vars = vars
 	tc.Turns = rt.Turns
-	return runWrappedAs(ctx, env, tc, rt.Argv, rt.Wrap)
+	if !hasBudget(env, tc.Team, o.Budget) {
+		return runWrappedAs(ctx, env, tc, rt.Argv, rt.Wrap)
+	}
+	// The budget's watch stops the CLI through the loop, as an approved
+	// shutdown does: its own quit typed first, then a signal.
+	halt, ended := make(chan string, 1), make(chan struct{})
+	tc.Halt = halt
+	w, err := budgetWatch(env, tc.Team, tc.Name, o.Budget, func(ctx context.Context, why string) string {
+		halt <- why
+		select {
+		case <-ended:
+			return p.Title + " was asked to quit, then ended"
+		case <-time.After(time.Minute):
+			return p.Title + " was asked to quit, and had not ended a minute later"
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return watchBudget(ctx, w, func(ctx context.Context) error {
+		defer close(ended)
+		return runWrappedAs(ctx, env, tc, rt.Argv, rt.Wrap)
+	})
 }

@@ -76,7 +76,7 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 		if told := teammateWorktree(ctx, &env, rc, o.Link, tm); told != "" {
 			args = append(args, "--append-system-prompt", told)
 		}
-		return execClaudeTeammate(env, rc, tm, args)
+		return execClaudeTeammate(ctx, env, rc, tm, args)
 	}
 	if perr != nil {
 		return refuseTeammate(ctx, env, tm, tm.AgentType, perr)
@@ -115,7 +115,7 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 	tc := teammate.Config{Team: t, Name: tm.Name, Log: env.Stderr, LeadKey: tm.LeadVerifyKey}
 	return runAgentTeammate(ctx, env, tc, nil, agentTeammateOptions{
 		Agent: p.Name, Prompt: prompt, Model: plan.Model, PermissionMode: plan.PermissionMode, Effort: plan.Effort, Deny: plan.Deny,
-		LeadVerifyKey: tm.LeadVerifyKey,
+		LeadVerifyKey: tm.LeadVerifyKey, Budget: rc.Budget,
 	})
 }
 
@@ -123,20 +123,32 @@ func runClaudeTeammate(ctx context.Context, env Env, o claudeTeammateOptions) er
 // with Claude's flags, as it would have run without paneteam, given a
 // session id when it has none, or the earlier session of a resumed
 // lead's teammate coming back; the launch is recorded first.
-func execClaudeTeammate(env Env, rc router.Config, tm router.Teammate, args []string) error {
+func execClaudeTeammate(ctx context.Context, env Env, rc router.Config, tm router.Teammate, args []string) error {
 	if rc.Resumed {
 		args = comeback(env, tm, args)
 	}
 	args, session := router.ClaudeArgs(args, mailbox.NewMsgID)
+	var held *team.Team
 	if tm.Team != "" && tm.Name != "" {
 		if root, err := team.Root("", env.Getenv); err == nil {
 			if t, _, err := team.Open(root, tm.Team); err == nil {
 				cwd, _ := os.Getwd()
 				recordLaunch(env, t, tm, "claude", rc.Claude, cwd, session, spawn.ClaudeConfigDir(env.Getenv), args...)
+				if hasBudget(env, t, rc.Budget) {
+					held = &t
+				}
 			}
 		}
 	}
 	argv := append([]string{rc.Claude}, args...)
+	if held == nil && rc.Budget > 0 {
+		warnf(env, "%s runs without its budget: its team %s could not be read", tm.Name, tm.Team)
+	}
+	if held != nil {
+		// Held to a budget, the router stays as Claude's parent to stop
+		// it; it cannot ask first: only Claude's lead speaks as the lead.
+		return runGuarded(ctx, env, *held, tm.Name, rc.Budget, argv, false)
+	}
 	if err := syscall.Exec(rc.Claude, argv, env.Environ()); err != nil {
 		return fmt.Errorf("start %s: %w", rc.Claude, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/post"
@@ -23,6 +24,10 @@ type Spawner struct {
 	Prompt         string // passed to the CLI as its first prompt
 	Model          string
 	PermissionMode string
+	// Budget, above 0, is the teammate's spending limit in dollars, which
+	// its wrapper holds it to; Env is added to its environment.
+	Budget float64
+	Env    []string
 }
 
 // Check finds the CLI on the caller's PATH and fills the profile in once,
@@ -48,6 +53,9 @@ func (a Spawner) Prepare(_ context.Context, s spawn.Setup) (spawn.Launch, error)
 			argv = append(argv, f[0], f[1])
 		}
 	}
-	return spawn.Launch{Argv: argv, Env: spawn.TeammateEnv(s), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk,
+	if a.Budget > 0 {
+		argv = append(argv, "--budget", strconv.FormatFloat(a.Budget, 'f', -1, 64))
+	}
+	return spawn.Launch{Argv: argv, Env: append(spawn.TeammateEnv(s), a.Env...), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk,
 		ConfigDir: Home(s.Team, s.Member.Name)}, nil
 }

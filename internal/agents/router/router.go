@@ -52,6 +52,9 @@ type Config struct {
 	// Claude teammate it starts under the name of one of its earlier
 	// teammates goes on with that teammate's conversation (Resume).
 	Resumed bool `json:"resumed,omitempty"`
+	// Budget, above 0, is every teammate's spending limit in dollars
+	// ('paneteam claude --budget'): the router holds each to it.
+	Budget float64 `json:"budget,omitempty"`
 }
 
 // StateDir is paneteam's state folder the link lives in

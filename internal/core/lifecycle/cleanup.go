@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/prices"
@@ -191,6 +192,8 @@ func (o Options) keepSpending(t team.Team, cfg *team.Config) {
 	}
 	r := cost.NewReader(state, prices.ConfigDir(o.Backend.Getenv))
 	r.Keep(state, t, cfg) //nolint:errcheck // best effort: the team goes either way
+	// Its budgets go with it: a new team of the same name starts with none.
+	budget.Forget(state, t) //nolint:errcheck // best effort, as above
 }
 
 // worktreeStep removes a worktree or, in a dry run, says whether it would.

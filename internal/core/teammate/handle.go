@@ -158,6 +158,20 @@ func (l *loop) ended(ctx context.Context) error {
 	return err
 }
 
+// halt stops the agent for why (Config.Halt) and tells the lead it ended.
+func (l *loop) halt(ctx context.Context, why string) error {
+	l.logf("stopping: %s", why)
+	err := l.agent.Stop(ctx)
+	if err != nil {
+		l.logf("could not stop: %v", err)
+	}
+	if serr := l.idle(ctx, mailbox.IdleFailed, "stopped: "+why, why); serr != nil {
+		l.logf("could not tell %s: %v", l.lead, serr)
+	}
+	l.setActive(ctx, false)
+	return err
+}
+
 func (l *loop) send(ctx context.Context, to string, v any) error {
 	text, err := mailbox.Text(v)
 	if err != nil {

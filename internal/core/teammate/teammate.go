@@ -59,6 +59,10 @@ type Config struct {
 	// §10, §11): anyone who can write the team's folder can write
 	// "team-lead" as the sender.
 	LeadKey string
+	// Halt, when set, ends the agent when a reason arrives on it (its
+	// budget is spent): stopped as for an approved shutdown (an agent
+	// CLI's own quit first), and the lead told it ended and why.
+	Halt <-chan string
 }
 
 // Defaults for Config.
@@ -146,6 +150,8 @@ func (l *loop) run(ctx context.Context) error {
 			return ctx.Err()
 		case <-l.agent.Done():
 			return l.ended(ctx)
+		case why := <-l.Halt:
+			return l.halt(ctx, why)
 		case <-time.After(l.Poll):
 		}
 	}

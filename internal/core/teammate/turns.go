@@ -116,6 +116,8 @@ func (l *loop) runTurns(ctx context.Context) error {
 			return ctx.Err()
 		case <-l.agent.Done():
 			return l.ended(ctx)
+		case why := <-l.Halt:
+			return l.halt(ctx, why)
 		case <-time.After(l.Poll):
 		}
 	}

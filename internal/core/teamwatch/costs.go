@@ -1,7 +1,9 @@
 package teamwatch
 
 import (
+	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
+	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -16,5 +18,19 @@ func (s *Snapshot) costs(t team.Team, cfg *team.Config, r *cost.Reader) {
 	s.Usage = &total
 	if err := r.Done(); err != nil {
 		s.problem(err)
+	}
+}
+
+// budgets fills each member's budget: one folder of paneteam's state read.
+func (s *Snapshot) budgets(opts Options, t team.Team) {
+	state, err := provenance.StateDir(opts.getenv)
+	if err != nil {
+		return
+	}
+	all := budget.All(state, t)
+	for i := range s.Members {
+		if b, ok := all[s.Members[i].Name]; ok {
+			s.Members[i].Budget = &b
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -29,6 +30,9 @@ const (
 	// KindSpent: a member's estimated cost passed a threshold the watcher
 	// was given (monitor --spent).
 	KindSpent = "member-spent"
+	// KindBudget: a member's budget went from ok to warned (80% spent)
+	// or to stopped (spent: its teammate was stopped).
+	KindBudget = "member-budget"
 )
 
 // Event is one change between two snapshots. Who is the member it is
@@ -111,6 +115,15 @@ func (e Event) What() string {
 		return fmt.Sprintf("lock %s held for %.0fs", v(e.Lock), float64(e.HeldFor))
 	case KindTeamDeleted:
 		return "team " + v(e.Team) + " was deleted"
+	case KindBudget:
+		spent := "?"
+		if e.CostUSD != nil {
+			spent = fmt.Sprintf("$%.2f", *e.CostUSD)
+		}
+		if e.Summary == budget.Stopped {
+			return fmt.Sprintf("stopped over budget: %s spent of $%.2f", spent, e.ThresholdUSD)
+		}
+		return fmt.Sprintf("budget warning: %s spent of $%.2f", spent, e.ThresholdUSD)
 	case KindSpent:
 		if e.CostUSD == nil {
 			return fmt.Sprintf("spent over $%.2f", e.ThresholdUSD)
@@ -173,6 +186,9 @@ func (d *differ) members() {
 			d.add(Event{Kind: KindRequestWaiting, Who: m.Name, Host: m.Host, Waiting: intp(m.Waiting)})
 		} else if m.Waiting < o.Waiting {
 			d.add(Event{Kind: KindRequestAnswered, Who: m.Name, Host: m.Host, Waiting: intp(m.Waiting)})
+		}
+		if m.Budget != nil && m.Budget.State != budget.OK && (o.Budget == nil || o.Budget.State != m.Budget.State) {
+			d.add(Event{Kind: KindBudget, Who: m.Name, Host: m.Host, CostUSD: m.Budget.SpentUSD, ThresholdUSD: m.Budget.USD, Summary: m.Budget.State})
 		}
 		if m.State != o.State {
 			e := Event{Kind: stateKind(m.State), Who: m.Name, Host: m.Host, State: m.State}

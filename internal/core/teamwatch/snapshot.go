@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/internal/panes/backend"
@@ -213,6 +214,9 @@ type Member struct {
 	// Usage is what it has spent (Options.Cost): tokens and an estimated
 	// cost, nil fields for what is unknown and why.
 	Usage *cost.Cost `json:"usage,omitempty"`
+	// Budget is its spending limit, what it spent against it and whether
+	// it was warned or stopped over it (package budget); nil: none.
+	Budget *budget.Status `json:"budget,omitempty"`
 	// IdleBy is how its idle is known: "claude" (Claude Code's own),
 	// "hook" (an agent CLI's turn-end hook, spawn-pane --agent), "quiet"
 	// (guessed from quiet output), or "unknown".
@@ -336,6 +340,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 		s.Members[i].Host = hostOf(cfg.Members[i].Name)
 		s.Members[i].Branch = branch[cfg.Members[i].Name]
 	}
+	s.budgets(opts, t)
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
 	s.Resumable = resumableOf(opts, t, cfg, s)
 	if opts.Cost != nil {

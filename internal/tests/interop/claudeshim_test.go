@@ -58,6 +58,13 @@ func startShimLeadWith(t *testing.T, layout string, inside bool, host claudetest
 // (after paneteam claude's "--") in place of --dangerously-skip-permissions.
 func startShimLeadArgs(t *testing.T, layout string, inside bool, host claudetest.Host, path, env []string, claudeArgs ...string) *shimLead {
 	t.Helper()
+	return startShimLeadFlags(t, layout, inside, host, path, env, nil, claudeArgs...)
+}
+
+// startShimLeadFlags is startShimLeadArgs with flags of paneteam
+// claude's own (before "--").
+func startShimLeadFlags(t *testing.T, layout string, inside bool, host claudetest.Host, path, env, flags []string, claudeArgs ...string) *shimLead {
+	t.Helper()
 	api := claudetest.NewAPI(t)
 	bin := t.TempDir()
 	if err := os.Symlink(claudetest.Binary(t), filepath.Join(bin, "claude")); err != nil {
@@ -69,7 +76,7 @@ func startShimLeadArgs(t *testing.T, layout string, inside bool, host claudetest
 	if layout != "" {
 		args = append(args, "--layout", layout)
 	}
-	args = append(append(args, "--"), claudeArgs...)
+	args = append(append(append(args, flags...), "--"), claudeArgs...)
 	l.Session = claudetest.Start(t, claudetest.Options{
 		API: api, Bin: testutil.Binary(t), Args: args, NotInTmux: !inside, Host: host,
 		Env: append([]string{"PATH=" + strings.Join(append(append([]string{bin}, path...), os.Getenv("PATH")), ":"),

@@ -1,0 +1,104 @@
+package agenttest_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/tests/agenttest"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// A Codex teammate given 'spawn-pane --agent codex --budget 0.25', whose
+// replies cost $0.10 each (100,000 input tokens at the person's $1 per
+// million for fake-model): the lead is warned at the second, the third
+// stops it (Codex's own quit typed, then its process ended), the lead is
+// told it ended and why, and status says it stopped over budget at $0.30.
+func TestCodexTeammateStoppedOverBudget(t *testing.T) {
+	cli := agenttest.Codex
+	bin := agenttest.Install(t, cli)
+	var mu sync.Mutex
+	main := 0
+	model := agenttest.NewModel(t, func(r *agenttest.Request) []agenttest.Output {
+		if !r.OffersTool("list_tasks") {
+			return agenttest.Text("Counting")
+		}
+		mu.Lock()
+		main++
+		n := main
+		mu.Unlock()
+		if n == 3 {
+			// The watch (which looks every second) sees $0.20 first.
+			time.Sleep(2500 * time.Millisecond)
+		}
+		if n <= 2 {
+			return append(agenttest.Text("Let me look at the tasks."), agenttest.CallTool("mcp__team", "list_tasks", map[string]any{})...)
+		}
+		return agenttest.Text("There are no tasks.")
+	})
+	model.ReportUsage(func(r *agenttest.Request) agenttest.Usage {
+		if !r.OffersTool("list_tasks") {
+			return agenttest.Usage{}
+		}
+		return agenttest.Usage{Input: 100000}
+	})
+	w := newWorld(t, cli, bin, model)
+	w.tmuxEnv = append(w.tmuxEnv, "XDG_CONFIG_HOME="+filepath.Join(w.home, ".config"), "PANETEAM_STATE_DIR="+t.TempDir(), "PANETEAM_BUDGET_GRACE=1s")
+	prices := filepath.Join(w.home, ".config", "paneteam", "prices.json")
+	os.MkdirAll(filepath.Dir(prices), 0o700)
+	os.WriteFile(prices, []byte(`{"models": {"fake-model": {"input_mtok": 1, "output_mtok": 1}}}`), 0o600)
+
+	w.paneteam("spawn-pane", "--team", "review", "--name", "coder", "--cwd", w.work, "--agent", cli.Name,
+		"--prompt", "Count the tasks twice.", "--budget", "0.25")
+	type member struct {
+		Name   string `json:"name"`
+		Budget *struct {
+			USD      float64  `json:"usd"`
+			SpentUSD *float64 `json:"spentUSD"`
+			State    string   `json:"state"`
+			Why      string   `json:"why"`
+		} `json:"budget"`
+	}
+	var coder member
+	testutil.Eventually(t, 180*time.Second, "status --json to say coder stopped over budget", func() bool {
+		var teams []struct {
+			Members []member `json:"members"`
+		}
+		json.Unmarshal([]byte(w.paneteam("status", "--team", "review", "--json")), &teams)
+		for _, m := range teams[0].Members {
+			if m.Name == "coder" {
+				coder = m
+			}
+		}
+		return coder.Budget != nil && coder.Budget.State == "stopped" && strings.Contains(coder.Budget.Why, "ended")
+	})
+	if b := coder.Budget; b.SpentUSD == nil || math.Abs(*b.SpentUSD-0.30) > 1e-9 || !strings.Contains(b.Why, "over its budget of $0.25") ||
+		!strings.Contains(b.Why, "asked to quit") {
+		t.Errorf("coder's budget %+v, want stopped at $0.30 of $0.25 after being asked to quit", *b)
+	}
+	var warned, told bool
+	var inbox []string
+	for _, m := range w.inbox(team.LeadName) {
+		inbox = append(inbox, m.From+": ["+m.Summary+"] "+m.Text)
+		warned = warned || m.From == "coder" && m.Summary == "budget warning" && strings.Contains(m.Text, "coder has spent $0.20 of its budget of $0.25 (80%)")
+		told = told || m.From == "coder" && m.Summary == "stopped over budget"
+	}
+	idled := false
+	for _, n := range w.idles("coder") {
+		idled = idled || n.IdleReason == mailbox.IdleFailed && strings.Contains(n.FailureReason, "over its budget")
+	}
+	if !warned || !told || !idled {
+		t.Errorf("the lead's inbox: warned at 80%% %v, told of the stop %v, idle (failed) with why %v:\n%s", warned, told, idled, strings.Join(inbox, "\n"))
+	}
+	testutil.Eventually(t, 30*time.Second, "coder's codex to end", func() bool { return len(leftover(w.root, "coder")) == 0 })
+	if out := w.paneteam("status", "--team", "review"); !strings.Contains(out, "budget coder: $0.30 of $0.25 stopped: over its budget") {
+		t.Errorf("status does not say coder stopped over budget:\n%s", out)
+	}
+}
