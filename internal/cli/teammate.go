@@ -94,6 +94,9 @@ func runTeammate(ctx context.Context, env Env, o teammateOptions) error {
 	if o.Agent.Agent != "" {
 		return runAgentTeammate(ctx, env, tc, o.Command, o.Agent)
 	}
+	if o.Agent.Session != "" {
+		return usagef("--cli-session goes with --agent: it names a session of that CLI's")
+	}
 	if len(o.Command) == 0 {
 		color := ""
 		if m := cfg.Member(name); m != nil {
