@@ -172,7 +172,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 			return Launch{}, err
 		}
 	}
-	if len(p.Prompt) > 0 {
+	if len(p.Prompt) > 0 && (o.Session == "" || !p.ResumeWithoutPrompt) {
 		if p.PromptAfterDashes {
 			l.Argv = append(l.Argv, "--")
 		}

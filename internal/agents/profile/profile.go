@@ -85,6 +85,11 @@ type Profile struct {
 	// again. Absent, a teammate started again ('paneteam resume') starts
 	// a fresh session and is told so.
 	Resume []string `json:"resume,omitempty"`
+	// ResumeWithoutPrompt leaves Prompt out when continuing a session,
+	// for a CLI that would not run it there (OpenCode's screen takes
+	// --prompt only for a new session): the profile hands {{prompt}}
+	// over another way, a plugin of its files.
+	ResumeWithoutPrompt bool `json:"resumeWithoutPrompt,omitempty"`
 
 	// Env is added to the CLI's environment.
 	Env map[string]string `json:"env,omitempty"`
