@@ -142,15 +142,19 @@ func resumeScenario(t *testing.T, w *world, cli string) {
 			exec.Command("tmux", "-S", c.Paneteam.TmuxSocket, "kill-server").Run()
 		}
 	})
-	defer func() {
-		if !t.Failed() {
-			return
-		}
+	// The pane paneteam's private server now shows coder in.
+	screen := func() string {
 		if _, c, err := team.Open(w.root, "review"); err == nil && c.Paneteam != nil {
 			if m := c.Member("coder"); m != nil {
-				screen, _ := exec.Command("tmux", "-S", c.Paneteam.TmuxSocket, "capture-pane", "-p", "-t", m.TmuxPaneID).Output()
-				t.Logf("coder's screen after resume:\n%s", screen)
+				out, _ := exec.Command("tmux", "-S", c.Paneteam.TmuxSocket, "capture-pane", "-p", "-S", "-200", "-t", m.TmuxPaneID).Output()
+				return string(out)
 			}
+		}
+		return ""
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("coder's screen after resume:\n%s", screen())
 		}
 	}()
 	var res struct {
@@ -183,6 +187,10 @@ func resumeScenario(t *testing.T, w *world, cli string) {
 	if !got.Contains(firstPrompt) || !got.Contains(firstReply) {
 		t.Errorf("coder's request after resume does not hold its earlier conversation (%q, %q):\n%.4000s", firstPrompt, firstReply, got.Body)
 	}
+	// The person sees that conversation in its pane, not a new one.
+	testutil.Eventually(t, 30*time.Second, "coder's pane to show its earlier conversation", func() bool {
+		return strings.Contains(screen(), firstReply)
+	})
 	recs, _ := launches.Open(state).List(w.root, "review")
 	if len(recs) != 1 || recs[0].CLISession != session {
 		t.Errorf("coder's launch record after resume: %+v, want its CLI session %s", recs, session)
