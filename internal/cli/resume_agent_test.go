@@ -90,7 +90,7 @@ func TestResumeContinuesAnAgentCLIsOwnSession(t *testing.T) {
 	if s := got["alice"]; s.How != resume.Continued || s.SessionID == nil || *s.SessionID != "s-alice" || s.Error != "" {
 		t.Errorf("alice: %+v; want her session s-alice continued", s)
 	}
-	if s := got["bob"]; s.How != resume.Fresh || !strings.Contains(s.Note, "would not continue session s-bob") || s.Error != "" {
+	if s := got["bob"]; s.How != resume.Fresh || !strings.Contains(s.Note, "would not continue session s-bob: no session s-bob") || s.Error != "" {
 		t.Errorf("bob: %+v; want started fresh, saying his CLI would not continue s-bob", s)
 	}
 	if s := got["carol"]; s.How != resume.Fresh || !strings.Contains(s.Note, "continues no session") || s.Error != "" {

@@ -174,3 +174,13 @@ func lastLine(out string) string {
 	}
 	return "it exited at once"
 }
+
+// firstLine is the first non-empty line of a pane's output.
+func firstLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return "it exited at once"
+}

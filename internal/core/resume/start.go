@@ -53,7 +53,9 @@ func (o Options) start(ctx context.Context, m member) Started {
 		if m.rec.CLI == "claude" {
 			p = freshClaude(m.rec, fmt.Sprintf("Claude Code would not resume session %s (%s)", m.rec.SessionID, lastLine(exited.Output)), p.earlier)
 		} else {
-			p = freshAgent(m.rec, fmt.Sprintf("%s would not continue session %s: %s", m.rec.CLI, p.session, lastLine(exited.Output)))
+			// The CLI's complaint comes first; the wrapper's report of
+			// its exit, with the whole command line, last.
+			p = freshAgent(m.rec, fmt.Sprintf("%s would not continue session %s: %s", m.rec.CLI, p.session, firstLine(exited.Output)))
 		}
 		s.How, s.SessionID, s.Note = p.how, orNil(p.session), joinNote(p.note, note)
 		pane, err = o.spawn(ctx, b, cfg, m, p)
