@@ -47,8 +47,9 @@ const (
 )
 
 // ClaudeStartupCheck is how long a Claude Code teammate resumed with
-// --resume is watched: a release that refuses the session exits within
-// it, and is then started fresh instead.
+// --resume, or an agent CLI continuing its session, is watched: a
+// release that refuses the session exits within it, and is then started
+// fresh instead.
 const ClaudeStartupCheck = 3 * time.Second
 
 // Options is one team to bring back.
