@@ -43,7 +43,7 @@ func TestResumeContinuesAnAgentCLIsOwnSession(t *testing.T) {
 	dir := t.TempDir()
 	cli, argvLog := filepath.Join(dir, "stand"), filepath.Join(dir, "argv")
 	testutil.WriteExecutable(t, cli, []byte("#!/bin/sh\n"+
-		"echo \"$PANETEAM_AGENT $*\" >> '"+argvLog+"'\n"+
+		"l=$(echo \"$PANETEAM_AGENT $*\" | tr '\\n' ' '); printf '%s\\n' \"$l\" >> '"+argvLog+"'\n"+
 		"case \" $* \" in *\" --resume s-bob \"*) echo 'no session s-bob'; exit 1;; esac\n"+
 		"printf '{\"event\":\"end\",\"sid\":\"s-%s\",\"reply\":\"done\"}' \"$PANETEAM_AGENT\" | \"$PT\" agent-hook \"${0##*/}\"\n"+
 		"exec sleep 600\n"))
@@ -97,16 +97,17 @@ func TestResumeContinuesAnAgentCLIsOwnSession(t *testing.T) {
 		t.Errorf("carol: %+v; want started fresh: her profile continues no session", s)
 	}
 
+	// Each run's arguments, on one line, by teammate.
+	runs := map[string][]string{}
 	testutil.Eventually(t, 10*time.Second, "each CLI to run again", func() bool {
 		b, _ := os.ReadFile(argvLog)
-		return strings.Count(string(b), "\n") >= 7 // three spawns, alice's, bob's two, carol's
+		runs = map[string][]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			name, args, _ := strings.Cut(l, " ")
+			runs[name] = append(runs[name], args)
+		}
+		return len(runs["alice"]) >= 2 && len(runs["bob"]) >= 3 && len(runs["carol"]) >= 2
 	})
-	b, _ := os.ReadFile(argvLog)
-	runs := map[string][]string{}
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		name, args, _ := strings.Cut(l, " ")
-		runs[name] = append(runs[name], args)
-	}
 	if r := runs["alice"]; len(r) != 2 || !strings.HasPrefix(r[1], "--resume s-alice --prompt") || !strings.Contains(r[1], "started you again") {
 		t.Errorf("alice's CLI ran as %q; want its spawn, then --resume s-alice with paneteam's word that she was started again", r)
 	}
