@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -90,13 +89,23 @@ func ResumeBrief(agent, teamName string) string {
 		"then go on with your tasks (list_tasks).", agent, teamName)
 }
 
-// sessionID is the shape of a CLI's session id paneteam passes on (a
-// UUID, OpenCode's "ses_..."): it comes from a file in the team's
-// folder, which teammates write, so nothing else, a flag least of all.
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
-
-// ValidSession reports whether id can be passed on as a session id.
-func ValidSession(id string) bool { return sessionID.MatchString(id) }
+// ValidSession reports whether id has the shape of a CLI's session id
+// paneteam passes on (a UUID, OpenCode's "ses_..."): letters, digits,
+// '-' and '_', a letter or digit first, at most 128. It comes from a file
+// in the team's folder, which teammates write, so nothing else, a flag
+// least of all. (Checked by hand: a regular expression compiled at
+// package initialisation costs every paneteam process.)
+func ValidSession(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '-' || id[0] == '_' {
+		return false
+	}
+	for _, c := range id {
+		if !(c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 // Build fills the profile in for one run.
 func Build(p *Profile, o Options) (Launch, error) {

@@ -75,3 +75,14 @@ func TestResumeNeedsTheHooksSession(t *testing.T) {
 		t.Errorf("a session for a profile without resume: %v", err)
 	}
 }
+
+func TestValidSession(t *testing.T) {
+	for id, want := range map[string]bool{
+		"019a1b2c-0d4e-7f60-8a9b-0c1d2e3f4a5b": true, "ses_de37c45dfffeWkhTdxRTM01XJz": true, "s-bob": true,
+		"": false, "-c": false, "_x": false, "a b": false, "a/b": false, "a\nb": false, strings.Repeat("a", 129): false,
+	} {
+		if got := ValidSession(id); got != want {
+			t.Errorf("ValidSession(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
