@@ -9,6 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
 	"github.com/paneteam/paneteam/lockfile"
@@ -121,7 +122,9 @@ func agentHookCommand(env Env) *ucli.Command {
 (Codex notify, Gemini CLI AfterAgent, OpenCode session.idle): reads the
 hook's report, writes the idle_notification Claude Code's lead expects
 (from $PANETEAM_AGENT, with the turn's last reply as its summary and
-result) and marks the turn's end for the teammate's wrapper. Where the
+result), marks the turn's end for the teammate's wrapper and keeps the
+id of the CLI session the turn was of, which 'paneteam resume' continues
+(where the profile names its key, hookInput.session). Where the
 profile says which report is a permission dialog in the CLI's pane
 (Gemini CLI's Notification, OpenCode's permission.asked), it marks the
 teammate as asking until the hook's next report of anything else.`,
@@ -193,6 +196,13 @@ func runAgentHook(ctx context.Context, env Env, o agentHookOptions) error {
 	}
 	if !ended {
 		return nil
+	}
+	if p.HookInput.Session != "" {
+		// The session the turn was of: 'paneteam resume' continues it.
+		id, _ := obj[p.HookInput.Session].(string)
+		if err := launch.WriteSession(t, agent, id); err != nil {
+			warnf(env, "%v", err)
+		}
 	}
 	return turnend.Report(ctx, t, agent, reply, env.Getenv(turnend.TurnFileVar), o.Lock, now)
 }

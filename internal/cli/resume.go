@@ -7,6 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -33,7 +34,12 @@ turns.
     was down. When its conversation cannot be continued it starts fresh
     and is told where the earlier one is.
   - A program (spawn-pane -- CMD, teammate -- CMD) starts again.
-  - An agent CLI teammate (--agent) starts a fresh session and is told so.
+  - An agent CLI teammate (--agent: Codex, Gemini CLI, OpenCode) continues
+    its CLI's own session, the one its turn-end hook last named, under
+    the same wrapper (team tools, hook, notices), and is asked to read
+    what was sent to it while down. One whose session is not known (it
+    never ended a turn, or its profile has no "resume") starts a fresh
+    session and is told so.
   - A teammate on another host is reconnected, as 'reconnect' does.
 
 Every run says what it started: each teammate spends tokens again.
@@ -96,7 +102,7 @@ func runResume(ctx context.Context, env Env, o resumeOptions) error {
 	}
 	base := resume.Options{Lock: o.Scope.Lock, Records: launches.Open(state), BackendEnv: backendEnv(env),
 		Caller: callerOf(env), Exe: env.Exe, DryRun: o.DryRun, StartupCheck: o.StartupCheck, Say: env.Stderr,
-		LeaderPID: o.LeaderPID}
+		LeaderPID: o.LeaderPID, AgentSession: func(rec launches.Record) (string, string) { return launch.Session(rec, env.Getenv) }}
 	if base.LeaderPID == 0 {
 		base.LeaderPID = defaultLeaderPID(ctx, env)
 	}

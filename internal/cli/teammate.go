@@ -101,6 +101,9 @@ func runTeammate(ctx context.Context, env Env, o teammateOptions) error {
 		}
 		return usagef("--budget: paneteam cannot see what %s spends (only the agent CLIs, --agent, and Claude Code record their tokens where paneteam reads them); leave out --budget", what)
 	}
+	if o.Agent.Session != "" {
+		return usagef("--cli-session goes with --agent: it names a session of that CLI's")
+	}
 	if len(o.Command) == 0 {
 		color := ""
 		if m := cfg.Member(name); m != nil {

@@ -23,6 +23,8 @@ func agentTeammateFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "prompt", Usage: "with --agent: the first prompt"},
 		&ucli.StringFlag{Name: "model", Usage: "with --agent: the model"},
 		&ucli.StringFlag{Name: "permission-mode", Usage: "with --agent: " + fmt.Sprint(mailbox.PermissionModes) + ", mapped to the CLI's own flags"},
+		&ucli.StringFlag{Name: "cli-session", Usage: "with --agent: continue this session of the CLI's own (its profile's \"resume\"), " +
+			"as 'paneteam resume' does with the session its hook recorded; the first prompt then says it was started again"},
 		&ucli.StringFlag{Name: "lead-verify-key", Usage: "the lead's key (<ms>.<key>, as Claude Code's --lead-verify-key): a shutdown in the lead's name " +
 			"is obeyed only when the lead signed it, and with --agent the MCP server marks the lead's messages verified or not",
 			Sources: ucli.EnvVars(provenance.EnvLeadVerifyKey)},
@@ -33,6 +35,8 @@ func agentTeammateFlags() []ucli.Flag {
 // agentTeammateOptions are teammate's --agent and the flags that go with it.
 type agentTeammateOptions struct {
 	Agent, Prompt, Model, PermissionMode string
+	// Session is the CLI's own session to continue (--cli-session).
+	Session string
 	// Effort and Deny come from Claude Code's lead (claude-teammate).
 	Effort string
 	Deny   []string
@@ -46,7 +50,8 @@ type agentTeammateOptions struct {
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
 	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
-		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key"), Budget: c.Float("budget")}
+		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key"), Budget: c.Float("budget"),
+		Session: c.String("cli-session")}
 }
 
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before
@@ -80,7 +85,7 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	}
 	rt, err := launch.NewRuntime(ctx, launch.Request{
 		Profile: p, Team: tc.Team, Agent: tc.Name, Cwd: cwd, Paneteam: env.Exe,
-		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Effort: o.Effort, Deny: o.Deny, LeadVerifyKey: o.LeadVerifyKey, Getenv: env.Getenv,
+		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Effort: o.Effort, Deny: o.Deny, LeadVerifyKey: o.LeadVerifyKey, Session: o.Session, Getenv: env.Getenv,
 	}, tc, prog)
 	if err != nil {
 		return err

@@ -32,7 +32,10 @@ type Request struct {
 	// LeadVerifyKey is the teammate's --lead-verify-key ("" for none),
 	// handed to its MCP server ({{leadKey}}).
 	LeadVerifyKey string
-	Getenv        func(string) string
+	// Session is the CLI's own session to continue (its profile's
+	// Resume), as its hook recorded it (ReadSession); "" starts anew.
+	Session string
+	Getenv  func(string) string
 }
 
 // Home is the run's own folder: inside the team's folder, so it goes
@@ -51,12 +54,13 @@ func Plan(r Request) (profile.Launch, error) {
 	return profile.Build(r.Profile, profile.Options{
 		Team: r.Team.Name, Agent: r.Agent, Root: r.Team.Root, Cwd: r.Cwd, Home: Home(r.Team, r.Agent),
 		Paneteam: r.Paneteam, Prompt: r.Prompt, Model: r.Model, PermissionMode: r.PermissionMode, Effort: r.Effort, Deny: r.Deny,
-		LeadVerifyKey: r.LeadVerifyKey, Getenv: r.Getenv,
+		LeadVerifyKey: r.LeadVerifyKey, Getenv: r.Getenv, Session: r.Session,
 	})
 }
 
 // Prepare plans the launch, writes the run's files, starts a fresh turn
-// file and clears a mark of asking a previous run left.
+// file and clears a mark of asking a previous run left (and, starting a
+// new session, the session it ran).
 func Prepare(r Request) (profile.Launch, error) {
 	l, err := Plan(r)
 	if err != nil {
@@ -80,6 +84,11 @@ func Prepare(r Request) (profile.Launch, error) {
 	}
 	if err := asking.Clear(r.Team, r.Agent); err != nil {
 		return l, err
+	}
+	if r.Session == "" {
+		if err := clearSession(r.Team, r.Agent); err != nil {
+			return l, err
+		}
 	}
 	f, err := safefs.OpenFile(TurnFile(r.Team, r.Agent), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {

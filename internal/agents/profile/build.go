@@ -42,6 +42,9 @@ type Options struct {
 	LeadVerifyKey string
 	// Getenv is the environment the CLI starts from ({{env:NAME}}).
 	Getenv func(string) string
+	// Session is one of the CLI's own sessions to continue (the profile's
+	// Resume); "" starts a new one.
+	Session string
 }
 
 // Launch is what starting a teammate needs: the argv (the program first,
@@ -78,6 +81,32 @@ func Brief(agent, teamName, prompt string) string {
 	return b + "\n\n" + prompt
 }
 
+// ResumeBrief is the prompt of a teammate whose earlier session goes on:
+// it was away, and messages may wait.
+func ResumeBrief(agent, teamName string) string {
+	return fmt.Sprintf("paneteam started you again (you are %s, in the team %q): your team stopped for a while, its panes gone, "+
+		"and this is your earlier conversation, continued. Messages sent to you meanwhile wait in your inbox: call read_inbox, "+
+		"then go on with your tasks (list_tasks).", agent, teamName)
+}
+
+// ValidSession reports whether id has the shape of a CLI's session id
+// paneteam passes on (a UUID, OpenCode's "ses_..."): letters, digits,
+// '-' and '_', a letter or digit first, at most 128. It comes from a file
+// in the team's folder, which teammates write, so nothing else, a flag
+// least of all. (Checked by hand: a regular expression compiled at
+// package initialisation costs every paneteam process.)
+func ValidSession(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '-' || id[0] == '_' {
+		return false
+	}
+	for _, c := range id {
+		if !(c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // Build fills the profile in for one run.
 func Build(p *Profile, o Options) (Launch, error) {
 	if o.Getenv == nil {
@@ -99,14 +128,29 @@ func Build(p *Profile, o Options) (Launch, error) {
 		sort.Strings(modes)
 		return Launch{}, fmt.Errorf("--permission-mode %s has no equivalent for %s: use one of %s", mode, p.Title, strings.Join(modes, ", "))
 	}
+	prompt := Brief(o.Agent, o.Team, o.Prompt)
+	if o.Session != "" {
+		if len(p.Resume) == 0 {
+			return Launch{}, fmt.Errorf("%s's profile cannot continue a session (it has no \"resume\"): start it without one", p.Title)
+		}
+		if !ValidSession(o.Session) {
+			return Launch{}, fmt.Errorf("%q is not a session id paneteam passes on (letters, digits, '-' and '_')", o.Session)
+		}
+		prompt = ResumeBrief(o.Agent, o.Team)
+	}
 	vars := map[string]string{
 		"team": o.Team, "agent": o.Agent, "root": o.Root, "cwd": o.Cwd, "home": o.Home,
-		"paneteam": o.Paneteam, "model": o.Model, "prompt": Brief(o.Agent, o.Team, o.Prompt),
-		"profile": p.Name, "effort": o.Effort, "leadKey": o.LeadVerifyKey,
+		"paneteam": o.Paneteam, "model": o.Model, "prompt": prompt,
+		"profile": p.Name, "effort": o.Effort, "leadKey": o.LeadVerifyKey, "session": o.Session,
 	}
 	f := filler{vars: vars, getenv: o.Getenv}
 	l := Launch{Home: o.Home}
 	l.Argv = []string{p.Program}
+	if o.Session != "" {
+		if err := f.appendAll(&l.Argv, p.Resume); err != nil {
+			return Launch{}, err
+		}
+	}
 	for _, part := range [][]string{p.Args, p.MCP, p.Hook, perm} {
 		if err := f.appendAll(&l.Argv, part); err != nil {
 			return Launch{}, err
@@ -137,7 +181,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 			return Launch{}, err
 		}
 	}
-	if len(p.Prompt) > 0 {
+	if len(p.Prompt) > 0 && (o.Session == "" || !p.ResumeWithoutPrompt) {
 		if p.PromptAfterDashes {
 			l.Argv = append(l.Argv, "--")
 		}
@@ -315,7 +359,7 @@ func (f *filler) value(ref string) (string, error) {
 }
 
 // Placeholders are the variables a profile may use.
-var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}", "{{effort}}", "{{leadKey}}"}
+var Placeholders = []string{"{{team}}", "{{agent}}", "{{root}}", "{{cwd}}", "{{home}}", "{{paneteam}}", "{{model}}", "{{prompt}}", "{{profile}}", "{{effort}}", "{{leadKey}}", "{{session}}"}
 
 func (f *filler) appendAll(dst *[]string, list []string) error {
 	for _, s := range list {

@@ -77,6 +77,19 @@ type Profile struct {
 	// last, after "--" when PromptAfterDashes.
 	Prompt            []string `json:"prompt,omitempty"`
 	PromptAfterDashes bool     `json:"promptAfterDashes,omitempty"`
+	// Resume continues one of the CLI's own sessions, {{session}}, whose
+	// id its hook reported (HookInput.Session): it comes right after the
+	// program, before Args, where a subcommand goes (Codex's "resume
+	// ID"). The rest of the command line is as on a first run, the first
+	// prompt then being paneteam's word that the teammate was started
+	// again. Absent, a teammate started again ('paneteam resume') starts
+	// a fresh session and is told so.
+	Resume []string `json:"resume,omitempty"`
+	// ResumeWithoutPrompt leaves Prompt out when continuing a session,
+	// for a CLI that would not run it there (OpenCode's screen takes
+	// --prompt only for a new session): the profile hands {{prompt}}
+	// over another way, a plugin of its files.
+	ResumeWithoutPrompt bool `json:"resumeWithoutPrompt,omitempty"`
 
 	// Env is added to the CLI's environment.
 	Env map[string]string `json:"env,omitempty"`
@@ -144,6 +157,9 @@ type HookInput struct {
 	Skip []string `json:"skip,omitempty"`
 	// Stdout is printed for the CLI to read back (some hooks must answer).
 	Stdout string `json:"stdout,omitempty"`
+	// Session is the key holding the id of the CLI's session (its own
+	// name for the conversation), kept in the run's folder for Resume.
+	Session string `json:"session,omitempty"`
 }
 
 // Asks is how a CLI's hook reports a permission dialog in its pane.
@@ -346,7 +362,10 @@ func Parse(b []byte, name, source string) (*Profile, error) {
 	if p.Asks != nil && len(p.Asks.Match) == 0 {
 		return nil, errors.New("asks.match is empty: every report of the hook would mark the CLI as asking")
 	}
-	lists := [][]string{p.Args, p.MCP, p.Hook, p.Model, p.Effort, p.Prompt}
+	if len(p.Resume) > 0 && p.HookInput.Session == "" {
+		return nil, errors.New(`"resume" needs hookInput.session, the key of the hook's report that holds the session's id: without it no session is known to continue`)
+	}
+	lists := [][]string{p.Args, p.MCP, p.Hook, p.Model, p.Effort, p.Prompt, p.Resume}
 	for _, l := range p.Deny {
 		lists = append(lists, l)
 	}

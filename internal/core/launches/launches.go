@@ -62,6 +62,10 @@ type Record struct {
 	Env []string `json:"env,omitempty"`
 	// Host is the ssh host the teammate runs on; "": this machine.
 	Host string `json:"host,omitempty"`
+	// CLISession is the agent CLI's own session a resume continued
+	// (its hook names it in the run's folder at each turn's end); "" for
+	// a first run or a fresh one.
+	CLISession string `json:"cliSession,omitempty"`
 	// SessionID is the Claude Code session id the teammate was started
 	// with (--session-id), for a Claude teammate.
 	SessionID string `json:"sessionId,omitempty"`

@@ -16,25 +16,20 @@ type plan struct {
 	how       string
 	note      string // for the person
 	tell      string // for the member, in its inbox before it starts
-	session   string // the Claude Code session it runs, "" when not Claude
+	session   string // the Claude Code or agent CLI session it runs, "" when unknown
 	earlier   string // its earlier conversation's transcript, "" when unknown
 }
 
-// planFor reads what to run from the member's launch record.
-func planFor(rec launches.Record) plan {
-	p := plan{argv: append([]string{rec.Program}, rec.Args...), env: envOf(rec), how: Restarted}
+// planFor reads what to run from the member's launch record; session
+// finds an agent CLI's own session (Options.AgentSession).
+func planFor(rec launches.Record, session AgentSession) plan {
 	switch rec.CLI {
 	case "":
-		return p
+		return plan{argv: append([]string{rec.Program}, rec.Args...), env: envOf(rec), how: Restarted}
 	case "claude":
 		return claudePlan(rec)
 	}
-	p.how = Fresh
-	p.note = fmt.Sprintf("%s's own session is not continued: it starts a fresh one, and is told so", rec.CLI)
-	p.tell = "Your team stopped (its panes went away) and paneteam started you again, in a fresh " + rec.CLI +
-		" session: what you did before is not in this conversation. Look at the task list for the tasks you own " +
-		"and what is left of them, and ask the lead if you need more."
-	return p
+	return agentPlan(rec, session)
 }
 
 // claudePlan continues a Claude Code teammate's own conversation: the
@@ -187,6 +182,16 @@ func lastLine(out string) string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
 		return l
+	}
+	return "it exited at once"
+}
+
+// firstLine is the first non-empty line of a pane's output.
+func firstLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
 	}
 	return "it exited at once"
 }

@@ -10,7 +10,9 @@
 // it was started with, from the same folder, with the same name, colour
 // and signing key), and starts fresh, told where its earlier
 // conversation is, when that cannot be done; a wrapped program starts
-// again; an agent CLI starts a fresh session and is told so; a teammate
+// again; an agent CLI continues its own session where its profile can
+// (the session its turn-end hook named), else starts a fresh one and is
+// told so; a teammate
 // on another host is reconnected (spawn.Reconnect). The process that
 // resumes becomes the team's live lead, as team-create makes one, so
 // orphan reaping sees a living team.
@@ -45,8 +47,9 @@ const (
 )
 
 // ClaudeStartupCheck is how long a Claude Code teammate resumed with
-// --resume is watched: a release that refuses the session exits within
-// it, and is then started fresh instead.
+// --resume, or an agent CLI continuing its session, is watched: a
+// release that refuses the session exits within it, and is then started
+// fresh instead.
 const ClaudeStartupCheck = 3 * time.Second
 
 // Options is one team to bring back.
@@ -71,6 +74,9 @@ type Options struct {
 	StartupCheck time.Duration
 	// Say receives what a reconnection tells the person.
 	Say io.Writer
+	// AgentSession finds the session an agent CLI teammate continues;
+	// nil starts every agent CLI fresh.
+	AgentSession AgentSession
 }
 
 // Result is what a resume did (or, in a dry run, would do).
@@ -95,7 +101,9 @@ type Started struct {
 	How     string `json:"how"`
 	Backend string `json:"backend"`
 	PaneID  string `json:"paneId"`
-	// SessionID is the Claude Code session it runs (null: not Claude).
+	// SessionID is the session it runs: Claude Code's, or the agent
+	// CLI's it continues (null: a command, or a fresh agent CLI session
+	// whose id is not known yet).
 	SessionID *string `json:"sessionId"`
 	// Note says what the person should know: a fallback backend, why a
 	// conversation could not be continued.

@@ -19,7 +19,7 @@ func (o Options) start(ctx context.Context, m member) Started {
 	if m.rec.Host != "" {
 		return o.reconnect(ctx, m, s)
 	}
-	p := planFor(m.rec)
+	p := planFor(m.rec, o.AgentSession)
 	s.How, s.Note, s.SessionID = p.how, p.note, orNil(p.session)
 	cfg, err := team.Load(o.Team.ConfigPath())
 	if err != nil {
@@ -46,11 +46,17 @@ func (o Options) start(ctx context.Context, m member) Started {
 	var exited *backend.ExitedError
 	if err != nil && p.how == Continued && errors.As(err, &exited) {
 		// This release would not resume the session: start it fresh,
-		// told where its conversation is.
+		// told (a Claude Code teammate, where its conversation is).
 		if pane.ID != "" {
 			backend.Discard(ctx, b, cfg, m.row, pane) //nolint:errcheck // the dead pane shown why; a fresh one follows
 		}
-		p = freshClaude(m.rec, fmt.Sprintf("Claude Code would not resume session %s (%s)", m.rec.SessionID, lastLine(exited.Output)), p.earlier)
+		if m.rec.CLI == "claude" {
+			p = freshClaude(m.rec, fmt.Sprintf("Claude Code would not resume session %s (%s)", m.rec.SessionID, lastLine(exited.Output)), p.earlier)
+		} else {
+			// The CLI's complaint comes first; the wrapper's report of
+			// its exit, with the whole command line, last.
+			p = freshAgent(m.rec, fmt.Sprintf("%s would not continue session %s: %s", m.rec.CLI, p.session, firstLine(exited.Output)))
+		}
 		s.How, s.SessionID, s.Note = p.how, orNil(p.session), joinNote(p.note, note)
 		pane, err = o.spawn(ctx, b, cfg, m, p)
 	}
@@ -156,8 +162,17 @@ func (o Options) record(ctx context.Context, b backend.Backend, m member, p plan
 	if pane.Meta != nil {
 		rec.PID = pane.Meta.PID
 	}
-	if p.how == Fresh && p.session != "" {
+	switch {
+	case m.rec.CLI == "claude" && p.how == Fresh && p.session != "":
 		rec.SessionID, rec.Program, rec.Args = p.session, p.argv[0], p.argv[1:]
+	case m.rec.CLI != "claude":
+		// The agent CLI's session it now runs ("" for a fresh one, which
+		// its hook names at its first turn's end); its command line stays
+		// the first run's, which resume tells which session to continue.
+		rec.CLISession = ""
+		if p.how == Continued {
+			rec.CLISession = p.session
+		}
 	}
 	if err := o.Records.Write(rec); err != nil {
 		return fmt.Errorf("it runs, but its launch record still names its old pane: %w", err)

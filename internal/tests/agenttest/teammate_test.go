@@ -32,8 +32,11 @@ type world struct {
 	work    string // the teammate's folder
 	srv     tmux.Server
 	tmuxEnv []string
-	team    team.Team
-	model   *agenttest.Model
+	// env is what the person's environment has, the tmux server's: for
+	// a paneteam run from outside tmux.
+	env   []string
+	team  team.Team
+	model *agenttest.Model
 }
 
 func newWorld(t *testing.T, cli agenttest.CLI, cliBin string, model *agenttest.Model) *world {
@@ -65,6 +68,7 @@ func newWorld(t *testing.T, cli agenttest.CLI, cliBin string, model *agenttest.M
 			t.Fatal(err)
 		}
 	}
+	w.env = append(append([]string(nil), vars...), extraEnv...)
 	// tmux gives a new pane the PATH of the client that made it.
 	w.tmuxEnv = append(testutil.TmuxEnv(t, w.srv, testutil.FirstPane(t, w.srv)), "PANETEAM_ROOT="+w.root, vars[0])
 	out := w.paneteam("team-create", "review")
