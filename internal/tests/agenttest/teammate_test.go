@@ -69,8 +69,12 @@ func newWorld(t *testing.T, cli agenttest.CLI, cliBin string, model *agenttest.M
 		}
 	}
 	w.env = append(append([]string(nil), vars...), extraEnv...)
-	// tmux gives a new pane the PATH of the client that made it.
-	w.tmuxEnv = append(testutil.TmuxEnv(t, w.srv, testutil.FirstPane(t, w.srv)), "PANETEAM_ROOT="+w.root, vars[0])
+	// tmux gives a new pane the PATH of the client that made it. The
+	// home folders are the panes' too: paneteam run from the test keeps
+	// its state (launch records, usage) in the test's home, as the
+	// teammates do, never in the developer's.
+	w.tmuxEnv = append(testutil.TmuxEnv(t, w.srv, testutil.FirstPane(t, w.srv)), "PANETEAM_ROOT="+w.root)
+	w.tmuxEnv = append(w.tmuxEnv, vars[:6]...)
 	out := w.paneteam("team-create", "review")
 	tm, _, err := team.Open(w.root, strings.TrimSpace(out))
 	if err != nil {
