@@ -13,9 +13,9 @@ import (
 // dozen reads cost 680 such lists, an eighth of a send's instructions.
 type flagValues map[string]ucli.Flag
 
-// flagsOf indexes c's flags, then its parents', a name taken by the
+// readFlags indexes c's flags, then its parents', a name taken by the
 // nearest command first, as urfave/cli's lookup finds it.
-func flagsOf(c *ucli.Command) flagValues {
+func readFlags(c *ucli.Command) flagValues {
 	v := flagValues{}
 	for _, cmd := range c.Lineage() {
 		for _, f := range cmd.Flags {
