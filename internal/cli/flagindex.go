@@ -17,12 +17,20 @@ type flagValues map[string]ucli.Flag
 // nearest command first, as urfave/cli's lookup finds it.
 func readFlags(c *ucli.Command) flagValues {
 	v := flagValues{}
-	for _, cmd := range c.Lineage() {
-		for _, f := range cmd.Flags {
+	add := func(fs []ucli.Flag) {
+		for _, f := range fs {
 			for _, n := range f.Names() {
 				if _, ok := v[n]; !ok {
 					v[n] = f
 				}
+			}
+		}
+	}
+	for _, cmd := range c.Lineage() {
+		add(cmd.Flags)
+		for _, g := range cmd.MutuallyExclusiveFlags {
+			for _, fs := range g.Flags {
+				add(fs)
 			}
 		}
 	}
