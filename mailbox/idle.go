@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -96,4 +97,23 @@ func (in *Inbox) summarise(ctx context.Context, try bool) (int, error) {
 		return 0, nil
 	}
 	return n, err
+}
+
+// noIdle reports whether an inbox holding old, with fresh appended, holds
+// no idle notice, so that summarising them has nothing to do and a write
+// may splice (splice.go) instead of decoding the inbox. Most messages to
+// a lead are not idle notices: a teammate's report, a person's send. A
+// text that is one holds TypeIdle in its bytes unless a writer escaped
+// its letters (\u), which sends old to decoding too, as Brief does
+// (markers).
+func noIdle(old []byte, fresh []Message) bool {
+	if bytes.Contains(old, []byte(TypeIdle)) || bytes.Contains(old, []byte(`\u`)) {
+		return false
+	}
+	for _, m := range fresh {
+		if strings.Contains(m.Text, TypeIdle) {
+			return false
+		}
+	}
+	return true
 }

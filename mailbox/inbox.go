@@ -262,7 +262,7 @@ func (in *Inbox) write(ctx context.Context, fn func([]Message) ([]Message, error
 			}
 		}
 		fresh = append(fresh, own...)
-		if fn == nil && len(leftover) == 0 && !in.SummarisesIdle {
+		if fn == nil && len(leftover) == 0 && (!in.SummarisesIdle || noIdle(old, fresh)) {
 			out, archive, ok, err := spliceDrain(old, fresh)
 			if err != nil {
 				return nil, err

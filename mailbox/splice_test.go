@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
@@ -204,4 +205,35 @@ func FuzzElement(f *testing.F) {
 			t.Fatalf("written directly:\n%s\nencoded:\n%s", fast, slow)
 		}
 	})
+}
+
+// The lead's inbox of a team paneteam leads summarises idle notices on
+// every write; one with none, and a message that is none, is spliced like
+// any other inbox. An idle notice in the file or among the new messages,
+// or an escape that could spell one, sends the write to decoding.
+func TestNoIdleLetsALeadsInboxSplice(t *testing.T) {
+	idle, err := Text(IdleNotification{Type: TypeIdle, From: "alice", Timestamp: "2026-11-21T10:00:02.000Z", IdleReason: IdleAvailable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := Message{From: "alice", Text: "done: the login page", Timestamp: "2026-11-21T10:00:01.000Z"}
+	plain := encoded(t, report)
+	withIdle := encoded(t, report, Message{From: "alice", Text: idle, Timestamp: "2026-11-21T10:00:02.000Z"})
+	escaped := []byte(strings.Replace(string(plain), "login", `\u006cogin`, 1))
+	for _, c := range []struct {
+		name  string
+		old   []byte
+		fresh []Message
+		want  bool
+	}{
+		{"no idle notice", plain, []Message{report}, true},
+		{"an empty inbox", []byte("[]"), []Message{report}, true},
+		{"an idle notice in the file", withIdle, []Message{report}, false},
+		{"an idle notice sent", plain, []Message{{From: "bob", Text: idle}}, false},
+		{"an escape in the file", escaped, []Message{report}, false},
+	} {
+		if got := noIdle(c.old, c.fresh); got != c.want {
+			t.Errorf("%s: noIdle = %v, want %v", c.name, got, c.want)
+		}
+	}
 }

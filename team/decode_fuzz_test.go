@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
 
 func compact(t *testing.T, b []byte) string {
@@ -58,6 +60,37 @@ func FuzzDecodeConfig(f *testing.F) {
 		twice, err := again.Encode()
 		if err != nil || !bytes.Equal(twice, out) {
 			t.Fatalf("a second rewrite changes the config (%v):\n%s\n\n%s", err, out, twice)
+		}
+	})
+}
+
+// FuzzConfigOnePass: a config.json the one pass reads (unmarshalOnePass)
+// reads as the row-by-row path (each row through Member.UnmarshalJSON)
+// reads it, unknown keys and their order included: both write back the
+// same bytes.
+func FuzzConfigOnePass(f *testing.F) {
+	f.Add([]byte(`{"name":"t","createdAt":1,"leadAgentId":"team-lead@t","members":[{"agentId":"team-lead@t","name":"team-lead","joinedAt":1,"tmuxPaneId":"","cwd":"/","subscriptions":[]}]}`))
+	f.Add([]byte(`{"members":[{"name":"c","unknown":{"a":1},"paneteam":{"tmuxSocket":"/s","z":2}}],"zz":[1],"paneteam":{"tmuxSocket":"/s"}}`))
+	f.Add([]byte(`{"members":[],"members":[{"name":"a"}]}`))
+	f.Add([]byte(`{"members":[{"name":"a","NAME":"b","name":"c"}]}`))
+	f.Add([]byte(`{"members":[null]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var one Config
+		if !one.unmarshalOnePass(b) {
+			return
+		}
+		type plain Config
+		var careful Config
+		if err := jsonx.Unmarshal(b, (*plain)(&careful), &careful.extra); err != nil {
+			t.Fatalf("one pass read what the row-by-row path refuses (%v):\n%s", err, b)
+		}
+		for i := range careful.Members {
+			careful.Members[i].at = i + 1
+		}
+		got, gerr := one.Encode()
+		want, werr := careful.Encode()
+		if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("one pass writes (%v)\n%s\nthe row-by-row path (%v)\n%s", gerr, got, werr, want)
 		}
 	})
 }

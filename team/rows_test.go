@@ -3,10 +3,12 @@ package team
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -123,5 +125,42 @@ func TestADeepMemberRowCostsOnlyThatRow(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(tm.ConfigPath()); string(after) != string(b) {
 		t.Fatal("a refused update changed config.json")
+	}
+}
+
+// A file whose rows all decode is read in one pass of encoding/json
+// (what a send, the status line and every command pay on each start), and
+// reads exactly as the row-by-row path reads it: unknown keys and their
+// order kept for the write back.
+func TestConfigOfClaudeCodeReadInOnePass(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "claude_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one Config
+	if !one.unmarshalOnePass(b) {
+		t.Fatal("Claude Code's config.json was not read in one pass")
+	}
+	type plain Config
+	var careful Config
+	if err := jsonx.Unmarshal(b, (*plain)(&careful), &careful.extra); err != nil {
+		t.Fatal(err)
+	}
+	for i := range careful.Members {
+		careful.Members[i].at = i + 1
+	}
+	got, err := jsonx.MarshalIndent(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := jsonx.MarshalIndent(careful)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("one pass wrote back\n%s\nthe careful path\n%s", got, want)
+	}
+	if len(one.Members) < 2 || one.Members[1].at != 2 {
+		t.Fatalf("rows not numbered: %+v", one.Members)
 	}
 }

@@ -14,6 +14,9 @@
 // busy shared machine adds:
 //
 //   - paneteam send, into an inbox under a temporary root: at most 2.5x empty;
+//     beside it, bench/startup/sendfloor: an empty program doing only the
+//     file work the lock and a durable write need, the least a send can
+//     cost in one process;
 //   - paneteam --version and --help: at most 1.3x the minimal urfave/cli/v3
 //     program's --version and --help;
 //   - paneteam status --format tmux --panes, as the tmux plugin and
@@ -135,6 +138,7 @@ func run() error {
 		{"paneteam", ptSrc, "./cmd/paneteam"},
 		{"empty", mod, "./bench/startup/empty"},
 		{"minurfave", mod, "./bench/startup/minurfave"},
+		{"sendfloor", mod, "./bench/startup/sendfloor"},
 		{"paneteam-before", *before, "./cmd/paneteam"},
 	} {
 		if b.dir == "" {
@@ -170,6 +174,9 @@ func run() error {
 	default:
 		defer stop()
 	}
+	// After paneteam's own send (below) has made bob's inbox.
+	floor := &benchCase{name: "send's file work alone (bench/startup/sendfloor)", argv: []string{bins["sendfloor"]},
+		env: with("PANETEAM_ROOT=" + sendRoot)}
 	for _, v := range []struct{ label, bin string }{{"paneteam", bins["paneteam"]}, {"before: paneteam", bins["paneteam-before"]}} {
 		pt := v.bin
 		if pt == "" {
@@ -180,6 +187,9 @@ func run() error {
 			&benchCase{name: v.label + " --help", kind: "help", argv: []string{pt, "--help"}, env: base},
 			&benchCase{name: v.label + " send", kind: "send", argv: []string{pt, "send", "--team", "bench", "--to", "bob", "a message from a shell loop"},
 				env: with("PANETEAM_ROOT=" + sendRoot)})
+		if floor != nil {
+			cases, floor = append(cases, floor), nil
+		}
 		if srv.root == "" {
 			continue
 		}

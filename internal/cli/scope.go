@@ -19,8 +19,10 @@ type teamScope struct {
 	Lock lockfile.Options
 }
 
-func readTeamScope(c *ucli.Command) teamScope {
-	return teamScope{Root: c.String("root"), Team: c.String("team"), Lock: readLock(c)}
+func readTeamScope(c *ucli.Command) teamScope { return readFlags(c).teamScope() }
+
+func (v flagValues) teamScope() teamScope {
+	return teamScope{Root: v.String("root"), Team: v.String("team"), Lock: lockfile.Options{Timeout: v.Duration("lock-timeout")}}
 }
 
 // open opens the team named by --team (or PANETEAM_TEAM), else (inside

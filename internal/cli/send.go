@@ -104,17 +104,18 @@ type sendOptions struct {
 }
 
 func readSendOptions(c *ucli.Command, env Env) sendOptions {
+	v := readFlags(c)
 	return sendOptions{
-		Scope: readTeamScope(c), From: readFrom(c, env),
-		To: c.StringSlice("to"), Broadcast: c.Bool("broadcast"), CreateInbox: c.Bool("create-inbox"),
-		Color: c.String("color"), Lines: c.Bool("lines"), JSON: c.Bool("json"),
-		Args: c.Args().Slice(), Summary: c.String("summary"), Type: c.String("type"),
+		Scope: v.teamScope(), From: v.from(env),
+		To: v.StringSlice("to"), Broadcast: v.Bool("broadcast"), CreateInbox: v.Bool("create-inbox"),
+		Color: v.String("color"), Lines: v.Bool("lines"), JSON: v.Bool("json"),
+		Args: c.Args().Slice(), Summary: v.String("summary"), Type: v.String("type"),
 		Frame: frameFlags{
-			RequestID: c.String("request-id"), Reason: c.String("reason"), Feedback: c.String("feedback"),
-			Mode: c.String("mode"), IdleReason: c.String("idle-reason"), TaskID: c.String("task-id"),
-			CompletedStatus: c.String("completed-status"), Subject: c.String("subject"),
-			Description: c.String("description"), Input: c.String("input"),
-			Approve: c.Bool("approve"), Reject: c.Bool("reject"), Allow: c.Bool("allow"), Deny: c.Bool("deny"),
+			RequestID: v.String("request-id"), Reason: v.String("reason"), Feedback: v.String("feedback"),
+			Mode: v.String("mode"), IdleReason: v.String("idle-reason"), TaskID: v.String("task-id"),
+			CompletedStatus: v.String("completed-status"), Subject: v.String("subject"),
+			Description: v.String("description"), Input: v.String("input"),
+			Approve: v.Bool("approve"), Reject: v.Bool("reject"), Allow: v.Bool("allow"), Deny: v.Bool("deny"),
 		},
 		// One pass over what was given: c.IsSet per flag walks every
 		// flag's names, which a send would pay on each frame field. None

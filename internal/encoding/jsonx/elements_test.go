@@ -84,3 +84,31 @@ func TestCutMember(t *testing.T) {
 		t.Fatal("CutMember took an object that is not valid JSON")
 	}
 }
+
+func TestMemberElements(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want []string
+		ok   bool
+	}{
+		{`{"a":1,"members":[{"x":[1,{"y":"]"}]}, "s\"]" ,null , 2.5e3,[]],"b":{}}`, []string{`{"x":[1,{"y":"]"}]}`, `"s\"]"`, `null`, `2.5e3`, `[]`}, true},
+		{`{"members": [ ] }`, []string{}, true},
+		{`{"a":1}`, nil, false},
+		{`{"members":{}}`, nil, false},
+		{`{"members":null}`, nil, false},
+		{`{"members":[1],"members":[2]}`, nil, false},
+	} {
+		got, ok := MemberElements([]byte(tc.data), "members")
+		if ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.data, ok, tc.ok)
+			continue
+		}
+		var s []string
+		for _, g := range got {
+			s = append(s, string(g))
+		}
+		if ok && strings.Join(s, "|") != strings.Join(tc.want, "|") || ok && len(s) != len(tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.data, s, tc.want)
+		}
+	}
+}

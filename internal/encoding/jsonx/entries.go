@@ -28,6 +28,21 @@ func Keep(data []byte, known any, f *Fields) error {
 	return nil
 }
 
+// KeepDecoded is Keep for data that was just decoded into a value of
+// known's type without error, so it is valid JSON and, unless it is null,
+// an object: that is checked by its first byte, where Keep scans it whole.
+func KeepDecoded(data []byte, known any, f *Fields) error {
+	if i := skipSpace(data, 0); i >= len(data) || data[i] != '{' {
+		return fmt.Errorf("jsonx: not a JSON object")
+	}
+	t := reflect.TypeOf(known)
+	if _, err := keysOf(t); err != nil {
+		return err
+	}
+	*f = Fields{raw: data, known: t}
+	return nil
+}
+
 // Kept is an element of a JSON array that did not decode, kept as it was
 // written.
 type Kept struct {
@@ -95,4 +110,41 @@ func kind(t reflect.Type) string {
 		return "object"
 	}
 	return t.String()
+}
+
+// MemberElements returns the elements of the array under key in the JSON
+// object data, each as a slice of data, by scanning, not decoding: for a
+// caller that has just decoded data (so it is valid JSON) and wants each
+// element's own bytes too, to Keep their unknown keys. ok is false when
+// key is absent, given more than once, or not an array.
+func MemberElements(data []byte, key string) (elems []json.RawMessage, ok bool) {
+	pairs, err := objectPairs(data)
+	if err != nil {
+		return nil, false
+	}
+	var val []byte
+	for _, p := range pairs {
+		if p.key == key {
+			if val != nil {
+				return nil, false
+			}
+			val = p.val
+		}
+	}
+	i := skipSpace(val, 0)
+	if i >= len(val) || val[i] != '[' {
+		return nil, false
+	}
+	elems = []json.RawMessage{}
+	for i = skipSpace(val, i+1); i < len(val) && val[i] != ']'; {
+		end, err := skipValue(val, i)
+		if err != nil {
+			return nil, false
+		}
+		elems = append(elems, val[i:end:end])
+		if i = skipSpace(val, end); i < len(val) && val[i] == ',' {
+			i = skipSpace(val, i+1)
+		}
+	}
+	return elems, i < len(val)
 }
