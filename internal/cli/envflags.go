@@ -92,6 +92,10 @@ func flagFieldsDirect(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, n
 		return &f.Sources, &f.Usage, f.Name, true
 	case *ucli.StringSliceFlag:
 		return &f.Sources, &f.Usage, f.Name, true
+	case *ucli.FloatFlag:
+		return &f.Sources, &f.Usage, f.Name, true
+	case *ucli.FloatSliceFlag:
+		return &f.Sources, &f.Usage, f.Name, true
 	}
 	return nil, nil, "", false
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -394,7 +395,7 @@ func TestUnknownCall(t *testing.T) {
 	if rc != 1 || out != "" {
 		t.Errorf("unknown call: exit %d out %q, want exit 1 and no output", rc, out)
 	}
-	for _, want := range []string{"unknown call: tmux -S " + r.srv.Socket + " kill-session -t x", "2.1.330", "2.1.999", r.log} {
+	for _, want := range []string{"unknown call: tmux -S " + r.srv.Socket + " kill-session -t x", claudeversion.Tested.String(), "2.1.999", r.log} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("message lacks %q:\n%s", want, errOut)
 		}
