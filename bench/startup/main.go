@@ -50,6 +50,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -61,6 +62,7 @@ var (
 	src     = flag.String("src", "", "module root to build paneteam from (default: this module)")
 	members = flag.Int("members", 10, "members of the team in tmux panes for the status case")
 	before  = flag.String("before", "", "also build paneteam from this checkout (e.g. `git worktree` or `git archive` of the base) and measure it in the same interleaved run")
+	spentMB = flag.Int("transcript-mb", 10, "size of each member's Claude Code transcript (MB) in the status case, whose spending the status line shows; 0 for none")
 	keep    = flag.String("setup", "", "only set up the status case's team and tmux server in this folder, print how to run it, and leave them (for profiling)")
 )
 
@@ -198,6 +200,9 @@ func run() error {
 			if !strings.HasPrefix(out, want) || !strings.Contains(out, "✉3") {
 				return fmt.Errorf("status --format tmux printed %q, want %q... with ✉3", out, want)
 			}
+			if *spentMB > 0 && !strings.Contains(out, "$") {
+				return fmt.Errorf("status --format tmux printed %q, want the team's spending ($...) read from its transcripts", out)
+			}
 			return nil
 		}
 		// As the plugin and tmux.conf.example run it: tmux hands it the
@@ -206,11 +211,11 @@ func run() error {
 		cases = append(cases, &benchCase{
 			name: fmt.Sprintf("%s status --format tmux --panes (%d panes)", v.label, *members), kind: "status",
 			argv: []string{pt, "status", "--format", "tmux", "--panes", srv.panes},
-			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0"), check: check, optional: true,
+			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0", "PANETEAM_STATE_DIR="+srv.state), check: check, optional: true,
 		}, &benchCase{
 			name: fmt.Sprintf("%s status --format tmux, asking tmux (%d panes)", v.label, *members), kind: "status-asking",
 			argv: []string{pt, "status", "--format", "tmux"},
-			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0"), check: check,
+			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0", "PANETEAM_STATE_DIR="+srv.state), check: check,
 		})
 	}
 	var kept []*benchCase
@@ -319,6 +324,9 @@ var errNoTmux = errors.New("tmux is not installed")
 
 type tmuxTeam struct {
 	root, socket string
+	// state is paneteam's state folder for the status case: the members'
+	// launch records, and how far their transcripts were read.
+	state string
 	// panes is the server's panes as the status line's tmux hands them
 	// to --panes (tmux.StatusPanesFormat, expanded by the server).
 	panes string
@@ -398,7 +406,56 @@ func statusTeam(tmp string, n int) (tmuxTeam, func(), error) {
 	if s.panes, err = tmuxCmd("display-message", "-p", tmux.StatusPanesFormat); err != nil {
 		return fail(err)
 	}
+	s.state = filepath.Join(tmp, "state")
+	if err := transcripts(s, t, ms, *spentMB); err != nil {
+		return fail(err)
+	}
 	return s, stop, nil
+}
+
+// transcripts gives each member a launch record and a Claude Code
+// transcript of mb MB, as a teammate that has worked a while has: the
+// status line shows the team's spending, read from them. Its first run
+// reads them whole (the case's check, before timing); each refresh
+// after that reads only what was added, here nothing.
+func transcripts(s tmuxTeam, t team.Team, ms []team.Member, mb int) error {
+	if mb <= 0 {
+		return nil
+	}
+	cfgDir := filepath.Join(filepath.Dir(s.state), "claude-config")
+	store := launches.Open(s.state)
+	pad := strings.Repeat("x", 400)
+	for i, m := range ms {
+		sid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		rec := launches.Record{Root: t.Root, Team: t.Name, Agent: m.Name, CLI: "claude", Via: "spawn-pane",
+			Program: "claude", Cwd: m.Cwd, SessionID: sid, ConfigDir: cfgDir, Backend: "tmux", Pane: m.TmuxPaneID,
+			Started: time.Now().UTC().Format(time.RFC3339)}
+		if err := store.Write(rec); err != nil {
+			return err
+		}
+		proj := strings.Map(func(r rune) rune {
+			if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return r
+			}
+			return '-'
+		}, m.Cwd)
+		path := filepath.Join(cfgDir, "projects", proj, sid+".jsonl")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		var b strings.Builder
+		for n := 0; b.Len() < mb<<20; n++ {
+			// A reply of a text and a tool call: two lines, one usage.
+			for _, kind := range []string{"text", "tool_use"} {
+				fmt.Fprintf(&b, `{"type":"assistant","sessionId":%q,"message":{"id":"msg_%s_%d","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":%q,"text":%q}],"usage":{"input_tokens":10,"cache_creation_input_tokens":20,"cache_read_input_tokens":300,"output_tokens":40}}}`+"\n",
+					sid, m.Name, n, kind, pad)
+			}
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func moduleRoot() (string, error) {

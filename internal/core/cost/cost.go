@@ -7,7 +7,9 @@ package cost
 
 import (
 	"errors"
+	"os"
 	"sort"
+	"strconv"
 
 	"github.com/paneteam/paneteam/internal/core/asking"
 	"github.com/paneteam/paneteam/internal/core/launches"
@@ -105,11 +107,7 @@ func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
 	out := map[string]Cost{}
 	batch := &usage.Batch{Store: r.Store, Key: t.Root + "\x00" + t.Name}
 	defer batch.Close() //nolint:errcheck // a batch not kept costs one file per transcript next time
-	recs, _ := r.Launches.List(t.Root, t.Name)
-	byName := map[string]launches.Record{}
-	for _, rec := range recs {
-		byName[rec.Agent] = rec
-	}
+	srcs := r.sources(batch, t, cfg)
 	for _, m := range cfg.Members {
 		var src usage.Source
 		if m.Name == team.LeadName {
@@ -118,15 +116,60 @@ func (r *Reader) Team(t team.Team, cfg *team.Config) (map[string]Cost, Cost) {
 				continue // paneteam's lead: the person, no model
 			}
 			src = s
-		} else if rec, ok := byName[m.Name]; ok {
-			src = usage.ForLaunch(rec, asking.RunDir(t, m.Name))
 		} else {
-			src = usage.Source{Unknown: noRecord}
+			src = srcs[m.Name]
 		}
 		out[m.Name] = r.of(batch, src)
 	}
 	total := r.Total(out)
 	return out, total
+}
+
+// sources are the teammates' sources, by name, from their launch
+// records. The status line asks every few seconds: the sources found
+// last time are kept with the batch under the launch records folder's
+// modification time, which every record written or forgotten changes
+// (each is written whole, by a rename), so while it holds they are
+// used without reading a record.
+func (r *Reader) sources(batch *usage.Batch, t team.Team, cfg *team.Config) map[string]usage.Source {
+	stamp := ""
+	if st, err := os.Lstat(r.Launches.Dir); err == nil {
+		stamp = strconv.FormatInt(st.ModTime().UnixNano(), 10)
+	}
+	if kept := batch.Sources(stamp); kept != nil && hasAll(kept, cfg) {
+		return kept
+	}
+	recs, errs := r.Launches.List(t.Root, t.Name)
+	byName := map[string]launches.Record{}
+	for _, rec := range recs {
+		byName[rec.Agent] = rec
+	}
+	srcs := map[string]usage.Source{}
+	for _, m := range cfg.Members {
+		if m.Name == team.LeadName {
+			continue
+		}
+		if rec, ok := byName[m.Name]; ok {
+			srcs[m.Name] = usage.ForLaunch(rec, asking.RunDir(t, m.Name))
+		} else {
+			srcs[m.Name] = usage.Source{Unknown: noRecord}
+		}
+	}
+	if len(errs) == 0 {
+		// A record that could not be read is looked at again next time.
+		batch.KeepSources(stamp, srcs)
+	}
+	return srcs
+}
+
+// hasAll reports whether kept has a source for every teammate of cfg.
+func hasAll(kept map[string]usage.Source, cfg *team.Config) bool {
+	for _, m := range cfg.Members {
+		if _, ok := kept[m.Name]; !ok && m.Name != team.LeadName {
+			return false
+		}
+	}
+	return true
 }
 
 // Of is the cost of what src holds now.

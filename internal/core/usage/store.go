@@ -157,7 +157,16 @@ type Batch struct {
 	Store Store
 	Key   string // names the batch's file (a team's root and name)
 	heads map[string]*Cursor
+	file  batchFile
 	dirty bool
+}
+
+// batchFile is what a batch keeps: its cursors, and the sources its
+// caller found (KeepSources) with the stamp they were found under.
+type batchFile struct {
+	Heads   []*Cursor         `json:"heads"`
+	Stamp   string            `json:"stamp,omitempty"`
+	Sources map[string]Source `json:"sources,omitempty"`
 }
 
 func (b *Batch) path() string {
@@ -165,22 +174,46 @@ func (b *Batch) path() string {
 	return filepath.Join(b.Store.Dir, "batches", hex.EncodeToString(sum[:12])+".json")
 }
 
+// load reads the batch's file once; one that does not parse (or an
+// older layout) is an empty batch, rebuilt from the Store's own cursors.
+func (b *Batch) load() {
+	if b.heads != nil {
+		return
+	}
+	b.heads = map[string]*Cursor{}
+	data, err := safefs.ReadFile(b.path())
+	if err != nil || json.Unmarshal(data, &b.file) != nil {
+		b.file = batchFile{}
+		return
+	}
+	for _, c := range b.file.Heads {
+		if c != nil {
+			b.heads[string(c.Format)+"\x00"+c.Path] = c
+		}
+	}
+}
+
+// Sources are the sources kept with the batch under stamp, nil when
+// none were or the stamp differs: the caller's way to skip finding them
+// again (a team's launch records) while what they came from is as it was.
+func (b *Batch) Sources(stamp string) map[string]Source {
+	b.load()
+	if stamp == "" || b.file.Stamp != stamp {
+		return nil
+	}
+	return b.file.Sources
+}
+
+// KeepSources keeps srcs with the batch under stamp, for Sources.
+func (b *Batch) KeepSources(stamp string, srcs map[string]Source) {
+	b.load()
+	b.file.Stamp, b.file.Sources, b.dirty = stamp, srcs, true
+}
+
 // Read is Store.Read, from the batch's cursors when the files are
 // unchanged.
 func (b *Batch) Read(src Source) (Spend, error) {
-	if b.heads == nil {
-		b.heads = map[string]*Cursor{}
-		if data, err := safefs.ReadFile(b.path()); err == nil {
-			var heads []*Cursor
-			if json.Unmarshal(data, &heads) == nil {
-				for _, c := range heads {
-					if c != nil {
-						b.heads[string(c.Format)+"\x00"+c.Path] = c
-					}
-				}
-			}
-		}
-	}
+	b.load()
 	return read(src, func(path string, f Format, recent bool) *Cursor {
 		key := string(f) + "\x00" + path
 		if c := b.heads[key]; c != nil && !recent {
@@ -200,7 +233,7 @@ func (b *Batch) Read(src Source) (Spend, error) {
 	})
 }
 
-// Close keeps the batch's cursors, when any changed.
+// Close keeps the batch's cursors and sources, when any changed.
 func (b *Batch) Close() error {
 	if !b.dirty {
 		return nil
@@ -209,7 +242,8 @@ func (b *Batch) Close() error {
 	for _, c := range b.heads {
 		heads = append(heads, c)
 	}
-	data, err := json.Marshal(heads)
+	b.file.Heads = heads
+	data, err := json.Marshal(b.file)
 	if err != nil {
 		return err
 	}
