@@ -21,14 +21,18 @@ import (
 const DefaultClaudeGrace = time.Hour
 
 // claudeGrace is the grace period ro asks for Claude Code's teams.
-func (ro ReapOptions) claudeGrace() time.Duration {
+func (ro ReapOptions) claudeGrace() time.Duration { return grace(ro.ClaudeGrace, DefaultClaudeGrace) }
+
+// grace is a grace period as asked: 0 (not given) is def, a negative one
+// (the flag's 0, "reap now") none.
+func grace(asked, def time.Duration) time.Duration {
 	switch {
-	case ro.ClaudeGrace < 0:
+	case asked < 0:
 		return 0
-	case ro.ClaudeGrace == 0:
-		return DefaultClaudeGrace
+	case asked == 0:
+		return def
 	}
-	return ro.ClaudeGrace
+	return asked
 }
 
 // reapClaudeTeam reaps a team led by Claude Code (chosen by its

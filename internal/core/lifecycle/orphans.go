@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/sys/flockwait"
 	"github.com/paneteam/paneteam/internal/sys/proc"
@@ -253,21 +254,9 @@ func orphaned(cfg *team.Config) (string, bool) {
 	return fmt.Sprintf("its lead process %d is running", pid), false
 }
 
-// lastActivity is the newest change to the team's config or inboxes.
-func lastActivity(t team.Team) time.Time {
-	var last time.Time
-	note := func(p string) {
-		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(last) {
-			last = fi.ModTime()
-		}
-	}
-	note(t.ConfigPath())
-	entries, _ := os.ReadDir(t.InboxDir())
-	for _, e := range entries {
-		note(filepath.Join(t.InboxDir(), e.Name()))
-	}
-	return last
-}
+// lastActivity is the newest change to the team's config or inboxes,
+// as 'resume --all' judges a team's last day.
+func lastActivity(t team.Team) time.Time { return resume.LastActive(t) }
 
 // lockRoot takes the cleanup flock under root (waiting, bounded by the
 // lock timeout). A root that does not exist has no teams: nothing to lock.

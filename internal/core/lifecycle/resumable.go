@@ -18,15 +18,7 @@ import (
 const DefaultResumeGrace = resume.DefaultWithin
 
 // resumeGrace is the grace period ro asks for teams that can come back.
-func (ro ReapOptions) resumeGrace() time.Duration {
-	switch {
-	case ro.ResumeGrace < 0:
-		return 0
-	case ro.ResumeGrace == 0:
-		return DefaultResumeGrace
-	}
-	return ro.ResumeGrace
-}
+func (ro ReapOptions) resumeGrace() time.Duration { return grace(ro.ResumeGrace, DefaultResumeGrace) }
 
 // Resumable says whether the team of cfg can come back with 'paneteam
 // resume' (resume.Check, from the launch records in the caller's state
