@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,7 +110,51 @@ func TestResumeReconnectsATeammateOnAnotherHost(t *testing.T) {
 		t.Errorf("a second resume says:\n%s\nwant echo left alone", again)
 	}
 
+	// A reboot ends the lead's connection to the host (its ssh master
+	// outlives the tmux server) and empties $XDG_RUNTIME_DIR, where the
+	// lead keeps how it reached the host; the launch record stays. resume then says what
+	// is gone and the two commands that start the teammate again, and
+	// they do.
+	if _, err := srv.Run(context.Background(), "kill-server"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 15*time.Second, "the teammate on the host to end with the local server again", func() bool {
+		got, err := host.Run(t, "ps -eo args | grep -c '^paneteam teammate'; true")
+		return err == nil && strings.TrimSpace(got) == "0"
+	})
+	rebootLead(t, runtime)
+	if err := os.RemoveAll(filepath.Join(runtime, "paneteam-remote")); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = w.run(t, nil, "resume", "--team", crew)
+	kill := "paneteam kill-pane --team crew --name echo"
+	again := "paneteam spawn-pane --team crew --name echo --host " + sshhost.Alias + " -- paneteam teammate"
+	if code == 0 || !strings.Contains(errs, "this machine's record of its connection") || !strings.Contains(errs, kill) || !strings.Contains(errs, again) {
+		t.Errorf("resume after the lead's connection records were lost: exit %d\n%s\n%s\nwant a failure naming them and %q, %q", code, out, errs, kill, again)
+	}
+	w.must(t, nil, strings.Fields(kill)[1:]...)
+	w.must(t, nil, strings.Fields(again)[1:]...)
+	w.must(t, nil, "send", "--team", crew, "--to", "echo", "after the reboot")
+	testutil.Eventually(t, 30*time.Second, "echo's answer after it was started again", answered("after the reboot"))
+
 	pids := remotePIDs(t, runtime)
 	w.must(t, nil, "kill-pane", "--team", crew, "--name", "echo")
 	nothingLeft(t, host, runtime, pids)
+}
+
+// rebootLead ends the processes a reboot of the lead's machine would:
+// those on the connections under runtime (the ssh master of each host).
+func rebootLead(t *testing.T, runtime string) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), runtime) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	testutil.Eventually(t, 10*time.Second, "the lead's connections to end", func() bool {
+		return !strings.Contains(leftOnLead(runtime, nil), "/proc/")
+	})
 }

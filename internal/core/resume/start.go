@@ -180,31 +180,6 @@ func (o Options) record(ctx context.Context, b backend.Backend, m member, p plan
 	return nil
 }
 
-// reconnect starts a member on another host again, as 'paneteam
-// reconnect' does.
-func (o Options) reconnect(ctx context.Context, m member, s Started) Started {
-	s.How, s.Backend = Reconnected, m.rec.Backend
-	if o.DryRun {
-		return s
-	}
-	cfg, err := team.Load(o.Team.ConfigPath())
-	if err == nil {
-		row := cfg.Member(m.row.Name)
-		if row == nil {
-			err = fmt.Errorf("%s left the team", m.row.Name)
-		} else {
-			var r spawn.Reconnected
-			r, err = spawn.Reconnect(ctx, spawn.Reconnection{Team: o.Team, Config: cfg, Member: row,
-				BackendEnv: o.BackendEnv, Getenv: o.Caller.Getenv, Exe: o.Exe, Say: o.Say})
-			s.PaneID, s.Backend = r.PaneID, r.Backend
-		}
-	}
-	if err != nil {
-		s.Error = err.Error()
-	}
-	return s
-}
-
 func orNil(s string) *string {
 	if s == "" {
 		return nil
