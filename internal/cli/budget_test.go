@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/core/budget"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -76,5 +78,63 @@ func TestTeamBudgetAndWhereABudgetIsRefused(t *testing.T) {
 	}
 	if _, cfg, _ := team.Open(root, "crew"); len(cfg.Members) != 1 {
 		t.Errorf("a refused teammate was added: %+v", cfg.Members)
+	}
+}
+
+// The status line counts a team's members near and over their budgets, as
+// the budget watch leaves them (its kept status, the state folder's): one
+// warned and two stopped in crew read "$✗2 over budget $!1 near budget"
+// at the end of crew's segment; a member within budget, and a team whose
+// members all are, add nothing.
+func TestStatusLineCountsMembersNearAndOverBudget(t *testing.T) {
+	root, vars := ptRootVars(t)
+	state := filepath.Join(vars["HOME"], ".local", "state", "paneteam")
+	spent := func(usd float64) *float64 { return &usd }
+	for teamName, members := range map[string]map[string]budget.Status{
+		"crew": {
+			"alice": {USD: 1, SpentUSD: spent(0.85), State: budget.Warned},
+			"bob":   {USD: 1, SpentUSD: spent(1.02), State: budget.Stopped, Why: "over its budget of $1.00 ($1.02 spent); Codex was asked to quit, then ended"},
+			"carol": {USD: 2, SpentUSD: spent(2.5), State: budget.Stopped, Why: "over its budget of $2.00 ($2.50 spent); it ended"},
+			"dave":  {USD: 5, SpentUSD: spent(0.1), State: budget.OK},
+		},
+		"calm": {"erin": {USD: 1, SpentUSD: spent(0.2), State: budget.OK}},
+	} {
+		if out, errOut, code := ptRun(t, vars, "", "team-create", teamName); code != 0 {
+			t.Fatalf("team-create %s: %d %s%s", teamName, code, out, errOut)
+		}
+		tm, _, err := team.Open(root, teamName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range members {
+			if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+				m, err := c.AddMember(team.Member{Name: name, Cwd: root})
+				if err == nil && s.State == budget.Stopped {
+					inactive := false // as the stop leaves it
+					m.IsActive = &inactive
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := budget.Save(state, tm, name, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, errOut, code := ptRun(t, vars, "", "status", "--format", "tmux")
+	if code != 0 {
+		t.Fatalf("status --format tmux: %d %s%s", code, out, errOut)
+	}
+	segs := map[string]string{}
+	for _, seg := range strings.Split(strings.TrimSuffix(out, "\n"), "  ") {
+		name, _, _ := strings.Cut(seg, " ")
+		segs[name] = seg
+	}
+	if want := " #[fg=red]$✗2 over budget#[default] #[fg=yellow]$!1 near budget#[default]"; !strings.HasSuffix(segs["crew"], want) {
+		t.Errorf("crew's status line segment %q does not end with %q", segs["crew"], want)
+	}
+	if seg := segs["calm"]; seg == "" || strings.Contains(seg, "budget") {
+		t.Errorf("calm's status line segment %q, want one without budget words (its member is within budget)", seg)
 	}
 }

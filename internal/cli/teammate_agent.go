@@ -111,6 +111,9 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 		halt <- why
 		select {
 		case <-ended:
+			if rt.HungUp() {
+				return p.Title + " was asked to quit, did not, and was hung up on"
+			}
 			return p.Title + " was asked to quit, then ended"
 		case <-time.After(time.Minute):
 			return p.Title + " was asked to quit, and had not ended a minute later"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/turnend"
@@ -27,7 +28,15 @@ type Runtime struct {
 	// the CLI's own quit before any signal, and only a fixed notice of a
 	// message, never its text.
 	Wrap func(*teammate.Program) teammate.Agent
+	// hungUp is set when a stop had to hang up on the wrapped CLI: its
+	// own quit command had not ended it.
+	hungUp *atomic.Bool
 }
+
+// HungUp reports whether stopping the CLI took a signal because its own
+// quit command did not end it: a profile whose quit no longer works
+// shows here, and the person is told so.
+func (rt *Runtime) HungUp() bool { return rt.hungUp != nil && rt.hungUp.Load() }
 
 // EnterDelay separates a notice from its Enter: agent CLIs take an Enter
 // that arrives with a burst of keys as part of a paste.
@@ -75,9 +84,10 @@ func NewRuntime(ctx context.Context, r Request, tc teammate.Config, prog string)
 		}}
 	}
 	quit, notice := r.Profile.Quit, rt.Turns == nil
+	rt.hungUp = new(atomic.Bool)
 	rt.Wrap = func(prog *teammate.Program) teammate.Agent {
 		prog.EnterDelay = EnterDelay
-		return quitFirst{Program: prog, quit: quit, notice: notice}
+		return quitFirst{Program: prog, quit: quit, notice: notice, hungUp: rt.hungUp}
 	}
 	return rt, nil
 }
@@ -106,6 +116,8 @@ type quitFirst struct {
 	quit string
 	// notice makes Deliver type the fixed notice instead of the text.
 	notice bool
+	// hungUp is set when Stop had to go on to a signal.
+	hungUp *atomic.Bool
 }
 
 // Deliver types the fixed notice, never the message: an agent CLI reads
@@ -131,5 +143,11 @@ func (q quitFirst) Stop(ctx context.Context) error {
 			}
 		}
 	}
+	select {
+	case <-q.Done():
+		return nil // it ended by itself meanwhile
+	default:
+	}
+	q.hungUp.Store(true)
 	return q.Program.Stop(ctx)
 }

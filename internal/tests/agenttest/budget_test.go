@@ -16,18 +16,42 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// A Codex teammate given 'spawn-pane --agent codex --budget 0.25', whose
-// replies cost $0.10 each (100,000 input tokens at the person's $1 per
-// million for fake-model): the lead is warned at the second, the third
-// stops it (Codex's own quit typed, then its process ended), the lead is
-// told it ended and why, and status says it stopped over budget at $0.30.
-func TestCodexTeammateStoppedOverBudget(t *testing.T) {
-	cli := agenttest.Codex
+// An agent CLI teammate given 'spawn-pane --agent CLI --budget 0.25',
+// whose replies cost $0.10 each (100,000 input tokens at the person's $1
+// per million for fake-model): the lead is warned at the second, the
+// third stops it (the CLI's own quit typed, then its process ended), the
+// lead is told it ended and why, and status says it stopped over budget
+// at $0.30. The CLIs run side by side: OpenCode is slow to start.
+func TestAgentTeammateStoppedOverBudget(t *testing.T) {
+	for _, c := range []struct {
+		cli  agenttest.CLI
+		call func(tool string) []agenttest.Output // a call of a team tool, named as the CLI names it
+	}{
+		{agenttest.Codex, func(tool string) []agenttest.Output { return agenttest.CallTool("mcp__team", tool, map[string]any{}) }},
+		{agenttest.Gemini, func(tool string) []agenttest.Output {
+			return agenttest.CallTool("", "mcp_team_"+tool, map[string]any{})
+		}},
+		{agenttest.OpenCode, func(tool string) []agenttest.Output { return agenttest.CallTool("", "team_"+tool, map[string]any{}) }},
+	} {
+		t.Run(c.cli.Name, func(t *testing.T) {
+			t.Parallel()
+			budgetScenario(t, c.cli, c.call)
+		})
+	}
+}
+
+func budgetScenario(t *testing.T, cli agenttest.CLI, call func(tool string) []agenttest.Output) {
 	bin := agenttest.Install(t, cli)
 	var mu sync.Mutex
 	main := 0
 	model := agenttest.NewModel(t, func(r *agenttest.Request) []agenttest.Output {
 		if !r.OffersTool("list_tasks") {
+			switch { // the CLIs' side requests; Gemini CLI's want JSON
+			case r.Contains("complexity_score"):
+				return agenttest.Text(`{"complexity_reasoning": "a routine step", "complexity_score": 10}`)
+			case r.Contains("next_speaker"):
+				return agenttest.Text(`{"reasoning": "the turn is done", "next_speaker": "user"}`)
+			}
 			return agenttest.Text("Counting")
 		}
 		mu.Lock()
@@ -39,10 +63,12 @@ func TestCodexTeammateStoppedOverBudget(t *testing.T) {
 			time.Sleep(2500 * time.Millisecond)
 		}
 		if n <= 2 {
-			return append(agenttest.Text("Let me look at the tasks."), agenttest.CallTool("mcp__team", "list_tasks", map[string]any{})...)
+			return append(agenttest.Text("Let me look at the tasks."), call("list_tasks")...)
 		}
 		return agenttest.Text("There are no tasks.")
 	})
+	// Side requests cost nothing, so the spending is the main replies'
+	// whatever each CLI asks on the side.
 	model.ReportUsage(func(r *agenttest.Request) agenttest.Usage {
 		if !r.OffersTool("list_tasks") {
 			return agenttest.Usage{}
@@ -77,11 +103,11 @@ func TestCodexTeammateStoppedOverBudget(t *testing.T) {
 				coder = m
 			}
 		}
-		return coder.Budget != nil && coder.Budget.State == "stopped" && strings.Contains(coder.Budget.Why, "ended")
+		return coder.Budget != nil && coder.Budget.State == "stopped" && strings.Contains(coder.Budget.Why, "asked to quit,") // and how it ended
 	})
 	if b := coder.Budget; b.SpentUSD == nil || math.Abs(*b.SpentUSD-0.30) > 1e-9 || !strings.Contains(b.Why, "over its budget of $0.25") ||
-		!strings.Contains(b.Why, "asked to quit") {
-		t.Errorf("coder's budget %+v, want stopped at $0.30 of $0.25 after being asked to quit", *b)
+		!strings.Contains(b.Why, "asked to quit, then ended") {
+		t.Errorf("coder's budget: $%v spent of $%v, %s: %s; want stopped at $0.30 of $0.25, ended by its own quit", deref(b.SpentUSD), b.USD, b.State, b.Why)
 	}
 	var warned, told bool
 	var inbox []string
@@ -97,8 +123,15 @@ func TestCodexTeammateStoppedOverBudget(t *testing.T) {
 	if !warned || !told || !idled {
 		t.Errorf("the lead's inbox: warned at 80%% %v, told of the stop %v, idle (failed) with why %v:\n%s", warned, told, idled, strings.Join(inbox, "\n"))
 	}
-	testutil.Eventually(t, 30*time.Second, "coder's codex to end", func() bool { return len(leftover(w.root, "coder")) == 0 })
+	testutil.Eventually(t, 30*time.Second, "coder's "+cli.Name+" to end", func() bool { return len(leftover(w.root, "coder")) == 0 })
 	if out := w.paneteam("status", "--team", "review"); !strings.Contains(out, "budget coder: $0.30 of $0.25 stopped: over its budget") {
 		t.Errorf("status does not say coder stopped over budget:\n%s", out)
 	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
