@@ -8,6 +8,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -55,5 +56,5 @@ func (o Options) keepResumable(ctx context.Context, t team.Team, cfg *team.Confi
 		return "", false
 	}
 	return fmt.Sprintf("%s, but it can come back (its teammates' panes went away without a shutdown): kept %s after its last change "+
-		"(%s ago) for 'paneteam resume --team %s' (--resume-grace sets it)", why, grace, ago.Round(time.Second), t.Name), true
+		"(%s ago) for '%s' (--resume-grace sets it)", why, grace, ago.Round(time.Second), remote.Line("paneteam", "resume", "--team", t.Name)), true
 }

@@ -3,6 +3,7 @@ package teamwatch
 import (
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -13,7 +14,8 @@ import (
 type Resumable struct {
 	// Members are those a resume would start again.
 	Members []string `json:"members"`
-	// Command brings the team back.
+	// Command brings the team back, quoted for a POSIX shell (a team
+	// name may hold a space or a quote).
 	Command string `json:"command"`
 }
 
@@ -42,7 +44,7 @@ func resumableOf(opts Options, t team.Team, cfg *team.Config, s *Snapshot) *Resu
 		return nil
 	}
 	recs, _ := launches.Open(state).List(t.Root, t.Name)
-	r := &Resumable{Members: []string{}, Command: "paneteam resume --team " + t.Name}
+	r := &Resumable{Members: []string{}, Command: remote.Line("paneteam", "resume", "--team", t.Name)}
 	for _, rec := range recs {
 		if gone[rec.Agent] {
 			r.Members = append(r.Members, rec.Agent)
