@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
@@ -191,7 +192,7 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 		failed = append(failed, e.Error())
 	}
 	if len(failed) > 0 {
-		return res, fmt.Errorf("team %s: %w", o.Team.Name, errors.New(joinLines(failed)))
+		return res, fmt.Errorf("team %s: %w", o.Team.Name, errors.New(strings.Join(failed, "; ")))
 	}
 	return res, nil
 }
@@ -219,15 +220,4 @@ func (o Options) lead(ctx context.Context) error {
 		return fmt.Errorf("make this the lead of team %s: %w", o.Team.Name, err)
 	}
 	return nil
-}
-
-func joinLines(lines []string) string {
-	out := ""
-	for i, l := range lines {
-		if i > 0 {
-			out += "; "
-		}
-		out += l
-	}
-	return out
 }
