@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
@@ -84,11 +85,7 @@ func Find(ctx context.Context, root string, store launches.Store, env backend.En
 		}
 		out = append(out, *r)
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].LastActive.After(out[j-1].LastActive); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b Resumable) int { return b.LastActive.Compare(a.LastActive) })
 	return out, nil
 }
 
