@@ -182,9 +182,14 @@ on)
 		server=$(tmux display-message -p '#{pid}')
 		ours="env -u TMUX -u TMUX_PANE $bin resume --all --leader-pid $server >/dev/null 2>&1 &"
 		hook=$(opt @resurrect-hook-post-restore-all)
+		# A hook that already ends its command ('cmd &', 'cmd;') takes ours
+		# after a space: "cmd & ; ours" is a syntax error that would stop
+		# the person's command too.
+		hook=${hook%"${hook##*[! ]}"}
 		case $hook in
 		*"$bin resume --all"*) ;;
 		'') tmux set-option -g @resurrect-hook-post-restore-all "$ours" ;;
+		*'&' | *';') tmux set-option -g @resurrect-hook-post-restore-all "$hook $ours" ;;
 		*) tmux set-option -g @resurrect-hook-post-restore-all "$hook ; $ours" ;;
 		esac
 		;;
