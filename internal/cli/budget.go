@@ -121,8 +121,8 @@ func hasBudget(env Env, t team.Team, usdLimit float64) bool {
 }
 
 // watchBudget runs w beside run (the teammate's run), and once run
-// returns, lets a stop under way finish saying what it did. halt is
-// where w's Stop sends its reason; ended is closed when run returns.
+// returns, lets a stop under way finish saying what it did (for at most
+// 10 seconds); otherwise the watch ends with the run.
 func watchBudget(ctx context.Context, w *budget.Watch, run func(ctx context.Context) error) error {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
