@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -27,13 +28,17 @@ func budgetFlag(usage string) ucli.Flag {
 	return &ucli.FloatFlag{Name: "budget", Usage: usage}
 }
 
-// checkBudget refuses a budget that is not a positive amount.
+// checkBudget refuses a budget that is not a positive amount (NaN and
+// Inf parse as numbers, but no spending could reach or pass them).
 func checkBudget(usd float64) error {
-	if usd < 0 {
+	if !validUSD(usd) {
 		return usagef("--budget %v: give a positive amount of US dollars, e.g. --budget 5", usd)
 	}
 	return nil
 }
+
+// validUSD says v is a budget: 0 (none) or a finite positive amount.
+func validUSD(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
 
 // budgetGrace is how long a teammate asked to stop has before it is
 // ended. PANETEAM_BUDGET_GRACE (a duration) changes it.
@@ -116,8 +121,8 @@ func hasBudget(env Env, t team.Team, usdLimit float64) bool {
 }
 
 // watchBudget runs w beside run (the teammate's run), and once run
-// returns, lets a stop under way finish saying what it did. halt is
-// where w's Stop sends its reason; ended is closed when run returns.
+// returns, lets a stop under way finish saying what it did (for at most
+// 10 seconds); otherwise the watch ends with the run.
 func watchBudget(ctx context.Context, w *budget.Watch, run func(ctx context.Context) error) error {
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})

@@ -41,7 +41,7 @@ was set are not held to it. It is kept in paneteam's state folder.
 			}
 			if c.NArg() == 1 {
 				v, err := strconv.ParseFloat(c.Args().First(), 64)
-				if err != nil || v < 0 {
+				if err != nil || !validUSD(v) {
 					return usagef("budget %q: give an amount of US dollars, e.g. 20 (0 removes the budget)", c.Args().First())
 				}
 				return setTeamBudget(env, t, v)

@@ -70,6 +70,8 @@ func TestTeamBudgetAndWhereABudgetIsRefused(t *testing.T) {
 		{[]string{"spawn-pane", "--team", "crew", "--name", "sh", "--budget", "1", "--", "sleep", "9"}, "paneteam cannot see what sleep spends"},
 		{[]string{"teammate", "--team", "crew", "--name", "sh", "--budget", "1", "--", "sleep", "9"}, "paneteam cannot see what sleep spends"},
 		{[]string{"spawn-pane", "--team", "crew", "--name", "sh", "--claude", "--budget", "-1"}, "give a positive amount"},
+		{[]string{"spawn-pane", "--team", "crew", "--name", "sh", "--claude", "--budget", "NaN"}, "give a positive amount"},
+		{[]string{"budget", "--team", "crew", "inf"}, "give an amount of US dollars"},
 	} {
 		out, errOut, code := ptRun(t, vars, "", c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {

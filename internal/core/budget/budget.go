@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/sys/safefs"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -142,30 +143,18 @@ func read(path string, v any) error {
 	return json.NewDecoder(f).Decode(v)
 }
 
-// write replaces path's content at once (a reader never sees half).
+// write replaces path's content at once (a reader never sees half), with
+// lockfile's atomic write, which also sweeps the temp files a killed
+// watcher left.
 func write(path string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), lockfile.DirPerm); err != nil {
 		return fmt.Errorf("keep a budget: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".budget-*")
-	if err != nil {
-		return fmt.Errorf("keep a budget: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("keep a budget: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("keep a budget: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := lockfile.WriteAtomic(path, b); err != nil {
 		return fmt.Errorf("keep a budget: %w", err)
 	}
 	return nil
