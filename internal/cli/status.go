@@ -78,7 +78,7 @@ state), "!N need you" when requests wait for you, the lead's unread
 messages, and what the team has spent so far, once it has spent
 something ("$1.20+": some member's spending is unknown and left out).
 
-    set -g status-right "#(paneteam status --format tmux --panes '#{S:#{W:#{P:#{pane_id}:#{pane_dead}:#{s/[^A-Za-z0-9@._-]//:@paneteam-agent} }}}')"
+    set -g status-right "#(paneteam status --format tmux --panes '` + tmux.StatusPanesFormat + `')"
     set -g status-interval 5
 
 --panes is what tmux expands there: the panes of the server that runs the
