@@ -206,6 +206,17 @@ func TestConfExampleLoads(t *testing.T) {
 			t.Errorf("no binding runs %q", want)
 		}
 	}
+	// The status line hands paneteam this server's panes in the format
+	// --panes reads: the example's copy of it must not drift from
+	// StatusPanesFormat, or the agent ids it filters could stop matching
+	// (every teammate dead) or reach sh unfiltered.
+	right, err := srv.Run(ctx, "show-option", "-gv", "status-right")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "#(paneteam status --format tmux --panes '" + tmux.StatusPanesFormat + "')"; !strings.Contains(right, want) {
+		t.Errorf("status-right is %q, want it to run %s", right, want)
+	}
 	// Typed text and #{...} values must never reach a shell line (issue
 	// 12; internal/tests/tmuxconf types into every binding).
 	for _, line := range strings.Split(keys, "\n") {

@@ -49,7 +49,11 @@ none is waiting it says so and waits for a key.
 Without --team or PANETEAM_TEAM, inside tmux (a popup included) the team is
 the tmux session's @paneteam-team option (tmux set-option @paneteam-team
 NAME). NO_COLOR turns colour off; the marks read without it. Text a
-teammate wrote is shown with control characters as visible escapes.`,
+teammate wrote is shown with control characters as visible escapes.
+
+The dashboard is drawn by the program paneteam-dashboard, installed beside
+paneteam ('go install github.com/paneteam/paneteam/cmd/...@latest'
+installs both); PANETEAM_DASHBOARD_BIN names another.`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			&ucli.BoolFlag{Name: "requests", Aliases: []string{"r"}, Usage: "review mode: one waiting request at a time, single keys (for a tmux popup)"},

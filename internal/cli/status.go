@@ -78,7 +78,7 @@ state), "!N need you" when requests wait for you, the lead's unread
 messages, and what the team has spent so far, once it has spent
 something ("$1.20+": some member's spending is unknown and left out).
 
-    set -g status-right "#(paneteam status --format tmux --panes '#{S:#{W:#{P:#{pane_id}:#{pane_dead}:#{s/[^A-Za-z0-9@._-]//:@paneteam-agent} }}}')"
+    set -g status-right "#(paneteam status --format tmux --panes '` + tmux.StatusPanesFormat + `')"
     set -g status-interval 5
 
 --panes is what tmux expands there: the panes of the server that runs the
@@ -120,11 +120,14 @@ func readStatusOptions(c *ucli.Command) (statusOptions, error) {
 	if c.NArg() > 0 {
 		return statusOptions{}, usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
 	}
-	o := statusOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Format: c.String("format"), Ended: c.Bool("ended"), Panes: c.String("panes")}
+	// One pass over the flags (readFlags): the status line reads these on
+	// every refresh.
+	v := readFlags(c)
+	o := statusOptions{Scope: v.teamScope(), JSON: v.Bool("json"), Format: v.String("format"), Ended: v.Bool("ended"), Panes: v.String("panes")}
 	if o.Format != "text" && o.Format != "tmux" && o.Format != "iterm2" {
 		return o, usagef("--format %q: use text, tmux or iterm2", o.Format)
 	}
-	if c.IsSet("panes") && (o.Format != "tmux" || o.JSON) {
+	if v.IsSet("panes") && (o.Format != "tmux" || o.JSON) {
 		return o, usagef("--panes is what tmux's status line passes with --format tmux: leave it out here")
 	}
 	return o, nil
