@@ -506,5 +506,9 @@ func (s *Session) Close() {
 		for proc.Alive(pid, "") && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
+		if proc.Alive(pid, "") {
+			// It ignored the hang-up: a test leaves nothing running.
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
