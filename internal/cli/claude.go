@@ -379,14 +379,20 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 		Resumed: spawn.ReadSessionFlags(l.Argv[1:], nil).Resuming}
 	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
 		// Claude ran it through a shell, which searched PATH; the router
-		// execs it. One that is itself a router (a lead started from
-		// another lead's shell) is not routed twice.
-		path, err := program.Find(own, env.Getenv("PATH"))
+		// execs it, from the teammate's folder (a worktree's, with
+		// --worktree), so by its absolute path. One that is itself a
+		// router (a lead started from another lead's shell) is not
+		// routed twice.
+		var path string
+		var err error
 		if strings.Contains(own, "/") {
-			path, err = own, nil
-			if _, serr := os.Stat(own); serr != nil {
-				err = serr
-			}
+			path = own
+			_, err = os.Stat(own)
+		} else {
+			path, err = program.Find(own, env.Getenv("PATH"))
+		}
+		if err == nil {
+			path, err = filepath.Abs(path)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s=%s: %v: set it to your teammate program's full path, or unset it", router.EnvTeammateCommand, own, err)

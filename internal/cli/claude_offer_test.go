@@ -101,6 +101,14 @@ func TestClaudeOffersInstalledCLIs(t *testing.T) {
 	if json.Unmarshal(b, &rc) != nil || rc.Claude != filepath.Join(bin, "my-teammate") || !slices.Equal(rc.Offered, []string{"gemini"}) {
 		t.Errorf("with the person's own teammate program and codex type, the router's setup: %s", b)
 	}
+	// A relative path is made absolute: the router runs it from the
+	// teammate's folder, not the lead's.
+	own["CLAUDE_CODE_TEAMMATE_COMMAND"] = "./claude.go"
+	rel := run(t, own)
+	b, _ = os.ReadFile(filepath.Join(filepath.Dir(rel.Env["CLAUDE_CODE_TEAMMATE_COMMAND"]), "router.json"))
+	if abs, _ := filepath.Abs("claude.go"); json.Unmarshal(b, &rc) != nil || rc.Claude != abs {
+		t.Errorf("with a relative teammate program, the router's setup: %s", b)
+	}
 	own["CLAUDE_CODE_TEAMMATE_COMMAND"] = "no-such-teammate"
 	if _, errs, code := ptRun(t, own, "", "claude", "--dry-run"); code == 0 || !strings.Contains(errs, "no-such-teammate") || !strings.Contains(errs, "full path") {
 		t.Errorf("a teammate program that is not there: exit %d, %s", code, errs)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/sys/program"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -152,8 +153,10 @@ func (v *virtual) drop(p VirtualPane) {
 
 // title records pane p's name and gives it to the pane in the terminal,
 // where the terminal can name a pane (native.Titler), as tmux titles a
-// pane. The name is cosmetic: a terminal that refuses it is logged, and
-// the call succeeds.
+// pane. The name is Claude's (a teammate's name the lead's model chose):
+// the terminal shows it made visible (visible.Line), never a control
+// character it would act on or hide. The name is cosmetic: a terminal
+// that refuses it is logged, and the call succeeds.
 func (v *virtual) title(ctx context.Context, p VirtualPane) int {
 	if err := v.write(); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
@@ -161,7 +164,7 @@ func (v *virtual) title(ctx context.Context, p VirtualPane) int {
 	t, err := v.driver()
 	if err == nil {
 		if tt, ok := t.(native.Titler); ok {
-			err = tt.SetTitle(ctx, p.Handle, p.Title, p.Tab)
+			err = tt.SetTitle(ctx, p.Handle, visible.Line(p.Title), p.Tab)
 		}
 	}
 	if err != nil && v.s.Getenv(EnvLog) != "" {

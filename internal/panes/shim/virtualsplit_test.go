@@ -57,13 +57,17 @@ func TestVirtualServerSplitsBesideALivePane(t *testing.T) {
 
 // TestVirtualServerNamesTeammatesPanes: select-pane -T, with which
 // Claude's lead titles its teammate's pane, names the pane in the
-// terminal; a terminal refusing the name fails nothing, and the refusal
-// is in the shim's log.
+// terminal, with what a terminal would act on made visible; a terminal
+// refusing the name fails nothing, and the refusal is in the shim's log.
 func TestVirtualServerNamesTeammatesPanes(t *testing.T) {
 	r := newVrig(t, "main-vertical")
 	p := r.spawn("dora", "exec sleep 300")
 	if got := r.term.titles["w1"]; got != "dora" {
 		t.Fatalf("pane %s (w1) is named %q in the terminal; want dora", p, got)
+	}
+	r.must("-S", r.sock(), "select-pane", "-t", p, "-T", "dora\x1b]0;owned\x07")
+	if got, want := r.term.titles["w1"], `$'dora\x1b]0;owned\x07'`; got != want {
+		t.Fatalf("a name holding escapes reached the terminal as %q; want %q", got, want)
 	}
 	r.must("-S", r.sock(), "select-pane", "-t", p, "-T", "refuse")
 	if b, _ := os.ReadFile(r.env[EnvLog]); !strings.Contains(string(b), "name pane "+p+" in testterm: no pane w1 to name") {
