@@ -55,7 +55,7 @@ type demoOptions struct {
 }
 
 func readDemoOptions(c *ucli.Command) demoOptions {
-	return demoOptions{Root: c.String("root"), Backend: c.String("backend"), Keep: c.Bool("keep"), Timeout: c.Duration("timeout")}
+	return demoOptions{Root: flagsOf(c).String("root"), Backend: flagsOf(c).String("backend"), Keep: flagsOf(c).Bool("keep"), Timeout: flagsOf(c).Duration("timeout")}
 }
 
 func runDemo(ctx context.Context, env Env, o demoOptions) error {

@@ -58,9 +58,9 @@ func readTeamCreateOptions(c *ucli.Command) (teamCreateOptions, error) {
 		return teamCreateOptions{}, usagef("team-create takes one NAME, got %d arguments", c.NArg())
 	}
 	return teamCreateOptions{
-		Root: c.String("root"), Name: c.Args().First(), Description: c.String("description"),
-		LeaderPID: c.Int("leader-pid"), Budget: c.Float("budget"), JSON: c.Bool("json"),
-	}, checkBudget(c.Float("budget"))
+		Root: flagsOf(c).String("root"), Name: c.Args().First(), Description: flagsOf(c).String("description"),
+		LeaderPID: flagsOf(c).Int("leader-pid"), Budget: flagsOf(c).Float("budget"), JSON: flagsOf(c).Bool("json"),
+	}, checkBudget(flagsOf(c).Float("budget"))
 }
 
 func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {

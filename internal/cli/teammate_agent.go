@@ -49,9 +49,9 @@ type agentTeammateOptions struct {
 }
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
-	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
-		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key"), Budget: c.Float("budget"),
-		Session: c.String("cli-session")}
+	return agentTeammateOptions{Agent: flagsOf(c).String("agent"), Prompt: flagsOf(c).String("prompt"), Model: flagsOf(c).String("model"),
+		PermissionMode: flagsOf(c).String("permission-mode"), LeadVerifyKey: flagsOf(c).String("lead-verify-key"), Budget: flagsOf(c).Float("budget"),
+		Session: flagsOf(c).String("cli-session")}
 }
 
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before

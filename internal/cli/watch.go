@@ -23,7 +23,7 @@ type watchOptions struct {
 }
 
 func readWatchOptions(c *ucli.Command) watchOptions {
-	return watchOptions{Poll: c.Duration("poll"), LockAge: c.Duration("lock-age")}
+	return watchOptions{Poll: flagsOf(c).Duration("poll"), LockAge: flagsOf(c).Duration("lock-age")}
 }
 
 // newTeamWatcher follows team t, checking pane liveness as status does,

@@ -48,17 +48,17 @@ tag or remote holds; --force removes it and deletes its branch anyway.`,
 				return err
 			}
 			recs := worktree.OpenRecords(state)
-			target := c.String("remove")
+			target := flagsOf(c).String("remove")
 			switch {
-			case c.Int("after-pid") > 0 && target != "":
-				reapWorktree(ctx, recs, target, int(c.Int("after-pid")))
+			case flagsOf(c).Int("after-pid") > 0 && target != "":
+				reapWorktree(ctx, recs, target, int(flagsOf(c).Int("after-pid")))
 				return nil
-			case c.Bool("force") && target == "":
+			case flagsOf(c).Bool("force") && target == "":
 				return usagef("--force goes with --remove")
 			case target != "":
-				return removeWorktree(ctx, env, recs, target, c.Bool("force"))
+				return removeWorktree(ctx, env, recs, target, flagsOf(c).Bool("force"))
 			}
-			return listWorktrees(ctx, env, recs, c.String("team"), c.Bool("json"))
+			return listWorktrees(ctx, env, recs, flagsOf(c).String("team"), flagsOf(c).Bool("json"))
 		},
 	}
 }
