@@ -21,7 +21,7 @@ func callerOf(env Env) post.Caller {
 
 // readFrom is --from as the person typed it: "" when not given or
 // when it is $PANETEAM_AGENT (the flag's default).
-func readFrom(c *ucli.Command, env Env) string { return flagsOf(c).from(env) }
+func readFrom(c *ucli.Command, env Env) string { return readFlags(c).from(env) }
 
 func (v flagValues) from(env Env) string {
 	if from := v.String("from"); v.IsSet("from") && from != env.Getenv("PANETEAM_AGENT") {

@@ -55,7 +55,7 @@ type demoOptions struct {
 }
 
 func readDemoOptions(c *ucli.Command) demoOptions {
-	return demoOptions{Root: flagsOf(c).String("root"), Backend: flagsOf(c).String("backend"), Keep: flagsOf(c).Bool("keep"), Timeout: flagsOf(c).Duration("timeout")}
+	return demoOptions{Root: readFlags(c).String("root"), Backend: readFlags(c).String("backend"), Keep: readFlags(c).Bool("keep"), Timeout: readFlags(c).Duration("timeout")}
 }
 
 func runDemo(ctx context.Context, env Env, o demoOptions) error {

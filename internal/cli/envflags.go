@@ -51,7 +51,7 @@ func envBefore(env Env, flags []ucli.Flag) ucli.BeforeFunc {
 	}
 	return func(ctx context.Context, c *ucli.Command) (context.Context, error) {
 		for _, b := range bs {
-			if flagsOf(c).IsSet(b.name) {
+			if readFlags(c).IsSet(b.name) {
 				continue
 			}
 			for _, k := range b.vars {

@@ -8,7 +8,7 @@ import (
 
 // flagValues is how paneteam reads a command's flags, and its parents'
 // (--root, --lock-timeout): by name, as urfave/cli's c.String and its kin
-// do, from an index built once per command (flagsOf). urfave/cli's own
+// do, from an index built once per command (readFlags). urfave/cli's own
 // lookups walk every flag of the command and its parents and build each
 // flag's list of names as they go: a send reads two dozen flags, and
 // reading them that way cost 0.25M instructions, 12% of the send
@@ -18,12 +18,12 @@ type flagValues map[string]ucli.Flag
 // flagIndexKey is where a command keeps its index, in its Metadata.
 const flagIndexKey = "paneteam.flags"
 
-// flagsOf is c's flags by name, a name taken by the nearest command first,
+// readFlags is c's flags by name, a name taken by the nearest command first,
 // as urfave/cli's lookup finds it. The index is built at the first read
 // and kept on c: a flag's value is read from the flag itself at each call,
 // so a value set later (an environment variable applied in a Before hook)
 // is seen.
-func flagsOf(c *ucli.Command) flagValues {
+func readFlags(c *ucli.Command) flagValues {
 	if v, ok := c.Metadata[flagIndexKey].(flagValues); ok {
 		return v
 	}

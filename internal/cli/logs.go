@@ -50,7 +50,7 @@ type logsOptions struct {
 }
 
 func readLogsOptions(c *ucli.Command) logsOptions {
-	return logsOptions{Scope: readTeamScope(c), Name: flagsOf(c).String("name"), Follow: flagsOf(c).Bool("follow"), JSON: flagsOf(c).Bool("json")}
+	return logsOptions{Scope: readTeamScope(c), Name: readFlags(c).String("name"), Follow: readFlags(c).Bool("follow"), JSON: readFlags(c).Bool("json")}
 }
 
 func runLogs(ctx context.Context, env Env, o logsOptions) error {

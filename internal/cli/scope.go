@@ -19,7 +19,7 @@ type teamScope struct {
 	Lock lockfile.Options
 }
 
-func readTeamScope(c *ucli.Command) teamScope { return flagsOf(c).teamScope() }
+func readTeamScope(c *ucli.Command) teamScope { return readFlags(c).teamScope() }
 
 func (v flagValues) teamScope() teamScope {
 	return teamScope{Root: v.String("root"), Team: v.String("team"), Lock: lockfile.Options{Timeout: v.Duration("lock-timeout")}}

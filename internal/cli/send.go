@@ -104,7 +104,7 @@ type sendOptions struct {
 }
 
 func readSendOptions(c *ucli.Command, env Env) sendOptions {
-	v := flagsOf(c)
+	v := readFlags(c)
 	return sendOptions{
 		Scope: v.teamScope(), From: v.from(env),
 		To: v.StringSlice("to"), Broadcast: v.Bool("broadcast"), CreateInbox: v.Bool("create-inbox"),

@@ -120,9 +120,9 @@ func readStatusOptions(c *ucli.Command) (statusOptions, error) {
 	if c.NArg() > 0 {
 		return statusOptions{}, usagef("status takes no arguments (got %q): name a team with --team", c.Args().First())
 	}
-	// One pass over the flags (flagsOf): the status line reads these on
+	// One pass over the flags (readFlags): the status line reads these on
 	// every refresh.
-	v := flagsOf(c)
+	v := readFlags(c)
 	o := statusOptions{Scope: v.teamScope(), JSON: v.Bool("json"), Format: v.String("format"), Ended: v.Bool("ended"), Panes: v.String("panes")}
 	if o.Format != "text" && o.Format != "tmux" && o.Format != "iterm2" {
 		return o, usagef("--format %q: use text, tmux or iterm2", o.Format)

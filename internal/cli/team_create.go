@@ -58,9 +58,9 @@ func readTeamCreateOptions(c *ucli.Command) (teamCreateOptions, error) {
 		return teamCreateOptions{}, usagef("team-create takes one NAME, got %d arguments", c.NArg())
 	}
 	return teamCreateOptions{
-		Root: flagsOf(c).String("root"), Name: c.Args().First(), Description: flagsOf(c).String("description"),
-		LeaderPID: flagsOf(c).Int("leader-pid"), Budget: flagsOf(c).Float("budget"), JSON: flagsOf(c).Bool("json"),
-	}, checkBudget(flagsOf(c).Float("budget"))
+		Root: readFlags(c).String("root"), Name: c.Args().First(), Description: readFlags(c).String("description"),
+		LeaderPID: readFlags(c).Int("leader-pid"), Budget: readFlags(c).Float("budget"), JSON: readFlags(c).Bool("json"),
+	}, checkBudget(readFlags(c).Float("budget"))
 }
 
 func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {

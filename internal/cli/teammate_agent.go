@@ -49,9 +49,9 @@ type agentTeammateOptions struct {
 }
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
-	return agentTeammateOptions{Agent: flagsOf(c).String("agent"), Prompt: flagsOf(c).String("prompt"), Model: flagsOf(c).String("model"),
-		PermissionMode: flagsOf(c).String("permission-mode"), LeadVerifyKey: flagsOf(c).String("lead-verify-key"), Budget: flagsOf(c).Float("budget"),
-		Session: flagsOf(c).String("cli-session")}
+	return agentTeammateOptions{Agent: readFlags(c).String("agent"), Prompt: readFlags(c).String("prompt"), Model: readFlags(c).String("model"),
+		PermissionMode: readFlags(c).String("permission-mode"), LeadVerifyKey: readFlags(c).String("lead-verify-key"), Budget: readFlags(c).Float("budget"),
+		Session: readFlags(c).String("cli-session")}
 }
 
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before

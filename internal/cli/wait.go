@@ -66,24 +66,24 @@ func readWaitOptions(c *ucli.Command) (waitOptions, error) {
 	if c.NArg() > 0 {
 		return waitOptions{}, usagef("wait takes no arguments (got %q): name teammates with --name or use --all", c.Args().First())
 	}
-	until := teamwatch.State(flagsOf(c).String("until"))
+	until := teamwatch.State(readFlags(c).String("until"))
 	if until == "" {
 		return waitOptions{}, usagef("say what to wait for: --until idle, needs-you or gone")
 	}
 	if teamwatch.CheckUntil(until) != nil {
-		return waitOptions{}, usagef("--until %q: use idle, needs-you or gone", flagsOf(c).String("until"))
+		return waitOptions{}, usagef("--until %q: use idle, needs-you or gone", readFlags(c).String("until"))
 	}
-	names := flagsOf(c).StringSlice("name")
+	names := readFlags(c).StringSlice("name")
 	switch {
-	case flagsOf(c).Bool("all") && len(names) > 0:
+	case readFlags(c).Bool("all") && len(names) > 0:
 		return waitOptions{}, usagef("give --name or --all, not both")
-	case !flagsOf(c).Bool("all") && len(names) == 0:
+	case !readFlags(c).Bool("all") && len(names) == 0:
 		return waitOptions{}, usagef("say whom to wait for: --name NAME (repeatable) or --all")
-	case flagsOf(c).Duration("timeout") < 0 || flagsOf(c).Duration("poll") <= 0:
+	case readFlags(c).Duration("timeout") < 0 || readFlags(c).Duration("poll") <= 0:
 		return waitOptions{}, usagef("--timeout must not be negative and --poll must be positive")
 	}
-	o := waitOptions{Scope: readTeamScope(c), Goal: teamwatch.Goal{Until: until}, Timeout: flagsOf(c).Duration("timeout"), JSON: flagsOf(c).Bool("json")}
-	if !flagsOf(c).Bool("all") {
+	o := waitOptions{Scope: readTeamScope(c), Goal: teamwatch.Goal{Until: until}, Timeout: readFlags(c).Duration("timeout"), JSON: readFlags(c).Bool("json")}
+	if !readFlags(c).Bool("all") {
 		o.Goal.Names = names // nil with --all (urfave/cli v3 gives an empty slice)
 	}
 	return o, nil
