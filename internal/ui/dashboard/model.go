@@ -26,7 +26,7 @@ import (
 	"fmt"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
@@ -175,8 +175,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		return m, m.refresh()
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		// Bubble Tea v2 turns on bracketed paste and hands a paste over
+		// whole, not as key presses: into the input if one is open.
+		if m.mode == modeInput {
+			m.typed(msg.Content)
+		}
+		return m, nil
 	}
 	return m, nil
 }
