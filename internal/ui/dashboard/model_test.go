@@ -184,6 +184,22 @@ func TestMemberKeysActOnTheSelectedMember(t *testing.T) {
 	}
 }
 
+// TestAPasteGoesIntoTheOpenInputOnly: Bubble Tea v2 hands a bracketed
+// paste over as one message, not as keys; it lands in the message being
+// typed (one line: its line breaks dropped), and a paste while no input
+// is open is not read as keys.
+func TestAPasteGoesIntoTheOpenInputOnly(t *testing.T) {
+	f := &fake{snap: team3()}
+	m := start(t, f, Options{})
+	m.Update(tea.PasteMsg{Content: "sq"}) // s would stop, q would quit
+	press(m, "down", "down", "m", "x")
+	m.Update(tea.PasteMsg{Content: "one\ntwo three"})
+	press(m, "enter")
+	if fmt.Sprint(f.calls) != "[send bob xonetwo three]" {
+		t.Fatalf("calls %v", f.calls)
+	}
+}
+
 func TestTeammateTextIsMadeVisible(t *testing.T) {
 	s := team3()
 	s.Members[2].Name = "bob\x1b[2J"
