@@ -39,6 +39,8 @@ type Guard struct {
 	// Log shows the person what the guard does and could not do (on
 	// stderr); nil drops it.
 	Log func(format string, args ...any)
+	// Poll is the watch's (0: DefaultPoll).
+	Poll time.Duration
 }
 
 // DefaultGrace is Guard.Grace unless PANETEAM_BUDGET_GRACE says otherwise.
@@ -83,7 +85,7 @@ func Dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', 2, 64)
 // is how the teammate is stopped (it returns how it went), and a last
 // message tells the lead it was.
 func (g Guard) Watch(stop func(ctx context.Context, why string) string) *Watch {
-	w := &Watch{State: g.State, Team: g.Team, Name: g.Name, USD: g.USD, Prices: g.Prices, Log: g.Log}
+	w := &Watch{State: g.State, Team: g.Team, Name: g.Name, USD: g.USD, Prices: g.Prices, Poll: g.Poll, Log: g.Log}
 	w.Warn = func(ctx context.Context, s Status) {
 		g.TellLead(ctx, "budget warning", fmt.Sprintf("%s has spent %s of %s %s (%.0f%%); paneteam stops it at %s.",
 			g.Name, Dollars(spent(s)), whose(s), Dollars(s.USD), 100*spent(s)/s.USD, Dollars(s.USD)))
