@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
@@ -161,7 +162,7 @@ func (l *Lead) Answer(ctx context.Context, id, from string, d Decision) (Result,
 }
 
 // AnswerRequest writes the answer to r into the teammate's inbox, from
-// team-lead, through the mailbox package (which stamps and signs what it
+// team-lead, through post (Post.Send, which stamps and signs what it
 // writes), then records r as answered. The record's lock is held across
 // the check, the write and the record, so two answers to one request,
 // from any number of processes, write exactly one response; the later one
@@ -204,12 +205,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 		if rec, done := findRecord(recs, r); done {
 			return nil, answeredError(r, rec)
 		}
-		msg := mailbox.Message{From: team.LeadName, Text: text, Timestamp: mailbox.Timestamp(d.Now)}
-		in := mailbox.New(l.Team.InboxPath(m.Name), l.Lock)
-		if l.Keys.Dir != "" {
-			in = in.SignedBy(provenance.Lead{Store: l.Keys})
-		}
-		if err := in.Send(ctx, msg); err != nil {
+		if _, err := l.post(cfg).Send(ctx, m.Name, mailbox.Message{Text: text, Timestamp: mailbox.Timestamp(d.Now)}); err != nil {
 			return nil, fmt.Errorf("write the answer to %s into %s's inbox: %w", visible.Line(r.ID), m.Name, err)
 		}
 		sent = true
@@ -225,6 +221,16 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	}
 	l.markRead(ctx, r)
 	return res, nil
+}
+
+// post is the lead's post to its teammates, through which the answer is
+// written: from team-lead, signed with the lead's keys when it has them.
+func (l *Lead) post(cfg *team.Config) *post.Post {
+	p := &post.Post{Team: l.Team, Lock: l.Lock, From: team.LeadName, Config: cfg}
+	if l.Keys.Dir != "" {
+		p.Signer = provenance.Lead{Store: l.Keys}
+	}
+	return p
 }
 
 // markRead marks the answered request read in the lead's inbox, so that
