@@ -59,6 +59,9 @@ type ReapResult struct {
 	// Records are paneteam's records of panes it opened in kitty,
 	// WezTerm or Zellij that are gone (backend.PruneNativeRecords).
 	Records []string `json:"records"`
+	// Worktrees are the untouched worktrees of ended teammates removed
+	// after the reap (sweepWorktrees).
+	Worktrees []SweptWorktree `json:"worktrees,omitempty"`
 }
 
 // Orphan is a team whose lead process is gone.
@@ -149,6 +152,8 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	if err := sweepLocks(ro, res); err != nil {
 		errs = append(errs, err)
 	}
+	// Last: a worktree whose team was just reaped is free to go.
+	o.sweepWorktrees(ctx, ro, res)
 	for _, o := range res.Orphans {
 		if o.Error != "" {
 			errs = append(errs, fmt.Errorf("team %s: %s", o.Team, o.Error))
