@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/term"
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
@@ -16,6 +15,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/term/tty"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
@@ -110,8 +110,8 @@ func holdOnError(env Env, err error) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "paneteam: %s\r\npress any key to close\r\n", errorText(err))
-	if st, rerr := term.MakeRaw(f.Fd()); rerr == nil {
-		defer term.Restore(f.Fd(), st) //nolint:errcheck
+	if restore, rerr := tty.MakeRaw(int(f.Fd())); rerr == nil {
+		defer restore() //nolint:errcheck
 	}
 	var b [1]byte
 	f.Read(b[:]) //nolint:errcheck

@@ -22,10 +22,7 @@ var cliForbidden = []string{
 // cliNotYet names a file of internal/cli still allowed one forbidden
 // import, until its owner moves it to internal/term/tty; the test fails
 // once the import is gone, so the allowance does not outlive it.
-var cliNotYet = map[string]string{
-	// holdOnError's raw mode: tty.MakeRaw(int(f.Fd())) does the same.
-	"dashboard.go": "github.com/charmbracelet/x/term",
-}
+var cliNotYet = map[string]string{}
 
 // Every non-test file of internal/cli, whatever its build tags: none
 // imports a terminal or pty module, and none handles SIGWINCH.
