@@ -383,14 +383,7 @@ func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want [
 		// --worktree), so by its absolute path. One that is itself a
 		// router (a lead started from another lead's shell) is not
 		// routed twice.
-		var path string
-		var err error
-		if strings.Contains(own, "/") {
-			path = own
-			_, err = os.Stat(own)
-		} else {
-			path, err = program.Find(own, env.Getenv("PATH"))
-		}
+		path, err := program.Lookup(own, env.Getenv("PATH"))
 		if err == nil {
 			path, err = filepath.Abs(path)
 		}
