@@ -5,9 +5,11 @@
 package program
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Executable reports whether p names a file that may be run: it exists,
@@ -32,4 +34,21 @@ func Find(name, path string) (string, error) {
 		}
 	}
 	return "", exec.ErrNotFound
+}
+
+// Lookup is the program name means, as a shell runs it: name itself
+// when it holds a slash (a path, relative to the current folder or not,
+// which must be an executable file), else Find's answer on path.
+func Lookup(name, path string) (string, error) {
+	if !strings.Contains(name, "/") {
+		return Find(name, path)
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not an executable file", name)
+	}
+	return name, nil
 }

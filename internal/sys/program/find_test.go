@@ -68,3 +68,30 @@ func TestExecutable(t *testing.T) {
 		}
 	}
 }
+
+func TestLookupTakesAPathAsItIsAndSearchesForAName(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Lookup("tool", "/nonexistent:"+dir); err != nil || got != tool {
+		t.Errorf("Lookup(tool) on PATH = %q, %v; want %s", got, err, tool)
+	}
+	// A path is not searched for: PATH holds no such folder.
+	if got, err := Lookup(tool, ""); err != nil || got != tool {
+		t.Errorf("Lookup(%s) = %q, %v; want it as given", tool, got, err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing"), plain, dir + "/"} {
+		if got, err := Lookup(bad, dir); err == nil {
+			t.Errorf("Lookup(%s) = %q; want an error (missing, not executable, a folder)", bad, got)
+		}
+	}
+	if _, err := Lookup("missing", dir); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("Lookup(missing) on PATH: %v; want exec.ErrNotFound", err)
+	}
+}
