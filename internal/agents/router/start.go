@@ -264,11 +264,13 @@ func (r *run) refuse(ctx context.Context, tm Teammate, what string, why error) e
 	text := fmt.Sprintf("%s did not start as %s: %v", tm.Name, what, why)
 	if tm.Team != "" && tm.Name != "" {
 		if t, cfg, err := r.team(tm.Team); err == nil {
-			// An entry of the teammate's own in the lead's inbox, written
-			// as it is here until post has an entry point for a notice.
-			msg := mailbox.Message{From: tm.Name, Text: text, Summary: "could not start", Color: tm.Color,
-				Timestamp: mailbox.Timestamp(time.Now())}
-			if err := post.OpenInbox(t, cfg, team.LeadName, lockfile.Options{}).Append(ctx, msg); err != nil {
+			// An entry of the teammate's own in the lead's inbox, in the
+			// colour Claude gave it.
+			p := post.As(t, cfg, lockfile.Options{}, tm.Name)
+			if tm.Color != "" {
+				p.Color = tm.Color
+			}
+			if _, err := p.SendLead(ctx, mailbox.Message{Text: text, Summary: "could not start"}); err != nil {
 				r.warn("could not tell the lead: %v", err)
 			}
 		}

@@ -50,15 +50,7 @@ func fixtures(path string) bool {
 // exceptions are single sites, as "path/in/module.go: Method", that write
 // around post for now, each with the reason it may. Keep it empty: a
 // site here is a writer to route through post.
-var exceptions = map[string]string{
-	// The router's runtime moves out of internal/cli in another branch of
-	// issue 38 (into internal/agents/router); its refusal of a teammate
-	// (refuseTeammate) is to write through post there:
-	// p := post.As(t, cfg, lock, tm.Name); p.Color = tm.Color;
-	// p.SendLead(ctx, mailbox.Message{Text: text, Summary: "could not start"}).
-	// The lead removes this line at the merge.
-	"internal/cli/teammate_claude.go: Append": "moving to internal/agents/router (issue 38 §2)",
-}
+var exceptions = map[string]string{}
 
 // A package as go list tells it.
 type pkg struct {
