@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -48,6 +49,7 @@ func (e exitError) Unwrap() error { return e.err }
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
 	env.Args = args
+	env.shared = factory.New(env.Getenv)
 	if isRootHelp(args) {
 		if ok, err := writeRootHelp(env.Stdout, Version); ok {
 			if err != nil {

@@ -21,7 +21,6 @@ import (
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/layout"
 )
 
@@ -146,7 +145,7 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	if err != nil {
 		return err
 	}
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,6 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
-	"github.com/paneteam/paneteam/team"
 )
 
 func cleanupCommand(env Env) *ucli.Command {
@@ -155,12 +153,12 @@ func runCleanupTeam(ctx context.Context, env Env, o cleanupOptions) error {
 }
 
 func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
-	root, err := team.Root(o.Scope.Root, env.Getenv)
+	root, err := env.root(o.Scope.Root)
 	if err != nil {
 		return err
 	}
 	ro := lifecycle.ReapOptions{DryRun: o.DryRun}
-	if state, err := provenance.StateDir(env.Getenv); err == nil {
+	if state, err := env.stateDir(); err == nil {
 		ro.VirtualDir = claudestart.VirtualDir(state)
 	}
 	if o.OlderThan != nil {

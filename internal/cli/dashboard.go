@@ -10,11 +10,11 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/tty"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -124,7 +124,7 @@ type DashboardSession struct {
 	Lock            lockfile.Options
 	Backend         backend.Env
 	Caller          post.Caller
-	Keys            provenance.Store
+	Keys            factory.Keys
 	Watch           teamwatch.Options
 	ShutdownTimeout time.Duration
 	Review          bool // one waiting request at a time (--requests)
@@ -176,7 +176,7 @@ func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
 	}
 	bend := statusBackendEnv(env)
 	opts := stateOptions(env)
-	if state, err := provenance.StateDir(env.Getenv); err == nil {
+	if state, err := env.stateDir(); err == nil {
 		opts.Cost = costReader(env, state) // each member's spending, and the team's in the header
 	}
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: o.Poll})

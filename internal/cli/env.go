@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/paneteam/paneteam/internal/core/factory"
 )
 
 // Env is everything a command may learn from the world it started in,
@@ -26,6 +28,9 @@ type Env struct {
 	// Args is the command line Main was given (set by Main), for a
 	// command that hands itself to another program whole (dashboard).
 	Args []string
+	// shared is what the run's commands share (internal/core/factory),
+	// made by Main; see Env.factory.
+	shared *factory.Factory
 }
 
 // Getenv returns a captured variable.

@@ -183,7 +183,7 @@ func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 		}
 	}
 	if o.Scope.Root != "" {
-		if root, err := team.Root(o.Scope.Root, env.Getenv); err == nil {
+		if root, err := env.root(o.Scope.Root); err == nil {
 			r.Root = root
 		}
 	}

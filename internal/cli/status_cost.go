@@ -11,7 +11,6 @@ import (
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -100,7 +99,7 @@ func writeCostNotes(w io.Writer, total *cost.Cost, members []teamwatch.Member) {
 
 // writeEnded prints the spending kept of teams cleaned up.
 func writeEnded(env Env, o statusOptions) error {
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/teammate"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -27,7 +27,7 @@ func agentTeammateFlags() []ucli.Flag {
 			"as 'paneteam resume' does with the session its hook recorded; the first prompt then says it was started again"},
 		&ucli.StringFlag{Name: "lead-verify-key", Usage: "the lead's key (<ms>.<key>, as Claude Code's --lead-verify-key): a shutdown in the lead's name " +
 			"is obeyed only when the lead signed it, and with --agent the MCP server marks the lead's messages verified or not",
-			Sources: ucli.EnvVars(provenance.EnvLeadVerifyKey)},
+			Sources: ucli.EnvVars(factory.EnvLeadVerifyKey)},
 		budgetFlag("with --agent: " + budgetHelp),
 	}
 }
@@ -57,8 +57,8 @@ func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before
 // anything is written with it.
 func checkLeadVerifyKey(key string) error {
-	if _, err := provenance.NewVerifier(key); err != nil {
-		return usagef("--lead-verify-key (or %s): %v", provenance.EnvLeadVerifyKey, err)
+	if err := factory.CheckVerifyKey(key); err != nil {
+		return usagef("--lead-verify-key (or %s): %v", factory.EnvLeadVerifyKey, err)
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (f *Factory) Signer() mailbox.Signer {
 
 // CheckVerifyKey reports whether key is a lead verify key a teammate can
 // check its lead's signatures with.
-func (f *Factory) CheckVerifyKey(key string) error {
+func CheckVerifyKey(key string) error {
 	_, err := provenance.NewVerifier(key)
 	return err
 }

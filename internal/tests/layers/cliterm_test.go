@@ -10,29 +10,27 @@ import (
 	"testing"
 )
 
-// The person's terminal is taken over in one place, internal/term/tty
-// (raw mode, its size, following SIGWINCH); internal/cli is flags, output
-// and exit codes. These modules are what a second raw mode or resize
-// loop in it would import.
-var cliForbidden = []string{
-	"github.com/charmbracelet/x/term",
-	"github.com/creack/pty",
+// internal/cli is flags, output and exit codes. The person's terminal is
+// taken over in one place, internal/term/tty (raw mode, its size,
+// following SIGWINCH); the state folder, the lead's keys and a
+// teammate's verifier come from the run's factory (internal/core/factory).
+// These modules are what a second raw mode, resize loop or state-folder
+// reckoning in the command line would import, each with where it goes.
+var cliForbidden = map[string]string{
+	"github.com/charmbracelet/x/term":                           "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
+	"github.com/creack/pty":                                     "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
+	"github.com/paneteam/paneteam/internal/protocol/provenance": "reach the state folder, keys and verifier through the run's factory (Env.factory, internal/core/factory)",
 }
 
-// cliNotYet names a file of internal/cli still allowed one forbidden
-// import, until its owner moves it to internal/term/tty; the test fails
-// once the import is gone, so the allowance does not outlive it.
-var cliNotYet = map[string]string{}
-
 // Every non-test file of internal/cli, whatever its build tags: none
-// imports a terminal or pty module, and none handles SIGWINCH.
+// imports a terminal or pty module or the key store, and none handles
+// SIGWINCH.
 func TestCLIDoesNotTakeTheTerminal(t *testing.T) {
 	dir := filepath.Join(moduleRoot(t), "internal", "cli")
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Go files in %s: %v", dir, err)
 	}
-	used := map[string]bool{}
 	for _, f := range files {
 		name := filepath.Base(f)
 		if strings.HasSuffix(name, "_test.go") {
@@ -48,24 +46,14 @@ func TestCLIDoesNotTakeTheTerminal(t *testing.T) {
 		}
 		for _, imp := range ast.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			for _, bad := range cliForbidden {
-				if path != bad && !strings.HasPrefix(path, bad+"/") {
-					continue
+			for bad, fix := range cliForbidden {
+				if path == bad || strings.HasPrefix(path, bad+"/") {
+					t.Errorf("internal/cli/%s imports %s: %s, not in the command line", name, path, fix)
 				}
-				if cliNotYet[name] == path {
-					used[name] = true
-					continue
-				}
-				t.Errorf("internal/cli/%s imports %s: take the terminal through internal/term/tty (Take, MakeRaw, SizeOf), not in the command line", name, path)
 			}
 		}
 		if strings.Contains(string(src), "SIGWINCH") {
 			t.Errorf("internal/cli/%s handles SIGWINCH: follow the window's size with internal/term/tty (Take or Follow)", name)
-		}
-	}
-	for name, path := range cliNotYet {
-		if !used[name] {
-			t.Errorf("internal/cli/%s no longer imports %s: remove its entry from cliNotYet", name, path)
 		}
 	}
 }
