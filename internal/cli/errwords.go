@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// The library and the core word their errors for whoever calls them: they
+// name no flag and no command of paneteam's. The command line does: each
+// typed error below, found anywhere in an error's chain, has its own text
+// replaced inside the whole message by the command line's, so what is
+// wrapped around it stays as it was and the person reads which flag to pass.
+
+// A wording finds its error in err's chain and returns the library's text
+// of it and the command line's.
+type wording func(err error) (lib, cli string, ok bool)
+
+var wordings = []wording{
+	sentinel(team.ErrNoOwner, "claim needs an owner: pass --owner NAME (a team member)"),
+	sentinel(mailbox.ErrNoSender, "message has no sender: give --from or set PANETEAM_AGENT"),
+	sentinel(team.ErrTaskNotFound, team.ErrTaskNotFound.Error()+" (see 'paneteam task list')"),
+	typed(func(e *team.RootError) string {
+		return fmt.Sprintf("find the team root: %v (set --root or PANETEAM_ROOT)", e.Err)
+	}),
+	typed(teamNotFound),
+	typed(func(e *team.CompletedError) string {
+		return fmt.Sprintf("task %s is completed; to reopen it run 'paneteam task update %s --status pending'", e.ID, e.ID)
+	}),
+	typed(func(e *team.TaskIDError) string {
+		if e.ID == "" {
+			return "task id is empty: give the number printed by 'paneteam task create' (see 'paneteam task list')"
+		}
+		return fmt.Sprintf("task id %q is not a number: task ids are digits only, like 3 (see 'paneteam task list')", e.ID)
+	}),
+	typed(claimRefused),
+	typed(senderRefused),
+}
+
+// cliWords is err's text as the command line words it.
+func cliWords(err error) string {
+	msg := err.Error()
+	for _, w := range wordings {
+		if lib, cli, ok := w(err); ok && lib != cli {
+			msg = strings.Replace(msg, lib, cli, 1)
+		}
+	}
+	return msg
+}
+
+// sentinel words a sentinel error by its text.
+func sentinel(target error, cli string) wording {
+	return func(err error) (string, string, bool) {
+		return target.Error(), cli, errors.Is(err, target)
+	}
+}
+
+// typed words the first error of type E in the chain.
+func typed[E error](word func(E) string) wording {
+	return func(err error) (string, string, bool) {
+		var e E
+		if !errors.As(err, &e) {
+			return "", "", false
+		}
+		return e.Error(), word(e), true
+	}
+}
+
+func teamNotFound(e *team.NotFoundError) string {
+	hint := "create it with: paneteam team-create " + team.SanitizeTeam(e.Name)
+	if len(e.Teams) > 0 {
+		hint = "teams under " + e.Root + ": " + strings.Join(e.Teams, ", ")
+	}
+	return fmt.Sprintf("team %q: %v (%s)", e.Name, team.ErrNotFound, hint)
+}
+
+func claimRefused(e *team.ClaimError) string {
+	switch e.Reason {
+	case team.ClaimOwned:
+		return fmt.Sprintf("task %s is already claimed by %s: pick another ('paneteam task list --available'), "+
+			"or have %s release it", e.ID, e.Owner, e.Owner)
+	case team.ClaimBlocked:
+		return fmt.Sprintf("task %s is blocked by unfinished task(s) %s: finish those first, "+
+			"or pick another ('paneteam task list --available')", e.ID, strings.Join(e.Blockers, ", "))
+	}
+	return e.Error()
+}
+
+// senderRefused names the variable or flag the refused name came from.
+func senderRefused(e *team.SenderError) string {
+	how := "PANETEAM_USER"
+	if e.Default {
+		how = "the default sender name"
+	}
+	switch e.Reason {
+	case team.SenderAgentIsLead:
+		return fmt.Sprintf("PANETEAM_AGENT=%q is a name only Claude Code's lead may write as in team %s: "+
+			"unset it, or pass --from with your own name", e.Name, e.Team)
+	case team.SenderReserved:
+		return fmt.Sprintf("%s %q is reserved by Claude Code (team-lead, user, system, main): "+
+			"set PANETEAM_USER to your own name, e.g. PANETEAM_USER=alex", how, e.Name)
+	case team.SenderBadName:
+		return fmt.Sprintf("%s %q: %v", how, e.Name, e.Err)
+	}
+	return fmt.Sprintf("%s %q is the name of a member of team %s, so messages would look like theirs: "+
+		"set PANETEAM_USER to a name of your own, or pass --from", how, e.Name, e.Team)
+}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
+)
+
+// The library's typed errors reach the person in the command line's own
+// words, wherever they sit in the chain, and what wraps them stays.
+func TestErrorTextWordsTheLibrarysErrorsByFlags(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("task 4: %w", &team.ClaimError{ID: "4", Reason: team.ClaimOwned, Owner: "bob"}),
+			"task 4: task 4 is already claimed by bob: pick another ('paneteam task list --available'), or have bob release it"},
+		{fmt.Errorf("claim: %w", team.ErrNoOwner), "claim: claim needs an owner: pass --owner NAME (a team member)"},
+		{fmt.Errorf("send: %w", mailbox.ErrNoSender), "send: message has no sender: give --from or set PANETEAM_AGENT"},
+		{fmt.Errorf("task 9: %w", team.ErrTaskNotFound), "task 9: no such task (see 'paneteam task list')"},
+		{&team.TaskIDError{ID: "x"}, `task id "x" is not a number: task ids are digits only, like 3 (see 'paneteam task list')`},
+		{&team.RootError{Err: errors.New("no home")}, "find the team root: no home (set --root or PANETEAM_ROOT)"},
+		{&team.NotFoundError{Name: "a b", Root: "/r"}, `team "a b": no such team (create it with: paneteam team-create a-b)`},
+		{&team.SenderError{Reason: team.SenderIsMember, Name: "bob", Team: "t"},
+			`PANETEAM_USER "bob" is the name of a member of team t, so messages would look like theirs: set PANETEAM_USER to a name of your own, or pass --from`},
+	} {
+		if got := errorText(tc.err); got != tc.want {
+			t.Errorf("errorText(%v)\n got %s\nwant %s", tc.err, got, tc.want)
+		}
+	}
+}
