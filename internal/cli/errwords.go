@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/core/approval"
+	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -38,6 +40,22 @@ var wordings = []wording{
 	}),
 	typed(claimRefused),
 	typed(senderRefused),
+	typed(func(e *approval.DecisionError) string { return e.Words("--" + string(e.Field)) }),
+	typed(func(e *approval.AmbiguousError) string { return e.Words("--from NAME") }),
+	typed(func(e *approval.UnknownError) string {
+		return fmt.Sprintf("%s: 'paneteam requests --team %s' lists them", e.Error(), e.Team)
+	}),
+	typed(func(e *approval.NoKeyError) string {
+		return fmt.Sprintf("%s: %v: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)",
+			e.Member, approval.ErrNoKey, e.ID)
+	}),
+	typed(func(e *teamfind.AmbiguousError) string {
+		if len(e.Teams) == 0 {
+			return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
+		}
+		return fmt.Sprintf("no team given, and this is not inside a Claude Code session: pass --team NAME or set PANETEAM_TEAM (teams under %s: %s)",
+			e.Root, strings.Join(e.Teams, ", "))
+	}),
 }
 
 // cliWords is err's text as the command line words it.

@@ -52,9 +52,7 @@ func TestCoreErrorsNameNoFrontEndWords(t *testing.T) {
 // notYet are the files whose errors still name the command line's flags
 // or commands: each leaves this list when its errors are typed.
 var notYet = map[string]bool{
-	"internal/core/approval/answer.go":         true,
-	"internal/core/approval/lead.go":           true,
-	"internal/core/approval/response.go":       true,
+
 	"internal/core/claudestart/claudestart.go": true,
 	"internal/core/lifecycle/cleanup.go":       true,
 	"internal/core/lifecycle/orphans.go":       true,
@@ -63,10 +61,10 @@ var notYet = map[string]bool{
 	"internal/core/resume/resume.go":           true,
 	"internal/core/spawn/reconnect.go":         true,
 	"internal/core/spawn/worktree.go":          true,
-	"internal/core/teamfind/teamfind.go":       true,
-	"internal/core/teamwatch/wait.go":          true,
-	"internal/core/worktree/git.go":            true,
-	"internal/core/worktree/worktree.go":       true,
+
+	"internal/core/teamwatch/wait.go":    true,
+	"internal/core/worktree/git.go":      true,
+	"internal/core/worktree/worktree.go": true,
 }
 
 // frontEndWords matches "--" and a letter, or "paneteam " and one of the
