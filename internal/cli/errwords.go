@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
+	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -48,6 +50,26 @@ var wordings = []wording{
 	typed(func(e *approval.NoKeyError) string {
 		return fmt.Sprintf("%s: %v: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)",
 			e.Member, approval.ErrNoKey, e.ID)
+	}),
+	sentinel(lifecycle.ErrLeadStays, "the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone"),
+	typed(func(e *lifecycle.ActiveError) string {
+		return fmt.Sprintf("team %s still has active members: %s; ask them to shut down first with "+
+			"'paneteam shutdown --team %s --all' (or close their panes anyway with --force)",
+			e.Team, strings.Join(e.Names, ", "), e.Team)
+	}),
+	typed(func(e *lifecycle.ClaudeTeamError) string {
+		return fmt.Sprintf("team %s is the session team of a Claude Code process that may be alive (%s): "+
+			"Claude Code deletes it itself when it exits; close its teammates with 'paneteam shutdown' instead", e.Team, e.Why)
+	}),
+	typed(func(e *lifecycle.BusyError) string {
+		return fmt.Sprintf("another paneteam cleanup has held %s for %s: let it finish, then run this again", e.Path, e.Held)
+	}),
+	typed(func(e *resume.ClaudeTeamError) string {
+		return fmt.Sprintf("team %s is the session team of a Claude Code lead (%s): paneteam resumes only teams it leads; "+
+			"bring Claude's back with 'paneteam claude -- --resume'", e.Team, e.Why)
+	}),
+	typed(func(e *resume.BusyError) string {
+		return fmt.Sprintf("another paneteam resume has held %s for %s: let it finish, then run this again", e.Path, e.Held)
 	}),
 	typed(func(e *teamfind.AmbiguousError) string {
 		if len(e.Teams) == 0 {

@@ -54,13 +54,9 @@ func TestCoreErrorsNameNoFrontEndWords(t *testing.T) {
 var notYet = map[string]bool{
 
 	"internal/core/claudestart/claudestart.go": true,
-	"internal/core/lifecycle/cleanup.go":       true,
-	"internal/core/lifecycle/orphans.go":       true,
-	"internal/core/lifecycle/shutdown.go":      true,
-	"internal/core/resume/lock.go":             true,
-	"internal/core/resume/resume.go":           true,
-	"internal/core/spawn/reconnect.go":         true,
-	"internal/core/spawn/worktree.go":          true,
+
+	"internal/core/spawn/reconnect.go": true,
+	"internal/core/spawn/worktree.go":  true,
 
 	"internal/core/teamwatch/wait.go":    true,
 	"internal/core/worktree/git.go":      true,
