@@ -1,14 +1,16 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/resume"
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -19,8 +21,8 @@ import (
 // replaced inside the whole message by the command line's, so what is
 // wrapped around it stays as it was and the person reads which flag to pass.
 
-// A wording finds its error in err's chain and returns the library's text
-// of it and the command line's.
+// A wording recognises one link of an error's chain and returns the
+// library's text of it and the command line's.
 type wording func(err error) (lib, cli string, ok bool)
 
 var wordings = []wording{
@@ -71,6 +73,15 @@ var wordings = []wording{
 	typed(func(e *resume.BusyError) string {
 		return fmt.Sprintf("another paneteam resume has held %s for %s: let it finish, then run this again", e.Path, e.Held)
 	}),
+	sentinel(worktree.ErrNoGit, "git is not installed (paneteam needs it for --worktree)"),
+	typed(func(e *worktree.NotRepoError) string { return e.Words("--worktree") }),
+	typed(func(e *spawn.WorktreeError) string { return "--worktree: " + e.Err.Error() }),
+	typed(func(e *spawn.NotRemoteError) string {
+		return fmt.Sprintf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", e.Member)
+	}),
+	typed(func(e *teamwatch.NoTeammatesError) string {
+		return fmt.Sprintf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", e.Team)
+	}),
 	typed(func(e *teamfind.AmbiguousError) string {
 		if len(e.Teams) == 0 {
 			return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
@@ -80,29 +91,51 @@ var wordings = []wording{
 	}),
 }
 
-// cliWords is err's text as the command line words it.
+// cliWords is err's text as the command line words it. The chain is
+// walked from the outside in: an outer error's words quote its inner
+// error's library text, which the inner one's wording then replaces.
 func cliWords(err error) string {
 	msg := err.Error()
-	for _, w := range wordings {
-		if lib, cli, ok := w(err); ok && lib != cli {
-			msg = strings.Replace(msg, lib, cli, 1)
+	walk(err, func(e error) {
+		for _, w := range wordings {
+			if lib, cli, ok := w(e); ok && lib != cli {
+				msg = strings.Replace(msg, lib, cli, 1)
+			}
+		}
+	})
+	return msg
+}
+
+// walk calls f on err and every error it wraps, outer ones first.
+func walk(err error, f func(error)) {
+	for err != nil {
+		f(err)
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e, f)
+			}
+			return
+		default:
+			return
 		}
 	}
-	return msg
 }
 
 // sentinel words a sentinel error by its text.
 func sentinel(target error, cli string) wording {
 	return func(err error) (string, string, bool) {
-		return target.Error(), cli, errors.Is(err, target)
+		return target.Error(), cli, err == target //nolint:errorlint // one link of the chain, walked by cliWords
 	}
 }
 
-// typed words the first error of type E in the chain.
+// typed words an error of type E.
 func typed[E error](word func(E) string) wording {
 	return func(err error) (string, string, bool) {
-		var e E
-		if !errors.As(err, &e) {
+		e, ok := err.(E) //nolint:errorlint // one link of the chain, walked by cliWords
+		if !ok {
 			return "", "", false
 		}
 		return e.Error(), word(e), true

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -30,5 +32,15 @@ func TestErrorTextWordsTheLibrarysErrorsByFlags(t *testing.T) {
 		if got := errorText(tc.err); got != tc.want {
 			t.Errorf("errorText(%v)\n got %s\nwant %s", tc.err, got, tc.want)
 		}
+	}
+}
+
+// An outer error that quotes an inner one is worded first, then the
+// inner one inside it.
+func TestErrorTextWordsNestedErrors(t *testing.T) {
+	err := fmt.Errorf("spawn-pane: %w", &spawn.WorktreeError{Err: &worktree.NotRepoError{Dir: "/w", Tree: true, Err: worktree.ErrNoGit}})
+	want := "spawn-pane: --worktree: /w is not in a git working tree (--worktree needs one): git is not installed (paneteam needs it for --worktree)"
+	if got := errorText(err); got != want {
+		t.Errorf("errorText\n got %s\nwant %s", got, want)
 	}
 }

@@ -54,13 +54,6 @@ func TestCoreErrorsNameNoFrontEndWords(t *testing.T) {
 var notYet = map[string]bool{
 
 	"internal/core/claudestart/claudestart.go": true,
-
-	"internal/core/spawn/reconnect.go": true,
-	"internal/core/spawn/worktree.go":  true,
-
-	"internal/core/teamwatch/wait.go":    true,
-	"internal/core/worktree/git.go":      true,
-	"internal/core/worktree/worktree.go": true,
 }
 
 // frontEndWords matches "--" and a letter, or "paneteam " and one of the
