@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
+	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/core/spawn"
@@ -82,6 +83,14 @@ var wordings = []wording{
 	typed(func(e *teamwatch.NoTeammatesError) string {
 		return fmt.Sprintf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", e.Team)
 	}),
+	typed(func(e *claudestart.UsageError) string {
+		if e.Option == claudestart.OptArgs {
+			return "paneteam claude sets Claude's " + claudestart.ReservedFlag + " itself (tmux, through paneteam): leave it out of Claude's arguments"
+		}
+		return e.Words("--" + strings.ToLower(e.Option))
+	}),
+	typed(func(e *claudestart.BackendError) string { return "--backend " + e.Name + ": " + e.Err.Error() }),
+	sentinel(claudestart.ErrNoTmuxPane, "$TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane"),
 	typed(func(e *teamfind.AmbiguousError) string {
 		if len(e.Teams) == 0 {
 			return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
