@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/core/approval"
+	"github.com/paneteam/paneteam/internal/core/claudestart"
+	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/core/teamfind"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -28,6 +34,20 @@ func TestErrorTextWordsTheLibrarysErrorsByFlags(t *testing.T) {
 		{&team.NotFoundError{Name: "a b", Root: "/r"}, `team "a b": no such team (create it with: paneteam team-create a-b)`},
 		{&team.SenderError{Reason: team.SenderIsMember, Name: "bob", Team: "t"},
 			`PANETEAM_USER "bob" is the name of a member of team t, so messages would look like theirs: set PANETEAM_USER to a name of your own, or pass --from`},
+		{&claudestart.UsageError{Option: claudestart.OptLayout, Value: "spiral", Msg: "no such layout"}, "--layout: no such layout"},
+		{&claudestart.UsageError{Option: claudestart.OptBackend, Value: "konsole", Msg: "use auto"}, "--backend konsole: use auto"},
+		{&claudestart.UsageError{Option: claudestart.OptArgs, Value: "--teammate-mode"},
+			"paneteam claude sets Claude's --teammate-mode itself (tmux, through paneteam): leave it out of Claude's arguments"},
+		{fmt.Errorf("plan: %w", claudestart.ErrNoTmuxPane), "plan: $TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane"},
+		{&lifecycle.ActiveError{Team: "crew", Names: []string{"a", "b"}},
+			"team crew still has active members: a, b; ask them to shut down first with 'paneteam shutdown --team crew --all' (or close their panes anyway with --force)"},
+		{lifecycle.ErrLeadStays, "the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone"},
+		{&resume.ClaudeTeamError{Team: "s", Why: "pid 9"},
+			"team s is the session team of a Claude Code lead (pid 9): paneteam resumes only teams it leads; bring Claude's back with 'paneteam claude -- --resume'"},
+		{&teamfind.AmbiguousError{Root: "/r", Teams: []string{"a"}},
+			"no team given, and this is not inside a Claude Code session: pass --team NAME or set PANETEAM_TEAM (teams under /r: a)"},
+		{&approval.UnknownError{ID: "p-1", Team: "crew"}, `no such request: no request "p-1" is waiting for the lead of team crew: 'paneteam requests --team crew' lists them`},
+		{&teamwatch.NoTeammatesError{Team: "crew"}, "team crew has no teammates to wait for: spawn one with paneteam spawn-pane"},
 	} {
 		if got := errorText(tc.err); got != tc.want {
 			t.Errorf("errorText(%v)\n got %s\nwant %s", tc.err, got, tc.want)
