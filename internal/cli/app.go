@@ -208,5 +208,5 @@ and shut down, in a temporary folder.`
 // nothing in it reaches the terminal as a control character. A plain
 // message reads as it always did.
 func errorText(err error) string {
-	return visible.Block(err.Error())
+	return visible.Block(cliWords(err))
 }

@@ -42,7 +42,7 @@ func (s teamScope) open(ctx context.Context, env Env) (team.Team, *team.Config, 
 	if name == "" {
 		if name, err = teamfind.Infer(ctx, root, teamfind.Self(env.Getenv)); err != nil {
 			if teamfind.IsAmbiguous(err) {
-				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
+				return team.Team{}, nil, usagef("%w%s", err, tmuxTeamHint(env))
 			}
 			return team.Team{}, nil, err
 		}

@@ -31,10 +31,14 @@ type AmbiguousError struct {
 	Candidates []Request
 }
 
-func (e *AmbiguousError) Error() string {
+func (e *AmbiguousError) Error() string { return e.Words("the teammate it is from") }
+
+// Words is the refusal with the other way to narrow it named as a front
+// end names it ("--from NAME" on the command line).
+func (e *AmbiguousError) Words(from string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%v: %q matches %d requests; give more of the id (or --from NAME):", ErrAmbiguous,
-		visible.Line(e.Prefix), len(e.Candidates))
+	fmt.Fprintf(&b, "%v: %q matches %d requests; give more of the id (or %s):", ErrAmbiguous,
+		visible.Line(e.Prefix), len(e.Candidates), from)
 	for _, r := range e.Candidates {
 		fmt.Fprintf(&b, "\n  %s  %s  %s", visible.Line(r.ID), visible.Line(r.From), r.Kind)
 	}
@@ -42,6 +46,19 @@ func (e *AmbiguousError) Error() string {
 }
 
 func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
+
+// UnknownError is an id no waiting request has; errors.Is matches
+// ErrUnknown.
+type UnknownError struct {
+	ID   string // as asked, made safe to show
+	Team string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("%v: no request %q is waiting for the lead of team %s", ErrUnknown, e.ID, e.Team)
+}
+
+func (e *UnknownError) Unwrap() error { return ErrUnknown }
 
 // Lead answers, from paneteam, the requests waiting for one team's lead.
 type Lead struct {
@@ -109,8 +126,7 @@ func (ls *Listing) Resolve(id, from string) (Request, error) {
 	}
 	switch len(cands) {
 	case 0:
-		return Request{}, fmt.Errorf("%w: no request %q is waiting for the lead of team %s: 'paneteam requests --team %s' lists them",
-			ErrUnknown, visible.Line(id), ls.Team.Name, ls.Team.Name)
+		return Request{}, &UnknownError{ID: visible.Line(id), Team: ls.Team.Name}
 	case 1:
 		return cands[0], ls.waiting(cands[0])
 	}

@@ -118,10 +118,48 @@ func displayName(name string) string {
 	return name
 }
 
-// UsageError is a wrong option; its message names the fix.
-type UsageError struct{ Msg string }
+// UsageError is a wrong option; its message names the fix. Option is the
+// field of Options it is about ("Backend", "Layout", "Args"), which each
+// front end names as its own flag.
+type UsageError struct {
+	Option string
+	Value  string // what was given
+	Msg    string // what is wrong, after the option and its value
+}
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *UsageError) Error() string { return e.Words(strings.ToLower(e.Option)) }
+
+// Words is the refusal with the option named as a front end names it.
+func (e *UsageError) Words(option string) string {
+	switch e.Option {
+	case OptArgs:
+		return fmt.Sprintf("Claude's %s is set by this launch itself (tmux, through paneteam): leave it out of Claude's arguments", ReservedFlag)
+	case OptBackend:
+		return option + " " + e.Value + ": " + e.Msg
+	}
+	return option + ": " + e.Msg
+}
+
+// The options a UsageError can be about.
+const (
+	OptArgs    = "Args"
+	OptBackend = "Backend"
+	OptLayout  = "Layout"
+)
+
+// BackendError is a terminal asked for by name that cannot be driven.
+type BackendError struct {
+	Name string
+	Err  error
+}
+
+func (e *BackendError) Error() string { return "backend " + e.Name + ": " + e.Err.Error() }
+
+func (e *BackendError) Unwrap() error { return e.Err }
+
+// ErrNoTmuxPane is a lead started from inside tmux but not from a pane
+// of it: its teammates' panes would have nowhere to split from.
+var ErrNoTmuxPane = errors.New("$TMUX is set but $TMUX_PANE is not: start Claude's lead from a shell inside a tmux pane")
 
 // ReservedFlag is the flag of Claude's that 'paneteam claude' sets itself.
 const ReservedFlag = "--teammate-mode"
@@ -130,7 +168,7 @@ const ReservedFlag = "--teammate-mode"
 func Plan(o Options) (Launch, error) {
 	for _, a := range o.Args {
 		if a == ReservedFlag || strings.HasPrefix(a, ReservedFlag+"=") {
-			return Launch{}, &UsageError{Msg: "paneteam claude sets Claude's --teammate-mode itself (tmux, through paneteam): leave it out of Claude's arguments"}
+			return Launch{}, &UsageError{Option: OptArgs, Value: a}
 		}
 	}
 	nativeName := ""
@@ -138,12 +176,13 @@ func Plan(o Options) (Launch, error) {
 	case "", "auto", "tmux":
 	default:
 		if !slices.Contains(native.Names(), o.Backend) {
-			return Launch{}, &UsageError{Msg: fmt.Sprintf("--backend %s: use auto, tmux, or one of the terminals paneteam drives: %s", o.Backend, strings.Join(native.Names(), ", "))}
+			return Launch{}, &UsageError{Option: OptBackend, Value: o.Backend,
+				Msg: "use auto, tmux, or one of the terminals paneteam drives: " + strings.Join(native.Names(), ", ")}
 		}
 		nativeName = o.Backend
 	}
 	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
-		return Launch{}, &UsageError{Msg: "--layout: " + err.Error()}
+		return Launch{}, &UsageError{Option: OptLayout, Value: string(o.Layout), Msg: err.Error()}
 	}
 	// The programs the terminal's driver finds on the lead's PATH are
 	// recorded for calls made from another PATH (cron's).
@@ -164,7 +203,7 @@ func Plan(o Options) (Launch, error) {
 	var notes []string
 	if nativeName != "" {
 		if err := probe(nativeName); err != nil {
-			return Launch{}, fmt.Errorf("--backend %s: %w", nativeName, err)
+			return Launch{}, &BackendError{Name: nativeName, Err: err}
 		}
 	} else if o.Backend != "tmux" && o.Getenv("TMUX") == "" {
 		if name := native.Detect(o.Getenv); name != "" {
@@ -225,7 +264,7 @@ func Plan(o Options) (Launch, error) {
 			return Launch{}, err
 		}
 		if o.Getenv("TMUX_PANE") == "" {
-			return Launch{}, errors.New("$TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane")
+			return Launch{}, ErrNoTmuxPane
 		}
 		set[shim.EnvSocket] = srv.Socket
 		delete(drop, shim.EnvSocket)

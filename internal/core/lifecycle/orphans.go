@@ -279,7 +279,7 @@ func (o Options) lockRoot(ctx context.Context, root string) (func(), error) {
 	fl := flock.New(path)
 	if err := flockwait.Lock(lctx, fl); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("another paneteam cleanup has held %s for %s: let it finish, then run this again", path, timeout)
+			return nil, &BusyError{Path: path, Held: timeout}
 		}
 		return nil, fmt.Errorf("take the cleanup lock %s: %w", path, err)
 	}

@@ -211,7 +211,7 @@ func shutdownTargets(cfg *team.Config, so ShutdownOptions) (out []team.Member, l
 			return nil, nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, cfg.Name, strings.Join(cfg.MemberNames(), ", "))
 		}
 		if m.Name == team.LeadName {
-			return nil, nil, fmt.Errorf("the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone")
+			return nil, nil, ErrLeadStays
 		}
 		if err := RefuseClaudeTeammate(cfg, m); err != nil {
 			return nil, nil, err

@@ -48,7 +48,7 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 	teamDir := filepath.Base(t.Dir())
 	host := remote.Host(r.Getenv, t.Root, teamDir, m.Name)
 	if host == "" {
-		return Reconnected{}, fmt.Errorf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", visible.Line(m.Name))
+		return Reconnected{}, &NotRemoteError{Member: visible.Line(m.Name)}
 	}
 	b, err := backend.ForMember(r.BackendEnv, cfg, m)
 	if err != nil {
@@ -99,4 +99,12 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 	}
 	movedLaunch(r.Getenv, t, m.Name, pane, r.Say)
 	return Reconnected{Name: m.Name, Host: host, PaneID: pane.ID, Backend: pane.Backend}, nil
+}
+
+// NotRemoteError is a reconnect of a member that this machine started on
+// no other host.
+type NotRemoteError struct{ Member string }
+
+func (e *NotRemoteError) Error() string {
+	return fmt.Sprintf("%s does not run on another host (none was started for it from this machine): nothing to reconnect", e.Member)
 }

@@ -30,7 +30,7 @@ func (e *GitError) Error() string {
 func (e *GitError) Unwrap() error { return e.Err }
 
 // ErrNoGit means the git program is not installed.
-var ErrNoGit = errors.New("git is not installed (paneteam needs it for --worktree)")
+var ErrNoGit = errors.New("git is not installed (paneteam needs it for teammates' worktrees)")
 
 // git runs one git command in dir and returns its stdout with the final
 // newline trimmed. Variables that would point git at another repository

@@ -86,7 +86,7 @@ func Create(ctx context.Context, dir, team, name string) (*Worktree, error) {
 	// and the subfolder; the main tree only gives the place.
 	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("%s is not in a git working tree (--worktree needs one): %w", dir, err)
+		return nil, &NotRepoError{Dir: dir, Tree: true, Err: err}
 	}
 	wt.Base, err = git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
@@ -163,7 +163,7 @@ func reuse(ctx context.Context, wt *Worktree) (*Worktree, error) {
 func mainTree(ctx context.Context, dir string) (repo, common string, err error) {
 	common, err = git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return "", "", fmt.Errorf("%s is not in a git repository (--worktree needs one): %w", dir, err)
+		return "", "", &NotRepoError{Dir: dir, Err: err}
 	}
 	list, err := git(ctx, dir, "worktree", "list", "--porcelain")
 	if err != nil {
@@ -246,3 +246,25 @@ func samePath(a, b string) bool {
 	}
 	return ra == rb
 }
+
+// NotRepoError is a teammate's folder outside any git working tree (Tree)
+// or repository, so it cannot be given a worktree.
+type NotRepoError struct {
+	Dir  string
+	Tree bool // a working tree was needed (not only a repository)
+	Err  error
+}
+
+// Words is the refusal with what needs the repository named as a front
+// end names it (the command line's "--worktree").
+func (e *NotRepoError) Words(needs string) string {
+	what := "repository"
+	if e.Tree {
+		what = "working tree"
+	}
+	return fmt.Sprintf("%s is not in a git %s (%s needs one): %v", e.Dir, what, needs, e.Err)
+}
+
+func (e *NotRepoError) Error() string { return e.Words("a teammate's worktree") }
+
+func (e *NotRepoError) Unwrap() error { return e.Err }
