@@ -94,6 +94,12 @@ func writeCostNotes(w io.Writer, total *cost.Cost, members []teamwatch.Member) {
 			fmt.Fprintf(w, "  ? %s: no price for %s (add it to %s)\n", visible.Line(m.Name),
 				visible.Line(strings.Join(c.Unpriced, ", ")), prices.OverrideFile)
 		}
+		if c != nil && c.Unreadable > 0 {
+			fmt.Fprintf(w, "  ! %s: %d unreadable line(s) in its usage records, not counted\n", visible.Line(m.Name), c.Unreadable)
+		}
+		if c != nil && c.Behind {
+			fmt.Fprintf(w, "  ! %s: its usage records are still being read; counted so far\n", visible.Line(m.Name))
+		}
 	}
 }
 

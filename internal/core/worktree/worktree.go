@@ -201,41 +201,6 @@ func refuseSymlinks(repo, path string) error {
 	return nil
 }
 
-// exclude adds /.paneteam/ to the repository's info/exclude (never to a
-// tracked file), once.
-func exclude(common string) error {
-	const line = "/" + Dir + "/"
-	p := filepath.Join(common, "info", "exclude")
-	b, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", p, err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) == line {
-			return nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("update %s: %w", p, err)
-	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("update %s: %w", p, err)
-	}
-	prefix := ""
-	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
-		prefix = "\n"
-	}
-	_, werr := fmt.Fprintf(f, "%s# paneteam teammates' worktrees\n%s\n", prefix, line)
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return fmt.Errorf("update %s: %w", p, werr)
-	}
-	return nil
-}
-
 // samePath compares two paths after resolving symlinks (macOS's /tmp is
 // /private/tmp, and git prints the resolved form).
 func samePath(a, b string) bool {
