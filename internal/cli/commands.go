@@ -116,4 +116,3 @@ func commandName(args []string) (name string, version bool) {
 	}
 	return "", version
 }
-
