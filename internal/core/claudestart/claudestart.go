@@ -23,6 +23,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
@@ -78,12 +79,12 @@ type Launch struct {
 // time>", the paneteam the panes' gates run, the shim's log).
 type Virtual struct {
 	Dir string
-	shim.VirtualState
+	virtualtmux.State
 }
 
 // VirtualDir is the folder, under paneteam's state folder, holding one
-// folder per lead in a native terminal.
-func VirtualDir(state string) string { return filepath.Join(state, "vtmux") }
+// folder per lead in a native terminal (virtualtmux.Dir).
+func VirtualDir(state string) string { return virtualtmux.Dir(state) }
 
 // Prepare makes what l needs on disk before Claude starts (paneteam's
 // tmux for a native terminal); a dry run does not call it.
@@ -92,16 +93,16 @@ func (l Launch) Prepare() error {
 	if v == nil {
 		return nil
 	}
-	shim.SweepVirtual(filepath.Dir(v.Dir))
+	virtualtmux.Sweep(filepath.Dir(v.Dir))
 	// An earlier lead had this pid: it is gone, and so must be what it
 	// left open.
-	if st, err := shim.ReadVirtual(v.Dir); err == nil && len(st.Panes) > 0 {
+	if st, err := virtualtmux.Read(v.Dir); err == nil && len(st.Panes) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		shim.CloseAll(ctx, v.Dir, os.Getenv)
 		cancel()
 	}
 	os.RemoveAll(v.Dir)
-	_, err := shim.NewVirtual(v.Dir, v.VirtualState)
+	_, err := virtualtmux.Create(v.Dir, v.State)
 	return err
 }
 
@@ -196,7 +197,7 @@ func Plan(o Options) (Launch, error) {
 		shim.EnvLayout:                         string(o.Layout),
 		shim.EnvClaude:                         o.Release,
 	}
-	drop := map[string]bool{shim.EnvSocket: true, shim.EnvTerminal: true, shim.EnvState: true}
+	drop := map[string]bool{shim.EnvSocket: true, virtualtmux.EnvTerminal: true, virtualtmux.EnvState: true}
 	l.Notes = notes
 	if nativeName != "" {
 		// Claude Code believes it runs inside tmux: its calls go to
@@ -204,17 +205,17 @@ func Plan(o Options) (Launch, error) {
 		start, _ := proc.StartTime(os.Getpid())
 		lead := strconv.Itoa(os.Getpid()) + ":" + start
 		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
-		l.Virtual = &Virtual{Dir: vdir, VirtualState: shim.VirtualState{
+		l.Virtual = &Virtual{Dir: vdir, State: virtualtmux.State{
 			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log, Programs: programs,
 		}}
 		set["TMUX"] = filepath.Join(vdir, "tmux") + "," + strconv.Itoa(os.Getpid()) + ",0"
 		set["TMUX_PANE"] = "%0"
 		set[shim.EnvSocket] = filepath.Join(vdir, "tmux")
-		set[shim.EnvTerminal] = nativeName
-		set[shim.EnvState] = vdir
+		set[virtualtmux.EnvTerminal] = nativeName
+		set[virtualtmux.EnvState] = vdir
 		delete(drop, shim.EnvSocket)
-		delete(drop, shim.EnvTerminal)
-		delete(drop, shim.EnvState)
+		delete(drop, virtualtmux.EnvTerminal)
+		delete(drop, virtualtmux.EnvState)
 		l.Terminal = nativeName
 		if real == "" {
 			delete(set, shim.EnvTmux)
