@@ -139,15 +139,7 @@ func (o Options) record(ctx context.Context, b backend.Backend, m member, p plan
 		if row == nil || row.AgentID != m.row.AgentID {
 			return fmt.Errorf("%s left the team while it started again (pane %s runs)", m.row.Name, pane.ID)
 		}
-		var was team.MemberMeta
-		if row.Paneteam != nil {
-			was = *row.Paneteam
-		}
-		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
-		if row.Paneteam == nil {
-			row.Paneteam = &team.MemberMeta{}
-		}
-		row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
+		spawn.SetPane(row, pane)
 		backend.Record(cur, b)
 		return nil
 	})
