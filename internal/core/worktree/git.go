@@ -1,10 +1,10 @@
 package worktree
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"os"
 	"os/exec"
 	"strings"
@@ -42,18 +42,15 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		var execErr *exec.Error
-		if errors.As(err, &execErr) {
+	out, err := program.Output(ctx, program.Cmd{Path: "git", Args: append([]string{"-C", dir}, args...), Env: gitEnv()})
+	if pe := (*program.Error)(nil); errors.As(err, &pe) {
+		err = pe.Err
+		if execErr := (*exec.Error)(nil); errors.As(err, &execErr) {
 			err = ErrNoGit
 		}
-		return "", &GitError{Dir: dir, Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+		return "", &GitError{Dir: dir, Args: args, Stderr: pe.Stderr, Err: err}
 	}
-	return stdout.String(), nil
+	return out, err
 }
 
 func gitEnv() []string {
