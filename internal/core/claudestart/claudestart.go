@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -153,7 +152,7 @@ func Plan(o Options) (Launch, error) {
 	if probe == nil {
 		probe = func(name string) error {
 			look := func(prog string) (string, error) {
-				p, err := exec.LookPath(prog)
+				p, err := program.Find(prog, o.Getenv("PATH"))
 				if err == nil && filepath.IsAbs(p) {
 					programs[prog] = p
 				}

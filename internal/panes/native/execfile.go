@@ -141,6 +141,9 @@ func RunExecFile(path string) error {
 			return fmt.Errorf("set %s for %s: %w", k, argv[0], err)
 		}
 	}
+	// exec.LookPath, not program.Find: argv[0] may be a path, the PATH
+	// is now this process's own, and what is found is run at once, so
+	// one found through a relative PATH entry is refused (exec.ErrDot).
 	prog, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("start %s: %w", argv[0], err)

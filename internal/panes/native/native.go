@@ -96,7 +96,8 @@ type Env struct {
 	// terminal's own variables: KITTY_LISTEN_ON, WEZTERM_PANE, ZELLIJ_*,
 	// ITERM_SESSION_ID), which may differ from the caller's own.
 	Getenv func(string) string
-	// LookPath finds a program (exec.LookPath in production).
+	// LookPath finds a program (the backend's or the shim's: program.Find
+	// on the PATH of the lead or the caller).
 	LookPath func(string) (string, error)
 	// Exe is the paneteam binary, for a driver that must have a pane run
 	// paneteam itself (iTerm2's typed line).

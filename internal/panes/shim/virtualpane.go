@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -66,7 +65,7 @@ func (v *virtual) lookPath(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return exec.LookPath(name)
+	return program.Find(name, v.s.Getenv("PATH"))
 }
 
 // split opens a teammate's pane in the terminal where paneteam's layout
