@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
@@ -246,7 +248,7 @@ func Plan(o Options) (Launch, error) {
 	if why := forcedInProcess(o.Getenv, o.Cwd); why != "" {
 		l.Notes = append(l.Notes, why)
 	}
-	l.Env = environ(o.Environ, set, drop)
+	l.Env = envlist.Edit(o.Environ, set, slices.Collect(maps.Keys(drop))...)
 	return l, nil
 }
 
@@ -256,31 +258,6 @@ func FindClaude(path string) (string, error) {
 		return p, nil
 	}
 	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
-}
-
-// environ is base with set's variables replaced or added (in base's
-// order, new ones last) and drop's left out.
-func environ(base []string, set map[string]string, drop map[string]bool) []string {
-	out := make([]string, 0, len(base)+len(set))
-	done := map[string]bool{}
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case drop[k] || done[k]:
-			continue
-		case hasKey(set, k):
-			out = append(out, k+"="+set[k])
-			done[k] = true
-		default:
-			out = append(out, kv)
-		}
-	}
-	for _, k := range sortedKeys(set) {
-		if !done[k] && !drop[k] {
-			out = append(out, k+"="+set[k])
-		}
-	}
-	return out
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -199,13 +199,12 @@ const envProgram = "/usr/bin/env"
 // resuming process's, which from a hook or cron is not the person's), and
 // the program is found on it.
 func withPath(argv, env []string) []string {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			if st, err := os.Stat(envProgram); err != nil || st.IsDir() {
-				return argv
-			}
-			return append([]string{envProgram, kv}, argv...)
-		}
+	path, ok := envlist.Lookup(env, "PATH")
+	if !ok {
+		return argv
 	}
-	return argv
+	if st, err := os.Stat(envProgram); err != nil || st.IsDir() {
+		return argv
+	}
+	return append([]string{envProgram, "PATH=" + path}, argv...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"os"
 	"os/exec"
@@ -54,16 +55,8 @@ func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-			"GIT_OBJECT_DIRECTORY", "GIT_PREFIX", "LC_ALL", "LANGUAGE":
-			continue
-		}
-		env = append(env, kv)
-	}
+	env := envlist.Without(os.Environ(), "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+		"GIT_OBJECT_DIRECTORY", "GIT_PREFIX", "LC_ALL", "LANGUAGE")
 	return append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 }
 

@@ -16,10 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"os"
-	"slices"
 	"sort"
-	"strings"
 )
 
 // Terminal is one terminal emulator's panes, seen from a program running
@@ -117,13 +116,7 @@ type Env struct {
 // made from another instance of the terminal, or from cron, reaches the
 // instance getenv names or none, never the caller's own.
 func cliEnviron(getenv func(string) string, keys ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(keys, k) {
-			env = append(env, kv)
-		}
-	}
+	env := envlist.Without(os.Environ(), keys...)
 	for _, k := range keys {
 		if v := getenv(k); v != "" {
 			env = append(env, k+"="+v)

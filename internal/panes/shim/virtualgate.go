@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
@@ -20,13 +20,7 @@ import (
 // its own pane (KITTY_WINDOW_ID, WEZTERM_PANE: the teammate's pane, not
 // the lead's).
 func (s *Shim) teammateEnv() []string {
-	var out []string
-	for _, kv := range s.realEnv() {
-		if k, _, _ := strings.Cut(kv, "="); k != "" && !IsTerminalVar(k) {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return envlist.Filter(s.realEnv(), func(k string) bool { return k != "" && !IsTerminalVar(k) })
 }
 
 // writeGateRun writes o as the exec file FILE.run of the gate file.

@@ -43,12 +43,12 @@ func Has(env []string, key string) bool {
 
 // Without is env less every entry of the keys, in env's order.
 func Without(env []string, keys ...string) []string {
-	return filter(env, func(k string) bool { return !slices.Contains(keys, k) })
+	return Filter(env, func(k string) bool { return !slices.Contains(keys, k) })
 }
 
 // Only is env's entries of the keys alone, in env's order.
 func Only(env []string, keys ...string) []string {
-	return filter(env, func(k string) bool { return slices.Contains(keys, k) })
+	return Filter(env, func(k string) bool { return slices.Contains(keys, k) })
 }
 
 // Set is env with every entry of key taken out and key=value last.
@@ -109,8 +109,11 @@ func Map(env []string) map[string]string {
 	return m
 }
 
-func filter(env []string, keep func(key string) bool) []string {
-	out := make([]string, 0, len(env))
+// Filter is env's entries whose key keep accepts, in env's order; nil
+// when none is (as exec.Cmd.Env, where nil is this process's own, it is
+// the caller's to decide).
+func Filter(env []string, keep func(key string) bool) []string {
+	var out []string
 	for _, kv := range env {
 		if keep(Key(kv)) {
 			out = append(out, kv)
