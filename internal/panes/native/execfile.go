@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"io"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func WriteExecFile(dir string, o Open) (path string, err error) {
 		return "", errors.New("no program to run in the pane (empty argv)")
 	}
 	for _, kv := range o.Env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+		if !envlist.Valid(kv) {
 			return "", fmt.Errorf("environment entry %q is not KEY=VALUE", kv)
 		}
 	}
