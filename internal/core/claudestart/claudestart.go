@@ -260,17 +260,6 @@ func FindClaude(path string) (string, error) {
 	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
 }
 
-func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // linkShim makes (or finds) the folder holding a link named tmux to the
 // paneteam binary exe, under state: one folder per binary, so that two
 // installs never share a link.
