@@ -3,11 +3,11 @@ package cli
 import (
 	"io"
 	"os"
-	"strings"
 
 	"github.com/mattn/go-isatty"
 
 	"github.com/paneteam/paneteam/internal/core/factory"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 )
 
 // Env is everything a command may learn from the world it started in,
@@ -44,12 +44,7 @@ func (e Env) Color() bool {
 
 // SystemEnv captures the real process environment.
 func SystemEnv() Env {
-	vars := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
+	vars := envlist.Map(os.Environ())
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]

@@ -21,10 +21,6 @@ import (
 	"github.com/paneteam/paneteam/tmux"
 )
 
-// aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot
-// freeze a status line.
-const aliveTimeout = backend.AliveTimeout
-
 // Pane liveness as status reports it.
 const (
 	paneAlive   = teamwatch.PaneAlive

@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/teammate"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -90,14 +91,11 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	if err != nil {
 		return err
 	}
-	vars := map[string]string{}
-	for k, v := range env.Vars {
-		vars[k] = v
+	vars := maps.Clone(env.Vars)
+	if vars == nil {
+		vars = map[string]string{}
 	}
-	for _, kv := range rt.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
+	maps.Copy(vars, envlist.Map(rt.Env))
 	env.Vars = vars
 	tc.Turns = rt.Turns
 	if !hasBudget(env, tc.Team, o.Budget) {

@@ -79,15 +79,7 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 		if row == nil || row.AgentID != m.AgentID {
 			return fmt.Errorf("%s left the team while it reconnected", m.Name)
 		}
-		var was team.MemberMeta
-		if row.Paneteam != nil {
-			was = *row.Paneteam
-		}
-		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
-		if row.Paneteam == nil {
-			row.Paneteam = &team.MemberMeta{}
-		}
-		row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
+		SetPane(row, pane)
 		return nil
 	})
 	if err != nil {
@@ -107,4 +99,20 @@ type NotRemoteError struct{ Member string }
 
 func (e *NotRemoteError) Error() string {
 	return fmt.Sprintf("%s does not run on another host (none was started for it from this machine): nothing to reconnect", e.Member)
+}
+
+// SetPane points a member's row at the pane it runs in now (a resume's,
+// a reconnect's), keeping what paneteam recorded of the member itself
+// over the new pane's: whether it holds a signing key, which CLI it runs,
+// how it answers a shutdown.
+func SetPane(row *team.Member, pane backend.Pane) {
+	var was team.MemberMeta
+	if row.Paneteam != nil {
+		was = *row.Paneteam
+	}
+	row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
+	if row.Paneteam == nil {
+		row.Paneteam = &team.MemberMeta{}
+	}
+	row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
 }
