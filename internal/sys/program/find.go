@@ -21,12 +21,15 @@ func Executable(p string) bool {
 
 // Find is the program name in the first folder of path (a PATH value,
 // often captured from another process, not this one's) that holds it as
-// an executable file; an empty entry is the current folder, as for a
-// shell. It fails with exec.ErrNotFound.
+// an executable file. It fails with exec.ErrNotFound. An empty or
+// relative entry is skipped, as os/exec's LookPath refuses one
+// (exec.ErrDot): paneteam runs what it finds at once, often from a
+// teammate's folder, where a program found through "." would be one the
+// teammate planted.
 func Find(name, path string) (string, error) {
 	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
+		if !filepath.IsAbs(dir) {
+			continue
 		}
 		p := filepath.Join(dir, name)
 		if Executable(p) {

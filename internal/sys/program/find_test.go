@@ -37,7 +37,8 @@ func TestFind(t *testing.T) {
 		{"first folder that holds it executable", "tool", a + sep + b, runs},
 		{"earlier folder wins", "other", a + sep + b, filepath.Join(a, "other")},
 		{"a folder is not a program", "folder", a, ""},
-		{"empty entry is the current folder", "tool", sep + a, "tool"},
+		{"empty entry is not the current folder", "tool", sep + a, ""},
+		{"relative entry is skipped", "tool", "." + sep + "../b", ""},
 		{"missing everywhere", "nothing", a + sep + b, ""},
 		{"empty PATH", "tool", "", ""},
 	} {
