@@ -3,6 +3,7 @@ package iterm2
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"maps"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func CommandLine(dir string, env, argv []string, userVars map[string]string) (st
 	if len(env) > 0 {
 		cmd = append(cmd, "env")
 		for _, kv := range env {
-			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			if !envlist.Valid(kv) {
 				return "", fmt.Errorf("environment entry %q is not KEY=VALUE", kv)
 			}
 			cmd = append(cmd, Quote(kv))

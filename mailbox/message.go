@@ -131,10 +131,13 @@ func (m Message) Time() time.Time {
 	return t
 }
 
+// ErrNoSender is a message with no From: every entry names who wrote it.
+var ErrNoSender = errors.New("message has no sender")
+
 // Validate refuses what would not survive the trip through JSON unchanged.
 func (m Message) Validate() error {
 	if m.From == "" {
-		return fmt.Errorf("message has no sender: give --from or set PANETEAM_AGENT")
+		return ErrNoSender
 	}
 	for _, f := range []struct{ name, v string }{{"text", m.Text}, {"summary", m.Summary}, {"from", m.From}} {
 		if !utf8.ValidString(f.v) {

@@ -46,9 +46,6 @@ func TestParseClaude2_1_330Frames(t *testing.T) {
 	}
 }
 
-// The §9 example request, answered as Claude Code's lead answers it.
-const bashRequest = `{"type":"permission_request","request_id":"perm-1767225600000-k2j4h5g","agent_id":"worker1","tool_name":"Bash","tool_use_id":"toolu_01ABC","description":"Run tests","input":{"timeout":120000,"description":"Run tests","command":"npm test"},"permission_suggestions":[]}`
-
 func TestRequestIDFormats(t *testing.T) {
 	now := time.UnixMilli(1767225600000)
 	if id := PermissionRequestID(now); !ValidPermissionID(id) || !strings.HasPrefix(id, "perm-1767225600000-") || len(id) != len("perm-1767225600000-")+7 {

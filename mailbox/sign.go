@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsjson"
 )
@@ -81,6 +82,12 @@ func (in *Inbox) prepare(m *Message) error {
 	}
 	if m.Type == "" {
 		m.Type = EntryType
+	}
+	if m.Timestamp == "" {
+		// A library caller that leaves the time out gets the moment of
+		// sending, as Claude Code writes it: an empty timestamp sorts
+		// before every other entry and reads as the zero time.
+		m.Timestamp = Timestamp(time.Now())
 	}
 	if in.Signer == nil || !SignsAs(m.From) {
 		return nil

@@ -313,3 +313,26 @@ func TestSenderWhoseMessageWasWrittenMeanwhileDoesNotLockAgain(t *testing.T) {
 		t.Fatalf("inbox holds %q", texts(all))
 	}
 }
+
+// A library caller that leaves the time out gets the moment of sending
+// on disk, as Claude Code writes it, not "timestamp": "".
+func TestSendStampsAMessageWithoutATime(t *testing.T) {
+	in := archiveInbox(t)
+	before := time.Now().Add(-time.Millisecond)
+	if err := in.Send(context.Background(), mailbox.Message{From: "bob", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(in.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(raw, &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("inbox %s: %v", raw, err)
+	}
+	ts, _ := rows[0]["timestamp"].(string)
+	at, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil || at.Before(before) || at.After(time.Now()) || !mailbox.ValidTimestamp(ts) {
+		t.Fatalf("timestamp %q, want the time of sending in Claude Code's form (%v)", ts, err)
+	}
+}

@@ -3,6 +3,7 @@ package team
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsonx"
 )
@@ -228,6 +229,21 @@ func (c *Config) Member(name string) *Member {
 		}
 	}
 	return nil
+}
+
+// LeadAgentName is the name the team's lead goes by, and so the name of
+// its inbox: the name part of leadAgentId ("team-lead@crew" is
+// team-lead), or LeadName when the config records none (a nil config
+// included). Claude Code names its lead in leadAgentId, and writes its
+// teammates' idle notices to that inbox.
+func (c *Config) LeadAgentName() string {
+	if c == nil {
+		return LeadName
+	}
+	if l, _, ok := strings.Cut(c.LeadAgentID, "@"); ok && l != "" {
+		return l
+	}
+	return LeadName
 }
 
 // MemberNames lists the members' names in config order.

@@ -285,3 +285,23 @@ func TestConfigNamingAnotherTeamIsRefused(t *testing.T) {
 		t.Errorf("the misnamed config.json was rewritten:\n%s", b)
 	}
 }
+
+// TestLeadAgentName: the lead's inbox is the one leadAgentId names, as
+// Claude Code writes idle notices there; a config without one is led
+// by team-lead.
+func TestLeadAgentName(t *testing.T) {
+	for id, want := range map[string]string{
+		"team-lead@crew": "team-lead",
+		"boss@crew":      "boss",
+		"@crew":          LeadName,
+		"boss":           LeadName,
+		"":               LeadName,
+	} {
+		if got := (&Config{LeadAgentID: id}).LeadAgentName(); got != want {
+			t.Errorf("leadAgentId %q: lead %q, want %q", id, got, want)
+		}
+	}
+	if got := (*Config)(nil).LeadAgentName(); got != LeadName {
+		t.Errorf("no config: lead %q, want %q", got, LeadName)
+	}
+}

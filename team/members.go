@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Colors are given to teammates in this order (Claude Code's palette),
@@ -69,7 +70,8 @@ func (c *Config) NextColor() string {
 }
 
 // AddMember appends m after making its name unique and giving it a colour
-// when it has none. It returns the stored member.
+// when it has none, and the moment it joined when JoinedAt is zero. It
+// returns the stored member.
 func (c *Config) AddMember(m Member) (*Member, error) {
 	if err := CheckName("member", m.Name); err != nil {
 		return nil, err
@@ -81,6 +83,11 @@ func (c *Config) AddMember(m Member) (*Member, error) {
 		return nil, fmt.Errorf("colour %q is not a team colour: use one of %s", m.Color, strings.Join(Colors, ", "))
 	}
 	m.AgentID, m.at = AgentID(m.Name, c.Name), 0
+	if m.JoinedAt == 0 {
+		// Claude Code reads joinedAt as when the member joined; a row
+		// of 0 says 1970 to it and to status.
+		m.JoinedAt = time.Now().UnixMilli()
+	}
 	c.Members = append(c.Members, m)
 	return &c.Members[len(c.Members)-1], nil
 }

@@ -1,6 +1,9 @@
 package team
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestNextColorSkipsTakenColours(t *testing.T) {
 	rows := func(colors ...string) *Config {
@@ -45,5 +48,26 @@ func TestAddMemberColours(t *testing.T) {
 	}
 	if got[0] != "red" || got[1] != "green" || got[2] != "yellow" {
 		t.Fatalf("colours %q, want red green yellow (blue is worn)", got)
+	}
+}
+
+// A library caller that adds a member without a time gets the moment it
+// joined, not 1970; one that gives a time keeps it.
+func TestAddMemberStampsJoinedAt(t *testing.T) {
+	c := &Config{Name: "t", Members: []Member{{Name: LeadName}}}
+	before := time.Now().UnixMilli()
+	m, err := c.AddMember(Member{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.JoinedAt < before || m.JoinedAt > time.Now().UnixMilli() {
+		t.Fatalf("joinedAt %d, want the time of AddMember (from %d)", m.JoinedAt, before)
+	}
+	m, err = c.AddMember(Member{Name: "b", JoinedAt: 1234})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.JoinedAt != 1234 {
+		t.Fatalf("joinedAt %d, want the given 1234", m.JoinedAt)
 	}
 }

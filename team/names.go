@@ -27,12 +27,22 @@ func Root(explicit string, getenv func(string) string) (string, error) {
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("find the team root: %w (set --root or PANETEAM_ROOT)", err)
+			return "", &RootError{Err: err}
 		}
 		home = h
 	}
 	return filepath.Join(home, ".claude"), nil
 }
+
+// RootError is a team root that cannot be found: none was given and
+// there is no home folder to find ~/.claude in.
+type RootError struct{ Err error }
+
+func (e *RootError) Error() string {
+	return fmt.Sprintf("find the team root: %v (name the root, or set CLAUDE_CONFIG_DIR or HOME)", e.Err)
+}
+
+func (e *RootError) Unwrap() error { return e.Err }
 
 // SanitizeTeam is Claude Code's sanitiser for the team directory and its
 // config: every character outside [a-zA-Z0-9] becomes '-', then the result

@@ -51,8 +51,7 @@ func ChooseSender(cfg *Config, lead Lead, explicit, agent, user string) (SenderC
 	}
 	if agent != "" {
 		if IsLeadSender(agent) {
-			return SenderChoice{}, fmt.Errorf("PANETEAM_AGENT=%q is a name only Claude Code's lead may write as in team %s: "+
-				"unset it, or pass --from with your own name", agent, cfg.Name)
+			return SenderChoice{}, &SenderError{Reason: SenderAgentIsLead, Name: agent, Team: cfg.Name}
 		}
 		return SenderChoice{From: agent}, nil
 	}
@@ -63,19 +62,66 @@ func ChooseSender(cfg *Config, lead Lead, explicit, agent, user string) (SenderC
 // PANETEAM_USER (user), else DefaultUser; refused when Claude Code
 // reserves it or a member has it.
 func PersonSender(cfg *Config, user string) (SenderChoice, error) {
-	name, how := DefaultUser, "the default sender name"
+	name := DefaultUser
 	if user != "" {
-		name, how = user, "PANETEAM_USER"
+		name = user
+	}
+	refuse := func(r SenderReason, err error) (SenderChoice, error) {
+		return SenderChoice{}, &SenderError{Reason: r, Name: name, Team: cfg.Name, Default: user == "", Err: err}
 	}
 	switch {
 	case IsLeadSender(name) || NormalizeName(name) == "main":
-		return SenderChoice{}, fmt.Errorf("%s %q is reserved by Claude Code (team-lead, user, system, main): "+
-			"set PANETEAM_USER to your own name, e.g. PANETEAM_USER=alex", how, name)
+		return refuse(SenderReserved, nil)
 	case CheckName("sender", name) != nil:
-		return SenderChoice{}, fmt.Errorf("%s %q: %v", how, name, CheckName("sender", name))
+		return refuse(SenderBadName, CheckName("sender", name))
 	case cfg.Member(name) != nil:
-		return SenderChoice{}, fmt.Errorf("%s %q is the name of a member of team %s, so messages would look like theirs: "+
-			"set PANETEAM_USER to a name of your own, or pass --from", how, name, cfg.Name)
+		return refuse(SenderIsMember, nil)
 	}
 	return SenderChoice{From: name}, nil
 }
+
+// Why a sender name was refused: each front end words it in its own
+// terms (the variable or flag it was read from) from SenderError.
+type SenderReason string
+
+const (
+	SenderAgentIsLead SenderReason = "agent is lead" // the agent's own name (ChooseSender's agent) is one only Claude Code's lead writes as
+	SenderReserved    SenderReason = "reserved"      // the person's name is one Claude Code reserves
+	SenderBadName     SenderReason = "bad name"      // the person's name is not a name (Err says why)
+	SenderIsMember    SenderReason = "member"        // the person's name is a member's
+)
+
+// SenderError is a sender name refused before anything is written.
+type SenderError struct {
+	Reason  SenderReason
+	Name    string // the refused name
+	Team    string
+	Default bool  // the person gave no name: Name is DefaultUser
+	Err     error // SenderBadName: what is wrong with it
+}
+
+// Source is what the name came from, as a library caller knows it.
+func (e *SenderError) Source() string {
+	switch {
+	case e.Reason == SenderAgentIsLead:
+		return "agent name"
+	case e.Default:
+		return "the default sender name"
+	}
+	return "sender name"
+}
+
+func (e *SenderError) Error() string {
+	source := e.Source()
+	switch e.Reason {
+	case SenderAgentIsLead:
+		return fmt.Sprintf("%s %q is a name only Claude Code's lead may write as in team %s: write as your own name", source, e.Name, e.Team)
+	case SenderReserved:
+		return fmt.Sprintf("%s %q is reserved by Claude Code (team-lead, user, system, main): choose your own name", source, e.Name)
+	case SenderBadName:
+		return fmt.Sprintf("%s %q: %v", source, e.Name, e.Err)
+	}
+	return fmt.Sprintf("%s %q is the name of a member of team %s, so messages would look like theirs: choose a name of your own", source, e.Name, e.Team)
+}
+
+func (e *SenderError) Unwrap() error { return e.Err }

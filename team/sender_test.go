@@ -34,7 +34,7 @@ func TestChooseSender(t *testing.T) {
 		{claude, "", "", "system", "", "", "reserved"},
 		{claude, "", "", "main", "", "", "reserved"},
 		{claude, "", "", "Bob", "", "", "member"},
-		{claude, "", "team-lead", "", "", "", "PANETEAM_AGENT"},
+		{claude, "", "team-lead", "", "", "", "agent name \"team-lead\" is a name only Claude Code's lead"},
 		{dead, "", "", "", LeadName, "", ""},
 		{Lead{By: LedByPaneteam, State: LeadAlive}, "", "carol", "", "carol", "", ""},
 		{Lead{By: LedByPaneteam, State: LeadAlive}, "", "", "alex", LeadName, "", ""},

@@ -105,16 +105,26 @@ func parseTask(b []byte, wantID string) (*Task, error) {
 	return &t, nil
 }
 
+// TaskIDError is a task id that is not one: empty, or not all digits.
+type TaskIDError struct{ ID string }
+
+func (e *TaskIDError) Error() string {
+	if e.ID == "" {
+		return "task id is empty: give the number the task was created with"
+	}
+	return fmt.Sprintf("task id %q is not a number: task ids are digits only, like 3", e.ID)
+}
+
 // CheckTaskID refuses anything but a task id as Claude Code makes them
 // (decimal digits): an id becomes a file name, so "../x" or "a/b" must
 // never reach the file system.
 func CheckTaskID(id string) error {
 	if id == "" {
-		return fmt.Errorf("task id is empty: give the number printed by 'paneteam task create' (see 'paneteam task list')")
+		return &TaskIDError{}
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < '0' || id[i] > '9' {
-			return fmt.Errorf("task id %q is not a number: task ids are digits only, like 3 (see 'paneteam task list')", id)
+			return &TaskIDError{ID: id}
 		}
 	}
 	return nil

@@ -30,14 +30,25 @@ type ClaimError struct {
 func (e *ClaimError) Error() string {
 	switch e.Reason {
 	case ClaimOwned:
-		return fmt.Sprintf("task %s is already claimed by %s: pick another ('paneteam task list --available'), "+
+		return fmt.Sprintf("task %s is already claimed by %s: pick another available one, "+
 			"or have %s release it", e.ID, e.Owner, e.Owner)
 	case ClaimCompleted:
 		return fmt.Sprintf("task %s is already completed: nothing to claim", e.ID)
 	default:
 		return fmt.Sprintf("task %s is blocked by unfinished task(s) %s: finish those first, "+
-			"or pick another ('paneteam task list --available')", e.ID, strings.Join(e.Blockers, ", "))
+			"or pick another available one", e.ID, strings.Join(e.Blockers, ", "))
 	}
+}
+
+// ErrNoOwner is a claim with no owner named.
+var ErrNoOwner = errors.New("claim needs an owner (a team member)")
+
+// CompletedError is a release of a completed task: reopening one is
+// setting its status back to pending, a change of its own.
+type CompletedError struct{ ID string }
+
+func (e *CompletedError) Error() string {
+	return fmt.Sprintf("task %s is completed; to reopen it, set its status back to pending", e.ID)
 }
 
 // Claim makes owner the owner of task id and marks it in_progress. Under
@@ -47,7 +58,7 @@ func (e *ClaimError) Error() string {
 // one already owns (by name or agent id) succeeds.
 func (l *TaskList) Claim(ctx context.Context, id, owner string) (*Task, error) {
 	if strings.TrimSpace(owner) == "" {
-		return nil, errors.New("claim needs an owner: pass --owner NAME (a team member)")
+		return nil, ErrNoOwner
 	}
 	return l.Update(ctx, id, func(t *Task) error { return l.ClaimFor(t, owner) })
 }
@@ -88,7 +99,7 @@ func (l *TaskList) ClaimFor(t *Task, owner string) error {
 func (l *TaskList) Release(ctx context.Context, id string) (*Task, error) {
 	return l.Update(ctx, id, func(t *Task) error {
 		if t.Status == StatusCompleted {
-			return fmt.Errorf("task %s is completed; to reopen it run 'paneteam task update %s --status pending'", id, id)
+			return &CompletedError{ID: id}
 		}
 		if t.Owner == "" && t.Status == StatusPending {
 			return ErrNoChange

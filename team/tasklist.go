@@ -79,7 +79,7 @@ func (l *TaskList) read(id string) (*Task, error) {
 		// a task would have its target read and, on an update, replaced.
 		b, err := safefs.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
+			return nil, fmt.Errorf("task %s: %w", id, ErrTaskNotFound)
 		}
 		if safefs.IsOdd(err) {
 			return nil, &SkippedFile{Path: path, Err: err}
@@ -195,7 +195,7 @@ func (l *TaskList) Update(ctx context.Context, id string, fn func(*Task) error) 
 		return nil, fnErr
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
+		return nil, fmt.Errorf("task %s: %w", id, ErrTaskNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("update task %s: %w", id, err)

@@ -121,11 +121,11 @@ func (l *TaskList) AddBlockedBy(ctx context.Context, id string, blockers []strin
 		}
 		byID := ByID(tasks)
 		if byID[id] == nil {
-			return fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
+			return fmt.Errorf("task %s: %w", id, ErrTaskNotFound)
 		}
 		for _, b := range blockers {
 			if byID[b] == nil {
-				return fmt.Errorf("blocker %s: %w (see 'paneteam task list')", b, ErrTaskNotFound)
+				return fmt.Errorf("blocker %s: %w", b, ErrTaskNotFound)
 			}
 			if b == id || dependsOn(byID, b, id) {
 				return fmt.Errorf("task %s cannot wait for task %s: %s already waits for %s, so neither could ever start", id, b, b, id)
@@ -186,7 +186,7 @@ func (l *TaskList) Delete(ctx context.Context, id string) error {
 	return l.withListLock(ctx, func() error {
 		path := l.Path(id)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("task %s: %w (see 'paneteam task list')", id, ErrTaskNotFound)
+			return fmt.Errorf("task %s: %w", id, ErrTaskNotFound)
 		}
 		if err := l.raiseHighWaterMark(id); err != nil {
 			return err

@@ -69,12 +69,26 @@ func Open(root, input string) (Team, *Config, error) {
 
 func notFound(root, input string) error {
 	names, _ := List(root)
-	hint := "create it with: paneteam team-create " + SanitizeTeam(input)
-	if len(names) > 0 {
-		hint = "teams under " + root + ": " + strings.Join(names, ", ")
-	}
-	return fmt.Errorf("team %q: %w (%s)", input, ErrNotFound, hint)
+	return &NotFoundError{Name: input, Root: root, Teams: names}
 }
+
+// NotFoundError is a team that is not under its root; errors.Is
+// matches ErrNotFound. Teams are those the root holds, to choose from.
+type NotFoundError struct {
+	Name  string // as asked
+	Root  string
+	Teams []string
+}
+
+func (e *NotFoundError) Error() string {
+	hint := "no team under " + e.Root + "; create " + SanitizeTeam(e.Name) + " first"
+	if len(e.Teams) > 0 {
+		hint = "teams under " + e.Root + ": " + strings.Join(e.Teams, ", ")
+	}
+	return fmt.Sprintf("team %q: %v (%s)", e.Name, ErrNotFound, hint)
+}
+
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 
 // List returns the names of the team folders under root that hold a config.
 func List(root string) ([]string, error) {

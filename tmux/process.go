@@ -24,6 +24,9 @@ import (
 // process's first start). Together about 0.3 ms
 // of CPU per call (bench/startup).
 func runProcess(ctx context.Context, bin string, argv, env []string) (stdout, stderr []byte, err error) {
+	// exec.LookPath, not program.Find: bin may be a path (Server.Bin),
+	// the PATH is this process's, and a program found through a
+	// relative PATH entry is refused (exec.ErrDot) rather than run.
 	path, err := exec.LookPath(bin)
 	if err != nil {
 		return nil, nil, err

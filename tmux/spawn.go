@@ -53,6 +53,8 @@ func (s Server) Gated(cmd Command, gate string) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
+	// exec.LookPath, not program.Find: Bin may be a path, and it is
+	// looked up on this process's own PATH, as runProcess does.
 	bin, err := exec.LookPath(s.bin())
 	if err != nil {
 		return Command{}, fmt.Errorf("%w: %v", ErrNotInstalled, err)

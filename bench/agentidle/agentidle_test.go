@@ -14,7 +14,6 @@ package agentidle
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -115,12 +114,7 @@ func measure(t *testing.T, cli agenttest.CLI, cliBin string, n int, tool func(st
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "TERM=xterm-256color", "COLORTERM=truecolor",
 	}, model.ProxyEnv()...)
 	vars = append(vars, agenttest.PersonConfig(t, cli, home, model)...)
-	for _, kv := range vars {
-		k, v, _ := strings.Cut(kv, "=")
-		if _, err := srv.Run(context.Background(), "set-environment", "-g", k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.SetServerEnv(t, srv, vars...)
 	env := testutil.Env(append(testutil.TmuxEnv(t, srv, testutil.FirstPane(t, srv)), "PANETEAM_ROOT="+root, vars[0])...)
 	paneteam := func(args ...string) string {
 		t.Helper()

@@ -25,8 +25,9 @@
 //     a private tmux server: at most 4x empty. The same without --panes
 //     (its one tmux client included) is measured beside it.
 //
-// Every child runs with a HOME and a paneteam state folder of the run's
-// own temporary folder, so nothing is written under the user's.
+// Every child runs with a paneteam state folder and a config folder of
+// the run's own temporary folder (childEnv), so nothing is written under
+// the user's.
 //
 // It is not part of `go test`; run it on demand from the repository root:
 //
@@ -121,7 +122,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("PANETEAM_ROOT=%s paneteam status --format tmux\nstop the server with: tmux -S %s kill-server\n", s.root, s.socket)
+		fmt.Printf("PANETEAM_ROOT=%s PANETEAM_STATE_DIR=%s paneteam status --format tmux\nstop the server with: tmux -S %s kill-server\n", s.root, s.state, s.socket)
 		return nil
 	}
 	tmp, err := os.MkdirTemp("", "paneteam-startup-")
@@ -164,13 +165,7 @@ func run() error {
 	if err := sendTeam(sendRoot); err != nil {
 		return err
 	}
-	// Every child gets a HOME and a state folder of this run's own, so no
-	// case writes launch records or cursors under the user's.
-	home := filepath.Join(tmp, "home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return err
-	}
-	base := append(childEnv(), "HOME="+home, "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "PANETEAM_STATE_DIR="+filepath.Join(tmp, "send-state"))
+	base := childEnv(tmp)
 	with := func(kv ...string) []string { return append(base[:len(base):len(base)], kv...) }
 	cases := []*benchCase{
 		{name: "empty program", argv: []string{bins["empty"]}, env: base},
@@ -221,11 +216,11 @@ func run() error {
 		cases = append(cases, &benchCase{
 			name: fmt.Sprintf("%s status --format tmux --panes (%d panes)", v.label, *members), kind: "status",
 			argv: []string{pt, "status", "--format", "tmux", "--panes", srv.panes},
-			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0", "PANETEAM_STATE_DIR="+srv.state), check: check, optional: true,
+			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0"), check: check, optional: true,
 		}, &benchCase{
 			name: fmt.Sprintf("%s status --format tmux, asking tmux (%d panes)", v.label, *members), kind: "status-asking",
 			argv: []string{pt, "status", "--format", "tmux"},
-			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0", "PANETEAM_STATE_DIR="+srv.state), check: check,
+			env:  with("PANETEAM_ROOT="+srv.root, "TMUX="+srv.socket+",1,0"), check: check,
 		})
 	}
 	var kept []*benchCase
@@ -370,10 +365,10 @@ func statusTeam(tmp string, n int) (tmuxTeam, func(), error) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		return tmuxTeam{}, nil, errNoTmux
 	}
-	s := tmuxTeam{root: filepath.Join(tmp, "status-root"), socket: filepath.Join(tmp, "tmux.sock")}
+	s := tmuxTeam{root: filepath.Join(tmp, "status-root"), socket: filepath.Join(tmp, "tmux.sock"), state: stateDir(tmp)}
 	tmuxCmd := func(args ...string) (string, error) {
 		cmd := exec.Command("tmux", append([]string{"-S", s.socket, "-f", os.DevNull}, args...)...)
-		cmd.Env = childEnv()
+		cmd.Env = childEnv(tmp)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return "", fmt.Errorf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
@@ -436,7 +431,6 @@ func statusTeam(tmp string, n int) (tmuxTeam, func(), error) {
 	if s.panes, err = tmuxCmd("display-message", "-p", tmux.StatusPanesFormat); err != nil {
 		return fail(err)
 	}
-	s.state = filepath.Join(tmp, "state")
 	if err := transcripts(s, t, ms, *spentMB); err != nil {
 		return fail(err)
 	}
@@ -498,18 +492,26 @@ func moduleRoot() (string, error) {
 }
 
 // childEnv is the environment without anything that would point a child at
-// the user's own team, tmux or root.
-func childEnv() []string {
+// the user's own team, tmux, root, state or config folder: paneteam keeps
+// its state (launch records, usage cursors, keys) and reads its config in
+// tmp, which the run removes, so the figures do not depend on the
+// person's folders and the run leaves nothing in them.
+func childEnv(tmp string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "PANETEAM_") || k == "CLAUDE_CONFIG_DIR" || k == "TMUX" || k == "TMUX_PANE" || k == "GODEBUG" || k == "GOGC" {
+		if strings.HasPrefix(k, "PANETEAM_") || k == "CLAUDE_CONFIG_DIR" || k == "TMUX" || k == "TMUX_PANE" || k == "GODEBUG" || k == "GOGC" ||
+			k == "XDG_STATE_HOME" || k == "XDG_CONFIG_HOME" {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return out
+	return append(out, "PANETEAM_STATE_DIR="+stateDir(tmp), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
 }
+
+// stateDir is paneteam's state folder in tmp, the children's
+// PANETEAM_STATE_DIR.
+func stateDir(tmp string) string { return filepath.Join(tmp, "state") }
 
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")

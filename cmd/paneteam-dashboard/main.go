@@ -1,8 +1,9 @@
 // Command paneteam-dashboard draws 'paneteam dashboard', the full-screen
-// view of a team (internal/ui/dashboard, on Bubble Tea). It is its own
+// view of a team (internal/ui/dashboard, on Bubble Tea v2). It is its own
 // program because Bubble Tea and the terminal libraries under it do work
-// at every start of a program that links them (key tables, a regular
-// expression compiled, parser tables), which every keybinding, status-line
+// at every start of a program that links them (key and width tables,
+// parser tables) and link os/user (through xo/terminfo), which makes a cgo
+// build link libc dynamically: costs every keybinding, status-line
 // refresh and shell-loop send would otherwise pay; 'paneteam dashboard'
 // becomes this program, found beside paneteam. It is paneteam's command
 // line with the dashboard drawn: `paneteam-dashboard dashboard --team T`.

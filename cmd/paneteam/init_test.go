@@ -63,6 +63,11 @@ func TestNoIOAtPackageInit(t *testing.T) {
 	}
 	var found []string
 	for _, p := range m.pkgs {
+		if testSupport(p.path) {
+			// Never linked into a program: testutil's init gives every
+			// test process folders of its own on purpose (docs/TESTING.md).
+			continue
+		}
 		for _, f := range p.files {
 			for _, d := range f.ast.Decls {
 				switch d := d.(type) {
@@ -90,6 +95,13 @@ func TestNoIOAtPackageInit(t *testing.T) {
 	for _, f := range found {
 		t.Error(f)
 	}
+}
+
+// testSupport reports a package of test support, by the layer table's
+// rule (docs/ARCHITECTURE.md): under internal/tests, or named *test.
+func testSupport(path string) bool {
+	rel := strings.TrimPrefix(path, modulePath+"/")
+	return strings.HasPrefix(rel, "internal/tests/") || strings.HasSuffix(rel, "test")
 }
 
 type srcFile struct {
@@ -340,10 +352,17 @@ func TestNoNetOrCgo(t *testing.T) {
 
 // TestNoBubbleTea keeps Bubble Tea and the terminal libraries under it out
 // of paneteam: they do work at every start of a program that links them
-// (Bubble Tea's key tables, go-runewidth's regular expression and locale
-// lookup, x/ansi's parser tables), which was a third of the instructions
-// of a `paneteam send` (callgrind, bench/RESULTS.md). The dashboard is
-// drawn by cmd/paneteam-dashboard, which 'paneteam dashboard' becomes.
+// (key and kitty-protocol tables, x/ansi's parser and width tables,
+// go-runewidth's locale lookup), which was a third of the instructions of
+// a `paneteam send` (callgrind, bench/RESULTS.md), and Bubble Tea v2 links
+// os/user through xo/terminfo, which makes a cgo build link libc
+// dynamically. The dashboard is drawn by cmd/paneteam-dashboard, which
+// 'paneteam dashboard' becomes.
+//
+// Charm's modules are refused by prefix, so a new one the next release
+// pulls in (as v2 brought ultraviolet and colorprofile) is caught too;
+// x/term is allowed: raw mode and window sizes, no tables, used by the
+// command line itself.
 func TestNoBubbleTea(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "./cmd/paneteam")
 	cmd.Dir = testutil.ModuleRoot()
@@ -352,10 +371,57 @@ func TestNoBubbleTea(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		switch p {
-		case "github.com/charmbracelet/bubbletea", "github.com/charmbracelet/x/ansi", "github.com/mattn/go-runewidth",
-			modulePath + "/internal/ui/dashboard":
-			t.Errorf("cmd/paneteam links %s (see `go list -deps`): the dashboard's libraries belong to cmd/paneteam-dashboard", p)
+		if dashboardOnly(p) {
+			t.Errorf("cmd/paneteam links %s (see `go list -deps`, `go mod why`): the dashboard's libraries belong to cmd/paneteam-dashboard", p)
+		}
+	}
+}
+
+// dashboardOnly reports whether package p belongs to the dashboard's
+// program only: Bubble Tea (charm.land/bubbletea/v2), Charm's libraries
+// beside it (ultraviolet, colorprofile, x/ansi, x/termios, ...) and the
+// width and terminfo libraries they use.
+func dashboardOnly(p string) bool {
+	if p == "github.com/charmbracelet/x/term" {
+		return false
+	}
+	for _, prefix := range []string{
+		"charm.land/", "github.com/charmbracelet/",
+		"github.com/mattn/go-runewidth", "github.com/rivo/uniseg", "github.com/clipperhouse/",
+		"github.com/xo/terminfo", "github.com/lucasb-eyer/go-colorful",
+		modulePath + "/internal/ui/",
+	} {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDashboardOnlyNamesWhatTheDashboardLinks keeps TestNoBubbleTea
+// looking at the right names: each module it refuses by name is linked
+// by cmd/paneteam-dashboard, so a rename of Bubble Tea's module (as
+// github.com/charmbracelet/bubbletea became charm.land/bubbletea/v2)
+// cannot leave the check guarding a path nothing imports.
+func TestDashboardOnlyNamesWhatTheDashboardLinks(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "./cmd/paneteam-dashboard")
+	cmd.Dir = testutil.ModuleRoot()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, want := range []string{"charm.land/bubbletea/v2", "github.com/charmbracelet/ultraviolet", "github.com/charmbracelet/x/ansi",
+		"github.com/mattn/go-runewidth", "github.com/xo/terminfo", modulePath + "/internal/ui/dashboard"} {
+		if !dashboardOnly(want) {
+			t.Errorf("dashboardOnly(%q) = false", want)
+		}
+		found := false
+		for _, p := range deps {
+			found = found || p == want
+		}
+		if !found {
+			t.Errorf("cmd/paneteam-dashboard does not link %s: TestNoBubbleTea guards a module the dashboard no longer uses; update both", want)
 		}
 	}
 }

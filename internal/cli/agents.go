@@ -182,7 +182,7 @@ func runAgentHook(ctx context.Context, env Env, o agentHookOptions) error {
 		}
 		return fmt.Errorf("PANETEAM_TEAM and PANETEAM_AGENT must name the teammate: run the CLI with 'paneteam spawn-pane --agent %s'", p.Name)
 	}
-	root, err := team.Root(o.Root, env.Getenv)
+	root, err := env.root(o.Root)
 	if err != nil {
 		return err
 	}

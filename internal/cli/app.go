@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -55,6 +56,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		}
 		return ExitOK
 	}
+	env.shared = factory.New(env.Getenv)
 	if isRootHelp(args) {
 		if ok, err := writeRootHelp(env.Stdout, Version); ok {
 			if err != nil {
@@ -213,5 +215,5 @@ and shut down, in a temporary folder.`
 // nothing in it reaches the terminal as a control character. A plain
 // message reads as it always did.
 func errorText(err error) string {
-	return visible.Block(err.Error())
+	return visible.Block(cliWords(err))
 }

@@ -186,7 +186,7 @@ func answerAll(ctx context.Context, env Env, o answerOptions, d approval.Decisio
 		res, err := lead.AnswerRequest(ctx, r, d)
 		if err != nil {
 			failed++
-			fmt.Fprintf(env.Stderr, "paneteam: %s: %v\n", visible.Line(r.ID), err)
+			fmt.Fprintf(env.Stderr, "paneteam: %s: %s\n", visible.Line(r.ID), cliWords(err))
 			continue
 		}
 		done = append(done, res)

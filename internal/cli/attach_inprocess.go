@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/paneteam/paneteam/internal/panes/ptyhost"
+	"github.com/paneteam/paneteam/internal/term/tty"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
@@ -23,8 +22,8 @@ const (
 
 // attachInProcess connects the terminal to an in-process teammate: typing
 // goes in, output comes out (the most recent output first), the terminal's
-// size follows SIGWINCH, and Ctrl-] detaches. The terminal is put back as
-// it was on every way out (deferred restore).
+// size follows the window's, and Ctrl-] detaches. The terminal is put
+// back as it was on every way out (tty.Take's deferred release).
 func attachInProcess(ctx context.Context, env Env, t team.Team, m *team.Member) error {
 	paths, st, err := hostOf(t, m)
 	if err != nil {
@@ -36,26 +35,14 @@ func attachInProcess(ctx context.Context, env Env, t team.Team, m *team.Member) 
 	o := ptyhost.AttachOptions{In: env.Stdin, Out: env.Stdout, DetachKey: detachKey}
 	if in, ok := env.Stdin.(*os.File); ok && env.StdinTTY {
 		fd := int(in.Fd())
-		restore, err := ptyhost.MakeRaw(fd)
+		size, _ := tty.SizeOf(fd)
+		o.Size = ptyhost.Size(size)
+		resize := make(chan ptyhost.Size, 1)
+		release, err := tty.Take(fd, size, func(s tty.Size) { latest(resize, ptyhost.Size(s)) })
 		if err != nil {
 			return fmt.Errorf("attach %s: %w", m.Name, err)
 		}
-		defer restore()
-		o.Size, _ = ptyhost.TermSize(fd)
-		resize := make(chan ptyhost.Size, 1)
-		winch := make(chan os.Signal, 1)
-		signal.Notify(winch, syscall.SIGWINCH)
-		defer signal.Stop(winch)
-		go func() {
-			for range winch {
-				if s, err := ptyhost.TermSize(fd); err == nil {
-					select {
-					case resize <- s:
-					default:
-					}
-				}
-			}
-		}()
+		defer release()
 		o.Resize = resize
 	}
 	fmt.Fprintf(env.Stderr, "paneteam: attached to %s (in-process); detach with %s\r\n", visible.Line(m.Name), detachName)
@@ -69,6 +56,22 @@ func attachInProcess(ctx context.Context, env Env, t team.Team, m *team.Member) 
 		return nil
 	}
 	return fmt.Errorf("attach %s: %w", m.Name, err)
+}
+
+// latest leaves s as the one size waiting in ch, replacing one not yet
+// sent: after a burst of resizes the host gets the last, not the first.
+func latest(ch chan ptyhost.Size, s ptyhost.Size) {
+	for {
+		select {
+		case ch <- s:
+			return
+		default:
+		}
+		select {
+		case <-ch:
+		default:
+		}
+	}
 }
 
 // hostOf finds an in-process member's files and its host's record.

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os/exec"
-
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 )
@@ -14,10 +12,9 @@ import (
 // announcements (a fallback and its fix) go to stderr.
 func backendEnv(env Env) backend.Env {
 	return backend.Env{
-		Getenv:   env.Getenv,
-		LookPath: exec.LookPath,
-		Exe:      env.Exe,
-		Warn:     func(format string, args ...any) { warnf(env, format, args...) },
+		Getenv: env.Getenv,
+		Exe:    env.Exe,
+		Warn:   func(format string, args ...any) { warnf(env, format, args...) },
 	}
 }
 

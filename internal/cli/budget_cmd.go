@@ -8,7 +8,6 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/budget"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
@@ -52,7 +51,7 @@ was set are not held to it. It is kept in paneteam's state folder.
 }
 
 func showBudgets(env Env, t team.Team, cfg *team.Config, asJSON bool) error {
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return err
 	}

@@ -6,14 +6,13 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
 // setTeamBudget keeps team t's budget in paneteam's state folder.
 func setTeamBudget(env Env, t team.Team, usdLimit float64) error {
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return fmt.Errorf("a budget is kept in paneteam's state folder: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/mailbox"
-	"github.com/paneteam/paneteam/team"
 )
 
 // What every command that writes into a team shares: the caller as the
@@ -42,6 +41,3 @@ func postError(err error) error {
 // The signing rules (post.Caller) for the commands that sign.
 func actsAsLead(env Env) bool           { return callerOf(env).ActsAsLead() }
 func leadSigner(env Env) mailbox.Signer { return callerOf(env).Signer() }
-func checkSignable(env Env, t team.Team, cfg *team.Config, names []string, from string) error {
-	return callerOf(env).CheckSignable(t, cfg, names, from)
-}

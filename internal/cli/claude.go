@@ -13,19 +13,15 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/router"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
-	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
-	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
-	"github.com/paneteam/paneteam/team"
 )
 
 func claudeCommand(env Env) *ucli.Command {
@@ -149,7 +145,7 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	if err != nil {
 		return err
 	}
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return err
 	}
@@ -191,17 +187,25 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 			tidyWorktrees(ctx, env, state)
 		}
 	}
-	if f := spawn.ReadSessionFlags(args, nil); f.Resumed != "" && !f.Fork {
-		if root, err := team.Root("", env.Getenv); err == nil {
-			if n := router.ResumeNote(f.Resumed, launches.Open(state).ByLead(root, f.Resumed)); n != "" {
-				l.Notes = append(l.Notes, n)
-			}
-		}
+	if n := router.LeadResumeNote(env.Getenv, state, args); n != "" {
+		l.Notes = append(l.Notes, n)
 	}
-	offered, err := routeTeammates(env, &l, state, claude, co.Offer, theirs, co.Worktree, co.Budget)
+	rt, err := router.Prepare(router.Lead{Getenv: env.Getenv, State: state, Exe: env.Exe, Claude: claude, Argv: l.Argv[1:],
+		Want: co.Offer, Theirs: theirs, Worktree: co.Worktree, Budget: co.Budget})
+	var rue *router.UsageError
+	if errors.As(err, &rue) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
+	// The router's link runs under every pane teammate of Claude's
+	// (CLAUDE_CODE_TEAMMATE_COMMAND); the lead is offered the agent CLIs'
+	// types through --agents.
+	l.Notes = append(l.Notes, rt.Notes...)
+	l.Argv = append(l.Argv, rt.Args...)
+	l.Env = setEnvVar(l.Env, router.EnvTeammateCommand, rt.Link)
+	offered := rt.Offered
 	if co.DryRun {
 		return printLaunch(env, l, offered, co.JSON)
 	}
@@ -342,79 +346,6 @@ func writeCheck(w io.Writer, rep *claudecheck.Report) {
 	}
 }
 
-// routeTeammates puts paneteam's router under every pane teammate of l's
-// Claude (CLAUDE_CODE_TEAMMATE_COMMAND) and offers Claude's lead an agent
-// type per agent CLI chosen (--agents, merged with the person's own). It
-// returns the types offered.
-func routeTeammates(env Env, l *claudestart.Launch, state, claude string, want []string, theirs string, worktree bool, budget float64) ([]string, error) {
-	if want == nil {
-		w, err := router.ReadOffer(env.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		want = w
-	}
-	all, err := profile.All(env.Getenv)
-	if err != nil {
-		// A broken profile of the person's costs the offer, not Claude.
-		l.Notes = append(l.Notes, fmt.Sprintf("no agent CLI is offered to Claude's lead: %v", err))
-		all = nil
-	}
-	picked, notes, err := router.Offer(all, want, env.Getenv("PATH"))
-	if err != nil {
-		return nil, usageError{err}
-	}
-	l.Notes = append(l.Notes, notes...)
-	agents, offered, notes, err := router.MergeAgents(theirs, router.Definitions(picked))
-	if err != nil {
-		return nil, usageError{err}
-	}
-	l.Notes = append(l.Notes, notes...)
-	if theirs != "" || len(offered) > 0 {
-		l.Argv = append(l.Argv, "--agents", agents)
-	}
-	// A person's own teammate program stays theirs, for every type paneteam
-	// does not run.
-	rc := router.Config{Claude: claude, Offered: offered, Exe: env.Exe, Worktree: worktree, Budget: budget,
-		Resumed: spawn.ReadSessionFlags(l.Argv[1:], nil).Resuming}
-	if own := env.Getenv(router.EnvTeammateCommand); own != "" {
-		// Claude ran it through a shell, which searched PATH; the router
-		// execs it, from the teammate's folder (a worktree's, with
-		// --worktree), so by its absolute path. One that is itself a
-		// router (a lead started from another lead's shell) is not
-		// routed twice.
-		var path string
-		var err error
-		if strings.Contains(own, "/") {
-			path = own
-			_, err = os.Stat(own)
-		} else {
-			path, err = program.Find(own, env.Getenv("PATH"))
-		}
-		if err == nil {
-			path, err = filepath.Abs(path)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s=%s: %v: set it to your teammate program's full path, or unset it", router.EnvTeammateCommand, own, err)
-		}
-		rc.Claude = path
-		if router.IsRouter(path) {
-			if inner, err := router.Load(path); err == nil {
-				rc.Claude = inner.Claude
-			}
-		}
-	}
-	link, err := router.Install(state, rc)
-	if err != nil {
-		return nil, err
-	}
-	l.Env = setEnvVar(l.Env, router.EnvTeammateCommand, link)
-	if offered == nil {
-		offered = []string{}
-	}
-	return offered, nil
-}
-
 // takeAgentsFlag takes Claude's --agents out of args, to be merged with
 // paneteam's agent types.
 func takeAgentsFlag(args []string) (string, []string, error) {
@@ -450,4 +381,29 @@ func setEnvVar(env []string, k, v string) []string {
 		}
 	}
 	return append(out, k+"="+v)
+}
+
+// worktreeNotes is what 'paneteam claude --worktree' says at start about
+// the folder it runs in.
+func worktreeNotes(ctx context.Context, cwd string) []string {
+	notes, err := worktree.Preflight(ctx, cwd)
+	if err != nil {
+		return []string{"--worktree: " + err.Error()}
+	}
+	for i, n := range notes {
+		notes[i] = "--worktree: " + n
+	}
+	return notes
+}
+
+// tidyWorktrees removes the untouched worktrees of teammates that ended
+// when their removal was cut short, and says so.
+func tidyWorktrees(ctx context.Context, env Env, state string) {
+	removed, errs := worktree.Sweep(ctx, worktree.OpenRecords(state))
+	for _, r := range removed {
+		warnf(env, "removed %s/%s's untouched worktree %s", r.Team, r.Member, r.Path)
+	}
+	for _, err := range errs {
+		warnf(env, "%v", err)
+	}
 }

@@ -103,15 +103,19 @@ func TestClaudeOffersInstalledCLIs(t *testing.T) {
 	}
 	// A relative path is made absolute: the router runs it from the
 	// teammate's folder, not the lead's.
-	own["CLAUDE_CODE_TEAMMATE_COMMAND"] = "./claude.go"
+	own["CLAUDE_CODE_TEAMMATE_COMMAND"] = "../../scripts/claude-release"
 	rel := run(t, own)
 	b, _ = os.ReadFile(filepath.Join(filepath.Dir(rel.Env["CLAUDE_CODE_TEAMMATE_COMMAND"]), "router.json"))
-	if abs, _ := filepath.Abs("claude.go"); json.Unmarshal(b, &rc) != nil || rc.Claude != abs {
+	if abs, _ := filepath.Abs("../../scripts/claude-release"); json.Unmarshal(b, &rc) != nil || rc.Claude != abs {
 		t.Errorf("with a relative teammate program, the router's setup: %s", b)
 	}
-	own["CLAUDE_CODE_TEAMMATE_COMMAND"] = "no-such-teammate"
-	if _, errs, code := ptRun(t, own, "", "claude", "--dry-run"); code == 0 || !strings.Contains(errs, "no-such-teammate") || !strings.Contains(errs, "full path") {
-		t.Errorf("a teammate program that is not there: exit %d, %s", code, errs)
+	// One that is not there, or is no program (the router could not
+	// exec it), is said at start, not in every teammate's pane.
+	for _, bad := range []string{"no-such-teammate", "./claude.go"} {
+		own["CLAUDE_CODE_TEAMMATE_COMMAND"] = bad
+		if _, errs, code := ptRun(t, own, "", "claude", "--dry-run"); code == 0 || !strings.Contains(errs, bad) || !strings.Contains(errs, "full path") {
+			t.Errorf("a teammate program %s that is not one: exit %d, %s", bad, code, errs)
+		}
 	}
 	if a := d.agentsArg(); !strings.Contains(a, "my codex") || !strings.Contains(a, `"rev"`) || !strings.Contains(a, `"gemini"`) ||
 		strings.Count(strings.Join(d.Argv, " "), "--agents") != 1 || !strings.Contains(strings.Join(d.Notes, "\n"), `defines "codex"`) {

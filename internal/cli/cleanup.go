@@ -10,9 +10,6 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
-	"github.com/paneteam/paneteam/internal/core/worktree"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
-	"github.com/paneteam/paneteam/team"
 )
 
 func cleanupCommand(env Env) *ucli.Command {
@@ -156,12 +153,12 @@ func runCleanupTeam(ctx context.Context, env Env, o cleanupOptions) error {
 }
 
 func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
-	root, err := team.Root(o.Scope.Root, env.Getenv)
+	root, err := env.root(o.Scope.Root)
 	if err != nil {
 		return err
 	}
 	ro := lifecycle.ReapOptions{DryRun: o.DryRun}
-	if state, err := provenance.StateDir(env.Getenv); err == nil {
+	if state, err := env.stateDir(); err == nil {
 		ro.VirtualDir = claudestart.VirtualDir(state)
 	}
 	if o.OlderThan != nil {
@@ -180,20 +177,6 @@ func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
 	res, err := o.Lifecycle.Reap(ctx, root, ro)
 	if res == nil {
 		return err
-	}
-	if !o.DryRun {
-		// Teammates' worktrees whose removal a lead's exit cut short.
-		if state, serr := provenance.StateDir(env.Getenv); serr == nil {
-			removed, errs := worktree.Sweep(ctx, worktree.OpenRecords(state))
-			if !o.JSON {
-				for _, r := range removed {
-					showf(env.Stdout, "removed %s/%s's untouched worktree %s\n", r.Team, r.Member, r.Path)
-				}
-			}
-			for _, e := range errs {
-				warnf(env, "%v", e)
-			}
-		}
 	}
 	if o.JSON {
 		if perr := printJSON(env.Stdout, res); perr != nil {
@@ -248,6 +231,9 @@ func writeCleanup(w io.Writer, res *lifecycle.CleanupResult, indent string) {
 
 func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 	dry := res.DryRun
+	for _, r := range res.Worktrees {
+		showf(w, "removed %s/%s's untouched worktree %s\n", r.Team, r.Member, r.Path)
+	}
 	for _, o := range res.Orphans {
 		showf(w, "orphan team %s (%s):\n", o.Team, o.Why)
 		writeCleanup(w, o.CleanupResult, "  ")
@@ -284,7 +270,7 @@ func writeReap(w io.Writer, res *lifecycle.ReapResult, tty bool) {
 			showf(w, "left alone: team %s (%s)\n", s.Team, s.Why)
 		}
 	}
-	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && len(res.StaleLocks) == 0 && len(res.Records) == 0 && (tty || dry) {
+	if len(res.Orphans) == 0 && len(res.Servers) == 0 && closed == 0 && len(res.Worktrees) == 0 && len(res.StaleLocks) == 0 && len(res.Records) == 0 && (tty || dry) {
 		fmt.Fprintln(w, "nothing to clean up")
 	}
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
@@ -117,16 +115,4 @@ func commandName(args []string) (name string, version bool) {
 		}
 	}
 	return "", version
-}
-
-// pending stands for a command whose work is in progress.
-func pending(name, issue string) *ucli.Command {
-	return &ucli.Command{
-		Name:   name,
-		Usage:  "(in progress, " + issue + ")",
-		Hidden: true,
-		Action: func(context.Context, *ucli.Command) error {
-			return fmt.Errorf("%s is not available in this build", name)
-		},
-	}
 }

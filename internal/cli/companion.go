@@ -15,6 +15,8 @@ import (
 // paneteam-race has paneteam-mcp-race), else name beside it, else on PATH.
 func companionPath(env Env, name, envVar string) (string, error) {
 	if p := env.Getenv(envVar); p != "" {
+		// A name or a path, as the person wrote it, run from this
+		// process: exec.LookPath, whose error the person is shown.
 		if _, err := exec.LookPath(p); err != nil {
 			return "", fmt.Errorf("%s=%s: %w: point it at the %s program, or unset it", envVar, p, err, name)
 		}
@@ -32,7 +34,7 @@ func companionPath(env Env, name, envVar string) (string, error) {
 			if p == exe {
 				continue // a paneteam built under another name: not the companion
 			}
-			if _, err := exec.LookPath(p); err == nil {
+			if program.Executable(p) {
 				return p, nil
 			}
 			tried = append(tried, p)

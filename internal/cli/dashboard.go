@@ -8,14 +8,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/term"
 	ucli "github.com/urfave/cli/v3"
 
+	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/term/tty"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
@@ -110,8 +110,8 @@ func holdOnError(env Env, err error) {
 		return
 	}
 	fmt.Fprintf(env.Stderr, "paneteam: %s\r\npress any key to close\r\n", errorText(err))
-	if st, rerr := term.MakeRaw(f.Fd()); rerr == nil {
-		defer term.Restore(f.Fd(), st) //nolint:errcheck
+	if restore, rerr := tty.MakeRaw(int(f.Fd())); rerr == nil {
+		defer restore() //nolint:errcheck
 	}
 	var b [1]byte
 	f.Read(b[:]) //nolint:errcheck
@@ -124,7 +124,7 @@ type DashboardSession struct {
 	Lock            lockfile.Options
 	Backend         backend.Env
 	Caller          post.Caller
-	Keys            provenance.Store
+	Keys            factory.Keys
 	Watch           teamwatch.Options
 	ShutdownTimeout time.Duration
 	Review          bool // one waiting request at a time (--requests)
@@ -176,7 +176,7 @@ func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
 	}
 	bend := statusBackendEnv(env)
 	opts := stateOptions(env)
-	if state, err := provenance.StateDir(env.Getenv); err == nil {
+	if state, err := env.stateDir(); err == nil {
 		opts.Cost = costReader(env, state) // each member's spending, and the team's in the header
 	}
 	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, Poll: o.Poll})

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -113,20 +113,19 @@ func (d *demo) pt(ctx context.Context, show bool, args ...string) (string, error
 	if show {
 		fmt.Fprintf(d.env.Stdout, "    $ paneteam %s\n", quoteArgs(args))
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, d.env.Exe, append([]string{"--root", d.root}, args...)...)
-	cmd.Env = d.childEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	c := program.Cmd{Path: d.env.Exe, Args: append([]string{"--root", d.root}, args...), Env: d.childEnv(), Timeout: d.timeout}
+	var errb strings.Builder
+	if show {
+		c.Stderr = &errb
+	}
+	out, err := program.Output(ctx, c)
 	if show && errb.Len() > 0 {
 		indent(d.env.Stdout, errb.String())
 	}
-	if err != nil {
-		return out.String(), fmt.Errorf("paneteam %s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
+	if pe := (*program.Error)(nil); errors.As(err, &pe) {
+		return out, fmt.Errorf("paneteam %s: %v: %s", args[0], pe.Err, pe.Stderr)
 	}
-	return out.String(), nil
+	return out, err
 }
 
 func (d *demo) run(ctx context.Context) (err error) {

@@ -3,9 +3,11 @@ package cli
 import (
 	"io"
 	"os"
-	"strings"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/paneteam/paneteam/internal/core/factory"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 )
 
 // Env is everything a command may learn from the world it started in,
@@ -26,6 +28,9 @@ type Env struct {
 	// Args is the command line Main was given (set by Main), for a
 	// command that hands itself to another program whole (dashboard).
 	Args []string
+	// shared is what the run's commands share (internal/core/factory),
+	// made by Main; see Env.factory.
+	shared *factory.Factory
 }
 
 // Getenv returns a captured variable.
@@ -39,12 +44,7 @@ func (e Env) Color() bool {
 
 // SystemEnv captures the real process environment.
 func SystemEnv() Env {
-	vars := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v
-		}
-	}
+	vars := envlist.Map(os.Environ())
 	exe, err := os.Executable()
 	if err != nil {
 		exe = os.Args[0]

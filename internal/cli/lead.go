@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 )
 
 // The lead side of a team, for the commands that answer requests.
@@ -21,7 +20,7 @@ func openLead(ctx context.Context, s teamScope, env Env) (*approval.Lead, error)
 	if !actsAsLead(env) {
 		l.Teammate = env.Getenv("PANETEAM_AGENT")
 	} else {
-		if st, err := provenance.DefaultStore(env.Getenv); err == nil {
+		if st, err := env.factory().Keys(); err == nil {
 			l.Keys = st
 		}
 	}

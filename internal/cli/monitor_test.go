@@ -90,12 +90,11 @@ func (w *watchTeam) answerPermission(name, id string) {
 
 // ptProc is a paneteam process started from the built binary.
 type ptProc struct {
-	cmd    *exec.Cmd
-	out    *testutil.Buffer
-	errb   *testutil.Buffer
-	done   chan struct{}
-	code   int
-	waited bool
+	cmd  *exec.Cmd
+	out  *testutil.Buffer
+	errb *testutil.Buffer
+	done chan struct{}
+	code int
 }
 
 func (w *watchTeam) start(args ...string) *ptProc {

@@ -91,7 +91,7 @@ func warnf(env Env, format string, args ...any) {
 // and went on without (an entry it cannot read, a file it skipped), with
 // what a terminal could act on made visible.
 func warn(env Env, problem error) {
-	fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(problem.Error()))
+	fmt.Fprintf(env.Stderr, "paneteam: warning: %s\n", visible.Line(cliWords(problem)))
 }
 
 // showf is fmt.Fprintf for a line of a report whose words come from a
@@ -106,7 +106,7 @@ func showf(w io.Writer, format string, args ...any) {
 		case string:
 			args[i] = visible.Line(v)
 		case error:
-			args[i] = visible.Line(v.Error())
+			args[i] = visible.Line(cliWords(v))
 		}
 	}
 	fmt.Fprintf(w, format, args...)

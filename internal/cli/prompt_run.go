@@ -124,7 +124,7 @@ func promptOnce(ctx context.Context, env Env, o promptOptions, term *ask.Termina
 	if p.team == "" {
 		return 0, usagef("no team given: pass --team NAME or set PANETEAM_TEAM%s", tmuxTeamHint(env))
 	}
-	root, err := team.Root(o.Root, env.Getenv)
+	root, err := env.root(o.Root)
 	if err != nil {
 		return 0, err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -96,7 +95,7 @@ func readResumeOptions(c *ucli.Command) (resumeOptions, error) {
 }
 
 func runResume(ctx context.Context, env Env, o resumeOptions) error {
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return err
 	}
@@ -108,7 +107,7 @@ func runResume(ctx context.Context, env Env, o resumeOptions) error {
 	}
 	var teams []team.Team
 	if o.All {
-		root, err := team.Root(o.Scope.Root, env.Getenv)
+		root, err := env.root(o.Scope.Root)
 		if err != nil {
 			return err
 		}

@@ -27,9 +27,11 @@ func (v flagValues) teamScope() teamScope {
 
 // open opens the team named by --team (or PANETEAM_TEAM), else (inside
 // tmux) by the session's @paneteam-team option (tmux_team.go), else the
-// Claude Code session's team the caller runs in (teamfind.Infer).
+// Claude Code session's team the caller runs in (teamfind.Infer). The
+// run reads the team's config.json once (factory.Team), however many
+// steps ask for it.
 func (s teamScope) open(ctx context.Context, env Env) (team.Team, *team.Config, error) {
-	root, err := team.Root(s.Root, env.Getenv)
+	root, err := env.root(s.Root)
 	if err != nil {
 		return team.Team{}, nil, err
 	}
@@ -40,12 +42,12 @@ func (s teamScope) open(ctx context.Context, env Env) (team.Team, *team.Config, 
 	if name == "" {
 		if name, err = teamfind.Infer(ctx, root, teamfind.Self(env.Getenv)); err != nil {
 			if teamfind.IsAmbiguous(err) {
-				return team.Team{}, nil, usagef("%v%s", err, tmuxTeamHint(env))
+				return team.Team{}, nil, usagef("%w%s", err, tmuxTeamHint(env))
 			}
 			return team.Team{}, nil, err
 		}
 	}
-	t, cfg, err := team.Open(root, name)
+	t, cfg, err := env.factory().Team(root, name)
 	if err == nil {
 		for _, sk := range cfg.SkippedMembers() {
 			warn(env, sk)

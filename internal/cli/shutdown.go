@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
-	"github.com/paneteam/paneteam/team"
 )
 
 func shutdownCommand(env Env) *ucli.Command {
@@ -92,24 +92,16 @@ func readShutdownOptions(c *ucli.Command, env Env) (shutdownOptions, error) {
 }
 
 func runShutdown(ctx context.Context, env Env, o shutdownOptions) error {
-	t, cfg, err := o.Scope.open(ctx, env)
+	t, _, err := o.Scope.open(ctx, env)
 	if err != nil {
 		return err
-	}
-	if !o.Force {
-		// An unsigned request to a keyed teammate would only be
-		// waited on for the whole timeout (--force closes anyway).
-		who := o.Names
-		if o.All {
-			who = cfg.MemberNames()
-		}
-		if err := checkSignable(env, t, cfg, who, team.LeadName); err != nil {
-			return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
-		}
 	}
 	res, err := o.Lifecycle.Shutdown(ctx, t, lifecycle.ShutdownOptions{
 		Names: o.Names, All: o.All, Reason: o.Reason, Timeout: o.Timeout, Force: o.Force,
 	})
+	if unsigned := (*lifecycle.UnsignedError)(nil); errors.As(err, &unsigned) {
+		return fmt.Errorf("%w (or pass --force to close its pane after the timeout)", err)
+	}
 	if res == nil {
 		return err
 	}

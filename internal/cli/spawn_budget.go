@@ -6,7 +6,6 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 )
 
 // budgetSpawn holds the teammate req starts to its --budget, or its
@@ -15,7 +14,7 @@ import (
 // pane. A teammate whose spending paneteam cannot read is refused a
 // budget of its own, before anything is written.
 func budgetSpawn(env Env, req *spawn.Request, o spawnPaneOptions) error {
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		if o.Budget > 0 {
 			return usagef("--budget needs paneteam's state folder: %v", err)

@@ -183,7 +183,7 @@ func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 		}
 	}
 	if o.Scope.Root != "" {
-		if root, err := team.Root(o.Scope.Root, env.Getenv); err == nil {
+		if root, err := env.root(o.Scope.Root); err == nil {
 			r.Root = root
 		}
 	}
@@ -196,12 +196,9 @@ func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 		return r, err
 	}
 	var plan *bool
-	// Plan mode is plan-mode-required, as Claude Code's lead only ever
-	// gives it (docs/PROTOCOL.md §14). Observed with 2.1.330: a teammate
-	// given --permission-mode plan alone approves its own ExitPlanMode and
-	// leaves plan mode without asking anyone; with --plan-mode-required it
-	// sends plan_approval_request and waits for the lead.
-	if o.PlanModeRequired || o.PermissionMode == "plan" {
+	// --permission-mode plan makes it required too: spawn.Run does that
+	// for every front end.
+	if o.PlanModeRequired {
 		yes := true
 		plan = &yes
 	}

@@ -15,16 +15,11 @@ import (
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
-
-// aliveTimeout bounds one liveness check, so a hung tmux or it2 cannot
-// freeze a status line.
-const aliveTimeout = backend.AliveTimeout
 
 // Pane liveness as status reports it.
 const (
@@ -149,7 +144,7 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	opts.NoBranches = o.Format != "text" && !o.JSON
 	// The status line runs every few seconds as a new process: what it
 	// counted of an inbox that has not changed since is kept on disk.
-	if state, err := provenance.StateDir(env.Getenv); err == nil {
+	if state, err := env.stateDir(); err == nil {
 		opts.MemoDir = filepath.Join(state, teamwatch.MemoFolder)
 		opts.Cost = costReader(env, state)
 	}
@@ -205,7 +200,7 @@ func loadTeams(ctx context.Context, env Env, s teamScope) ([]loadedTeam, error) 
 		}
 		return []loadedTeam{{team: t, cfg: cfg}}, nil
 	}
-	root, err := team.Root(s.Root, env.Getenv)
+	root, err := env.root(s.Root)
 	if err != nil {
 		return nil, err
 	}

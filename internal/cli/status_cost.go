@@ -11,7 +11,6 @@ import (
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -95,12 +94,18 @@ func writeCostNotes(w io.Writer, total *cost.Cost, members []teamwatch.Member) {
 			fmt.Fprintf(w, "  ? %s: no price for %s (add it to %s)\n", visible.Line(m.Name),
 				visible.Line(strings.Join(c.Unpriced, ", ")), prices.OverrideFile)
 		}
+		if c != nil && c.Unreadable > 0 {
+			fmt.Fprintf(w, "  ! %s: %d unreadable line(s) in its usage records, not counted\n", visible.Line(m.Name), c.Unreadable)
+		}
+		if c != nil && c.Behind {
+			fmt.Fprintf(w, "  ! %s: its usage records are still being read; counted so far\n", visible.Line(m.Name))
+		}
 	}
 }
 
 // writeEnded prints the spending kept of teams cleaned up.
 func writeEnded(env Env, o statusOptions) error {
-	state, err := provenance.StateDir(env.Getenv)
+	state, err := env.stateDir()
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func readTeamCreateOptions(c *ucli.Command) (teamCreateOptions, error) {
 }
 
 func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {
-	root, err := team.Root(o.Root, env.Getenv)
+	root, err := env.root(o.Root)
 	if err != nil {
 		return err
 	}

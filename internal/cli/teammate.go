@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/teammate"
 	"github.com/paneteam/paneteam/internal/panes/ptyhost"
+	"github.com/paneteam/paneteam/internal/term/tty"
 )
 
 func teammateCommand(env Env) *ucli.Command {
@@ -117,8 +116,9 @@ func runTeammate(ctx context.Context, env Env, o teammateOptions) error {
 }
 
 // runWrapped runs argv under a pseudo-terminal mirrored to this one: when
-// stdin is a terminal it is put in raw mode (restored on every way out)
-// so keys reach the program as typed, and its size follows SIGWINCH.
+// stdin is a terminal it is taken (tty.Take: raw mode, restored on every
+// way out) so keys reach the program as typed, and the program's size
+// follows the window's.
 func runWrapped(ctx context.Context, env Env, tc teammate.Config, argv []string) error {
 	return runWrappedAs(ctx, env, tc, argv, func(p *teammate.Program) teammate.Agent { return p })
 }
@@ -128,9 +128,9 @@ func runWrappedAs(ctx context.Context, env Env, tc teammate.Config, argv []strin
 	o := teammate.ProgramOptions{Env: env.Environ(), Mirror: env.Stdout}
 	o.Rows, o.Cols = ptyhost.DefaultRows, ptyhost.DefaultCols
 	in, isFile := env.Stdin.(*os.File)
-	tty := isFile && env.StdinTTY
-	if tty {
-		if s, err := ptyhost.TermSize(int(in.Fd())); err == nil && s.Rows > 0 {
+	isTTY := isFile && env.StdinTTY
+	if isTTY {
+		if s, err := tty.SizeOf(int(in.Fd())); err == nil && s.Rows > 0 {
 			o.Rows, o.Cols = s.Rows, s.Cols
 		}
 	}
@@ -139,24 +139,15 @@ func runWrappedAs(ctx context.Context, env Env, tc teammate.Config, argv []strin
 		return err
 	}
 	defer prog.Stop(context.WithoutCancel(ctx))
-	if tty {
-		fd := int(in.Fd())
-		restore, err := ptyhost.MakeRaw(fd)
+	if isTTY {
+		release, err := tty.Take(int(in.Fd()), tty.Size{Rows: o.Rows, Cols: o.Cols}, func(s tty.Size) {
+			prog.Resize(s.Rows, s.Cols) //nolint:errcheck // an ended program needs no size
+		})
 		if err != nil {
 			return err
 		}
-		defer restore()
+		defer release()
 		go forwardKeys(in, prog)
-		winch := make(chan os.Signal, 1)
-		signal.Notify(winch, syscall.SIGWINCH)
-		defer signal.Stop(winch)
-		go func() {
-			for range winch {
-				if s, err := ptyhost.TermSize(fd); err == nil {
-					prog.Resize(s.Rows, s.Cols)
-				}
-			}
-		}()
 	}
 	return teammate.Run(ctx, tc, agent(prog))
 }

@@ -3,16 +3,17 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/agents/launch"
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/teammate"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -27,7 +28,7 @@ func agentTeammateFlags() []ucli.Flag {
 			"as 'paneteam resume' does with the session its hook recorded; the first prompt then says it was started again"},
 		&ucli.StringFlag{Name: "lead-verify-key", Usage: "the lead's key (<ms>.<key>, as Claude Code's --lead-verify-key): a shutdown in the lead's name " +
 			"is obeyed only when the lead signed it, and with --agent the MCP server marks the lead's messages verified or not",
-			Sources: ucli.EnvVars(provenance.EnvLeadVerifyKey)},
+			Sources: ucli.EnvVars(factory.EnvLeadVerifyKey)},
 		budgetFlag("with --agent: " + budgetHelp),
 	}
 }
@@ -57,8 +58,8 @@ func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before
 // anything is written with it.
 func checkLeadVerifyKey(key string) error {
-	if _, err := provenance.NewVerifier(key); err != nil {
-		return usagef("--lead-verify-key (or %s): %v", provenance.EnvLeadVerifyKey, err)
+	if err := factory.CheckVerifyKey(key); err != nil {
+		return usagef("--lead-verify-key (or %s): %v", factory.EnvLeadVerifyKey, err)
 	}
 	return nil
 }
@@ -90,14 +91,11 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	if err != nil {
 		return err
 	}
-	vars := map[string]string{}
-	for k, v := range env.Vars {
-		vars[k] = v
+	vars := maps.Clone(env.Vars)
+	if vars == nil {
+		vars = map[string]string{}
 	}
-	for _, kv := range rt.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
+	maps.Copy(vars, envlist.Map(rt.Env))
 	env.Vars = vars
 	tc.Turns = rt.Turns
 	if !hasBudget(env, tc.Team, o.Budget) {

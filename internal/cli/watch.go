@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 	ucli "github.com/urfave/cli/v3"
@@ -32,7 +31,7 @@ func newTeamWatcher(env Env, t team.Team, o watchOptions) *teamwatch.Watcher {
 	opts := stateOptions(env)
 	opts.LockAge = o.LockAge
 	if len(o.Spent) > 0 {
-		if state, err := provenance.StateDir(env.Getenv); err == nil {
+		if state, err := env.stateDir(); err == nil {
 			opts.Cost = costReader(env, state)
 		}
 	}

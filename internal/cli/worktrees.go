@@ -12,7 +12,6 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
@@ -43,7 +42,7 @@ tag or remote holds; --force removes it and deletes its branch anyway.`,
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			state, err := provenance.StateDir(env.Getenv)
+			state, err := env.stateDir()
 			if err != nil {
 				return err
 			}

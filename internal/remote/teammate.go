@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"io"
 	"os"
 	"os/exec"
@@ -272,15 +273,7 @@ func Reconnect(ctx context.Context, getenv func(string) string, root, team, memb
 // hostEnv is the teammate's environment on the host: the team is at its
 // mount, and the host keeps its own Claude Code config folder.
 func hostEnv(env []string, mount string) []string {
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "PANETEAM_ROOT" || k == "CLAUDE_CONFIG_DIR" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "PANETEAM_ROOT="+mount)
+	return envlist.Set(envlist.Without(env, "CLAUDE_CONFIG_DIR"), "PANETEAM_ROOT", mount)
 }
 
 // checkCommand finds the teammate's program on the host before anything

@@ -69,7 +69,7 @@ func New(t testing.TB, flavor Flavor) *Fake {
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // LookPath resolves "it2" to this fake and nothing else, standing in for
-// exec.LookPath in backend.Env.
+// the lookup of backend.Env.
 func (f *Fake) LookPath(name string) (string, error) {
 	if name == "it2" {
 		return f.Bin, nil

@@ -52,6 +52,11 @@ func Resolve(getenv func(string) string) (Identity, error) {
 		return Identity{}, errors.New("PANETEAM_TEAM is not set: set it to the team's name (spawn-pane --agent sets it for you)")
 	}
 	root, err := team.Root(getenv("PANETEAM_ROOT"), getenv)
+	var re *team.RootError
+	if errors.As(err, &re) {
+		// The server's own words: it is told its root by the environment.
+		return Identity{}, fmt.Errorf("find the team root: %v (set PANETEAM_ROOT, CLAUDE_CONFIG_DIR or HOME)", re.Err)
+	}
 	if err != nil {
 		return Identity{}, err
 	}

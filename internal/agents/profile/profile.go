@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/paneteam/paneteam/internal/sys/configdir"
 )
 
 // Profile is one agent CLI's profile.
@@ -238,18 +240,15 @@ func parts(v string) []int {
 //go:embed profiles/*.json
 var shipped embed.FS
 
-// ConfigDir is the folder of a user's own profiles:
-// $XDG_CONFIG_HOME/paneteam/agents, else ~/.config/paneteam/agents.
+// ConfigDir is the folder of a user's own profiles: agents/ in
+// paneteam's config folder ($XDG_CONFIG_HOME/paneteam/agents, else
+// ~/.config/paneteam/agents; "" without a home).
 func ConfigDir(getenv func(string) string) string {
-	base := getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(base) {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".config")
+	dir := configdir.Dir(getenv)
+	if dir == "" {
+		return ""
 	}
-	return filepath.Join(base, "paneteam", "agents")
+	return filepath.Join(dir, "agents")
 }
 
 // All returns every profile, shipped ones and the user's (which replace a

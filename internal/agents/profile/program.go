@@ -2,10 +2,10 @@ package profile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,14 +23,11 @@ var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCo
 // found on path (a PATH as the caller's environment has it, which need
 // not be this process's).
 func (p *Profile) Locate(path string) (string, error) {
-	if strings.Contains(p.Program, "/") {
-		return exec.LookPath(p.Program)
-	}
-	found, err := program.Find(p.Program, path)
-	if err != nil {
+	found, err := program.Lookup(p.Program, path)
+	if errors.Is(err, exec.ErrNotFound) {
 		return "", fmt.Errorf("%s (%s) is not installed: %s is not on PATH; install it with '%s'", p.Title, p.Name, p.Program, p.Install)
 	}
-	return found, nil
+	return found, err
 }
 
 // Version is the release of the profile's program at path: its npm

@@ -11,16 +11,17 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/sys/configdir"
 )
 
 // OfferFile is the file in paneteam's config folder that says which
 // agent CLIs 'paneteam claude' offers Claude's lead: {"offer": ["codex"]}.
 func OfferFile(getenv func(string) string) string {
-	dir := profile.ConfigDir(getenv) // .../paneteam/agents
+	dir := configdir.Dir(getenv)
 	if dir == "" {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(dir), "claude.json")
+	return filepath.Join(dir, "claude.json")
 }
 
 // ReadOffer reads the offer file: nil when there is none (offer every

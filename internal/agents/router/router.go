@@ -20,9 +20,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/sys/private"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -116,7 +116,7 @@ func Load(link string) (Config, error) {
 	if !filepath.IsAbs(link) || filepath.Base(filepath.Dir(dir)) != "router" {
 		return Config{}, fmt.Errorf("%s is not paneteam's teammate router: 'paneteam claude' gives Claude Code the router's full path in its state folder; run the lead through it", link)
 	}
-	if err := privateDir(dir); err != nil {
+	if err := private.Dir(dir); err != nil {
 		return Config{}, fmt.Errorf("the teammate router's folder %s: %w (run 'paneteam claude' again)", dir, err)
 	}
 	path := filepath.Join(dir, "router.json")
@@ -132,25 +132,6 @@ func Load(link string) (Config, error) {
 		return Config{}, fmt.Errorf("the teammate router's setup %s names no Claude to run (run 'paneteam claude' again)", path)
 	}
 	return c, nil
-}
-
-// privateDir checks that dir is a folder, not a link, owned by this user
-// and writable by nobody else.
-func privateDir(dir string) error {
-	st, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return errors.New("not a folder")
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("others can write it (mode %v)", st.Mode().Perm())
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("owned by user %d, not you", sys.Uid)
-	}
-	return nil
 }
 
 // IsRouter reports whether argv0 is the router's program.

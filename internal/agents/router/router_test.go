@@ -179,7 +179,7 @@ func TestRouterSetupFoundFromItsLink(t *testing.T) {
 		}
 	}
 	os.Chmod(filepath.Dir(link), 0o777)
-	if _, err := Load(link); err == nil || !strings.Contains(err.Error(), "others can write") {
+	if _, err := Load(link); err == nil || !strings.Contains(err.Error(), "lets others write it") {
 		t.Errorf("a router folder others can write: %v", err)
 	}
 	os.Chmod(filepath.Dir(link), 0o700)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/internal/term/shorten"
 	"github.com/paneteam/paneteam/lockfile"
@@ -108,22 +109,16 @@ func Report(ctx context.Context, t team.Team, agent, reply, turnFile string, loc
 	if m == nil {
 		return fmt.Errorf("%s is not a member of team %s: no idle notice sent", agent, t.Name)
 	}
-	lead := team.LeadName
-	if l, _, ok := strings.Cut(cfg.LeadAgentID, "@"); ok && l != "" {
-		lead = l
-	}
 	reply = strings.TrimSpace(reply)
 	n := mailbox.IdleNotification{
 		Type: mailbox.TypeIdle, From: m.Name, Timestamp: mailbox.Timestamp(now),
 		IdleReason: mailbox.IdleAvailable, Summary: Summary(reply), Result: Result(reply),
 	}
-	text, err := mailbox.Text(n)
-	if err != nil {
-		return err
-	}
-	msg := mailbox.Message{From: m.Name, Text: text, Timestamp: mailbox.Timestamp(now), Color: m.Color}
-	if err := mailbox.New(t.InboxPath(lead), lock).Send(ctx, msg); err != nil {
-		return fmt.Errorf("tell %s that %s is idle: %w", lead, m.Name, err)
+	// Through post, so the lead's inbox summarises this notice as it does
+	// every idle notice paneteam writes (post.OpenInbox).
+	p := post.As(t, cfg, lock, m.Name)
+	if _, err := p.SendFrame(ctx, p.Lead(), n, now); err != nil {
+		return fmt.Errorf("tell %s that %s is idle: %w", p.Lead(), m.Name, err)
 	}
 	if turnFile != "" {
 		f, err := safefs.OpenFile(turnFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

@@ -67,3 +67,43 @@ func TestReportWritesTheIdleNotification(t *testing.T) {
 		t.Error("a non-member's idle was reported")
 	}
 }
+
+// TestReportsAreSummarised: the lead's inbox of a team paneteam leads
+// keeps one plain idle notice per teammate, whoever writes them: an
+// agent CLI's turn-end hook reports each turn, and the older notices move
+// to the archive as post's own idle notices do, instead of piling up.
+func TestReportsAreSummarised(t *testing.T) {
+	root := t.TempDir()
+	tm, _, err := team.Create(root, "review", team.CreateOptions{Cwd: root, LeaderPID: os.Getpid()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		_, err := c.AddMember(team.Member{Name: "coder"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i, reply := range []string{"turn one", "turn two", "turn three"} {
+		if err := Report(context.Background(), tm, "coder", reply, "", lockfile.Options{}, start.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := mailbox.New(tm.InboxPath(team.LeadName), lockfile.Options{})
+	msgs, _ := in.ReadAll()
+	var unread []string
+	for _, m := range msgs {
+		if p, ok := mailbox.Parse(m.Text); ok && !m.Read {
+			if n, isIdle := p.Value.(*mailbox.IdleNotification); isIdle {
+				unread = append(unread, n.Summary)
+			}
+		}
+	}
+	if strings.Join(unread, ",") != "turn three" {
+		t.Errorf("the lead's unread idle notices from coder: %q, want only the newest", unread)
+	}
+	if old, _ := in.Archived(); len(old) != 2 {
+		t.Errorf("the archive holds %d notices, want the 2 older ones", len(old))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
@@ -30,10 +31,14 @@ type AmbiguousError struct {
 	Candidates []Request
 }
 
-func (e *AmbiguousError) Error() string {
+func (e *AmbiguousError) Error() string { return e.Words("the teammate it is from") }
+
+// Words is the refusal with the other way to narrow it named as a front
+// end names it ("--from NAME" on the command line).
+func (e *AmbiguousError) Words(from string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%v: %q matches %d requests; give more of the id (or --from NAME):", ErrAmbiguous,
-		visible.Line(e.Prefix), len(e.Candidates))
+	fmt.Fprintf(&b, "%v: %q matches %d requests; give more of the id (or %s):", ErrAmbiguous,
+		visible.Line(e.Prefix), len(e.Candidates), from)
 	for _, r := range e.Candidates {
 		fmt.Fprintf(&b, "\n  %s  %s  %s", visible.Line(r.ID), visible.Line(r.From), r.Kind)
 	}
@@ -41,6 +46,19 @@ func (e *AmbiguousError) Error() string {
 }
 
 func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
+
+// UnknownError is an id no waiting request has; errors.Is matches
+// ErrUnknown.
+type UnknownError struct {
+	ID   string // as asked, made safe to show
+	Team string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("%v: no request %q is waiting for the lead of team %s", ErrUnknown, e.ID, e.Team)
+}
+
+func (e *UnknownError) Unwrap() error { return ErrUnknown }
 
 // Lead answers, from paneteam, the requests waiting for one team's lead.
 type Lead struct {
@@ -108,8 +126,7 @@ func (ls *Listing) Resolve(id, from string) (Request, error) {
 	}
 	switch len(cands) {
 	case 0:
-		return Request{}, fmt.Errorf("%w: no request %q is waiting for the lead of team %s: 'paneteam requests --team %s' lists them",
-			ErrUnknown, visible.Line(id), ls.Team.Name, ls.Team.Name)
+		return Request{}, &UnknownError{ID: visible.Line(id), Team: ls.Team.Name}
 	case 1:
 		return cands[0], ls.waiting(cands[0])
 	}
@@ -161,7 +178,7 @@ func (l *Lead) Answer(ctx context.Context, id, from string, d Decision) (Result,
 }
 
 // AnswerRequest writes the answer to r into the teammate's inbox, from
-// team-lead, through the mailbox package (which stamps and signs what it
+// team-lead, through post (Post.Send, which stamps and signs what it
 // writes), then records r as answered. The record's lock is held across
 // the check, the write and the record, so two answers to one request,
 // from any number of processes, write exactly one response; the later one
@@ -204,12 +221,7 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 		if rec, done := findRecord(recs, r); done {
 			return nil, answeredError(r, rec)
 		}
-		msg := mailbox.Message{From: team.LeadName, Text: text, Timestamp: mailbox.Timestamp(d.Now)}
-		in := mailbox.New(l.Team.InboxPath(m.Name), l.Lock)
-		if l.Keys.Dir != "" {
-			in = in.SignedBy(provenance.Lead{Store: l.Keys})
-		}
-		if err := in.Send(ctx, msg); err != nil {
+		if _, err := l.post(cfg).Send(ctx, m.Name, mailbox.Message{Text: text, Timestamp: mailbox.Timestamp(d.Now)}); err != nil {
 			return nil, fmt.Errorf("write the answer to %s into %s's inbox: %w", visible.Line(r.ID), m.Name, err)
 		}
 		sent = true
@@ -225,6 +237,16 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 	}
 	l.markRead(ctx, r)
 	return res, nil
+}
+
+// post is the lead's post to its teammates, through which the answer is
+// written: from team-lead, signed with the lead's keys when it has them.
+func (l *Lead) post(cfg *team.Config) *post.Post {
+	p := &post.Post{Team: l.Team, Lock: l.Lock, From: team.LeadName, Config: cfg}
+	if l.Keys.Dir != "" {
+		p.Signer = provenance.Lead{Store: l.Keys}
+	}
+	return p
 }
 
 // markRead marks the answered request read in the lead's inbox, so that

@@ -134,7 +134,7 @@ func TestRefusalsSayWhy(t *testing.T) {
 	)
 	ctx := context.Background()
 	_, err := l.Answer(ctx, "perm-999", "", Decision{Approve: true})
-	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "paneteam requests --team crew") {
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), `no request "perm-999" is waiting for the lead of team crew`) {
 		t.Errorf("unknown id: %v", err)
 	}
 	_, err = l.Answer(ctx, "perm-1767225600000", "", Decision{Approve: true})

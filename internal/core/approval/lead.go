@@ -17,6 +17,15 @@ var ErrClaudeLeads = errors.New("a Claude Code process leads this team")
 // approval as a denial (§11).
 var ErrNoKey = errors.New("this teammate only accepts signed answers, and paneteam does not hold its key")
 
+// NoKeyError is ErrNoKey for one teammate's request.
+type NoKeyError struct{ Member, ID string }
+
+func (e *NoKeyError) Error() string {
+	return fmt.Sprintf("%s: %v: start it again, or answer %s where its key is (PANETEAM_STATE_DIR)", e.Member, ErrNoKey, e.ID)
+}
+
+func (e *NoKeyError) Unwrap() error { return ErrNoKey }
+
 // ErrNotLead refuses an answer from a process running inside a teammate.
 var ErrNotLead = errors.New("only the lead answers requests")
 
@@ -56,7 +65,7 @@ func (l *Lead) mayAnswer(cfg *team.Config, r Request) error {
 			m.Name, ErrClaudeLeads, r.ID)
 	}
 	if m != nil && l.keyMissing(m) {
-		return fmt.Errorf("%s: %w: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)", m.Name, ErrNoKey, r.ID)
+		return &NoKeyError{Member: m.Name, ID: r.ID}
 	}
 	return nil
 }

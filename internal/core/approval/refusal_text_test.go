@@ -19,9 +19,9 @@ func TestRefusedDecisionsNameTheFix(t *testing.T) {
 		say         string
 	}{
 		{"approval with feedback", permFrame(permID, "alice", "Bash", exampleInput),
-			Decision{Approve: true, Feedback: "ok"}, "drop --feedback (or deny with it)"},
+			Decision{Approve: true, Feedback: "ok"}, "drop feedback (or deny with it)"},
 		{"sandbox reply with feedback", sandboxFrame(sandbox, "alice", "registry.npmjs.org"),
-			Decision{Approve: true, Feedback: "ok"}, "drop --feedback"},
+			Decision{Approve: true, Feedback: "ok"}, "drop feedback"},
 		{"plan with an unknown mode", planFrame(plan, "alice", examplePlan),
 			Decision{Approve: true, Mode: "manual-ish"}, "use one of default, acceptEdits"},
 	} {

@@ -94,7 +94,7 @@ func Response(r Request, d Decision) (string, error) {
 // digest differ from what it asked (§9, tool permission step 4).
 func permission(r Request, d Decision) (any, error) {
 	if d.Mode != "" {
-		return nil, fmt.Errorf("--mode goes with a plan; %s is a tool call", r.ID)
+		return nil, decisionErr(FieldMode, "{field} goes with a plan; %s is a tool call", r.ID)
 	}
 	digest, err := requestDigest(r)
 	if err != nil {
@@ -110,7 +110,7 @@ func permission(r Request, d Decision) (any, error) {
 	}
 	if !d.Approve {
 		if d.Always {
-			return nil, fmt.Errorf("--always goes with an approval")
+			return nil, decisionErr(FieldAlways, "{field} goes with an approval")
 		}
 		e := d.Feedback
 		if e == "" {
@@ -120,7 +120,7 @@ func permission(r Request, d Decision) (any, error) {
 		return resp, nil
 	}
 	if d.Feedback != "" {
-		return nil, fmt.Errorf("an approved tool call carries no feedback in Claude Code; drop --feedback (or deny with it)")
+		return nil, decisionErr(FieldFeedback, "an approved tool call carries no feedback in Claude Code; drop {field} (or deny with it)")
 	}
 	updates := []json.RawMessage{}
 	if d.Always {
@@ -175,7 +175,7 @@ func AlwaysRules(r Request) ([]json.RawMessage, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("request %s suggests no \"always allow\" rule, so --always has nothing to add: approve without it", r.ID)
+		return nil, decisionErr(FieldAlways, "request %s suggests no \"always allow\" rule, so {field} has nothing to add: approve without it", r.ID)
 	}
 	return out, nil
 }
@@ -183,11 +183,11 @@ func AlwaysRules(r Request) ([]json.RawMessage, error) {
 func sandbox(r Request, d Decision) (any, error) {
 	switch {
 	case d.Feedback != "":
-		return nil, fmt.Errorf("a sandbox reply carries no feedback in Claude Code; drop --feedback")
+		return nil, decisionErr(FieldFeedback, "a sandbox reply carries no feedback in Claude Code; drop {field}")
 	case d.Mode != "":
-		return nil, fmt.Errorf("--mode goes with a plan; %s asks for a network host", r.ID)
+		return nil, decisionErr(FieldMode, "{field} goes with a plan; %s asks for a network host", r.ID)
 	case d.Always:
-		return nil, fmt.Errorf("--always goes with a tool call; %s asks for a network host", r.ID)
+		return nil, decisionErr(FieldAlways, "{field} goes with a tool call; %s asks for a network host", r.ID)
 	}
 	// The teammate denies unless host equals the host it asked for (§9).
 	return mailbox.SandboxPermissionResponse{Type: mailbox.TypeSandboxPermissionResp, RequestID: r.ID, Host: r.Host,
@@ -196,19 +196,19 @@ func sandbox(r Request, d Decision) (any, error) {
 
 func plan(r Request, d Decision) (any, error) {
 	if d.Always {
-		return nil, fmt.Errorf("--always goes with a tool call; %s is a plan", r.ID)
+		return nil, decisionErr(FieldAlways, "{field} goes with a tool call; %s is a plan", r.ID)
 	}
 	resp := mailbox.PlanApprovalResponse{Type: mailbox.TypePlanApprovalResponse, RequestID: r.ID, Approved: d.Approve,
 		Feedback: d.Feedback, Timestamp: mailbox.Timestamp(d.Now)}
 	if !d.Approve {
 		if d.Mode != "" {
-			return nil, fmt.Errorf("--mode goes with an approved plan")
+			return nil, decisionErr(FieldMode, "{field} goes with an approved plan")
 		}
 		return resp, nil
 	}
 	if r.PlanConflict {
-		return nil, fmt.Errorf("two different plans came under id %s, so an approval cannot say which one you saw: "+
-			"deny it with --feedback asking for the plan again", r.ID)
+		return nil, decisionErr(FieldFeedback, "two different plans came under id %s, so an approval cannot say which one you saw: "+
+			"deny it with {field} asking for the plan again", r.ID)
 	}
 	mode := d.Mode
 	if mode == "" {
@@ -229,4 +229,32 @@ func validMode(m string) bool {
 		}
 	}
 	return false
+}
+
+// DecisionField is a part of a Decision, which each front end names as
+// its own flag or argument.
+type DecisionField string
+
+const (
+	FieldMode     DecisionField = "mode"
+	FieldAlways   DecisionField = "always"
+	FieldFeedback DecisionField = "feedback"
+)
+
+// DecisionError is a Decision with a part that does not fit its request.
+type DecisionError struct {
+	Field DecisionField
+	text  string // "{field}" where the part is named
+}
+
+func decisionErr(f DecisionField, format string, args ...any) error {
+	return &DecisionError{Field: f, text: fmt.Sprintf(format, args...)}
+}
+
+func (e *DecisionError) Error() string { return e.Words(string(e.Field)) }
+
+// Words is the refusal with the part named as a front end names it:
+// "--always" on the command line, "always" as a tool's argument.
+func (e *DecisionError) Words(field string) string {
+	return strings.ReplaceAll(e.text, "{field}", field)
 }

@@ -12,8 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,6 +23,8 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/layout"
@@ -78,12 +80,12 @@ type Launch struct {
 // time>", the paneteam the panes' gates run, the shim's log).
 type Virtual struct {
 	Dir string
-	shim.VirtualState
+	virtualtmux.State
 }
 
 // VirtualDir is the folder, under paneteam's state folder, holding one
-// folder per lead in a native terminal.
-func VirtualDir(state string) string { return filepath.Join(state, "vtmux") }
+// folder per lead in a native terminal (virtualtmux.Dir).
+func VirtualDir(state string) string { return virtualtmux.Dir(state) }
 
 // Prepare makes what l needs on disk before Claude starts (paneteam's
 // tmux for a native terminal); a dry run does not call it.
@@ -92,16 +94,16 @@ func (l Launch) Prepare() error {
 	if v == nil {
 		return nil
 	}
-	shim.SweepVirtual(filepath.Dir(v.Dir))
+	virtualtmux.Sweep(filepath.Dir(v.Dir))
 	// An earlier lead had this pid: it is gone, and so must be what it
 	// left open.
-	if st, err := shim.ReadVirtual(v.Dir); err == nil && len(st.Panes) > 0 {
+	if st, err := virtualtmux.Read(v.Dir); err == nil && len(st.Panes) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		shim.CloseAll(ctx, v.Dir, os.Getenv)
 		cancel()
 	}
 	os.RemoveAll(v.Dir)
-	_, err := shim.NewVirtual(v.Dir, v.VirtualState)
+	_, err := virtualtmux.Create(v.Dir, v.State)
 	return err
 }
 
@@ -118,10 +120,48 @@ func displayName(name string) string {
 	return name
 }
 
-// UsageError is a wrong option; its message names the fix.
-type UsageError struct{ Msg string }
+// UsageError is a wrong option; its message names the fix. Option is the
+// field of Options it is about ("Backend", "Layout", "Args"), which each
+// front end names as its own flag.
+type UsageError struct {
+	Option string
+	Value  string // what was given
+	Msg    string // what is wrong, after the option and its value
+}
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *UsageError) Error() string { return e.Words(strings.ToLower(e.Option)) }
+
+// Words is the refusal with the option named as a front end names it.
+func (e *UsageError) Words(option string) string {
+	switch e.Option {
+	case OptArgs:
+		return fmt.Sprintf("Claude's %s is set by this launch itself (tmux, through paneteam): leave it out of Claude's arguments", ReservedFlag)
+	case OptBackend:
+		return option + " " + e.Value + ": " + e.Msg
+	}
+	return option + ": " + e.Msg
+}
+
+// The options a UsageError can be about.
+const (
+	OptArgs    = "Args"
+	OptBackend = "Backend"
+	OptLayout  = "Layout"
+)
+
+// BackendError is a terminal asked for by name that cannot be driven.
+type BackendError struct {
+	Name string
+	Err  error
+}
+
+func (e *BackendError) Error() string { return "backend " + e.Name + ": " + e.Err.Error() }
+
+func (e *BackendError) Unwrap() error { return e.Err }
+
+// ErrNoTmuxPane is a lead started from inside tmux but not from a pane
+// of it: its teammates' panes would have nowhere to split from.
+var ErrNoTmuxPane = errors.New("$TMUX is set but $TMUX_PANE is not: start Claude's lead from a shell inside a tmux pane")
 
 // ReservedFlag is the flag of Claude's that 'paneteam claude' sets itself.
 const ReservedFlag = "--teammate-mode"
@@ -130,7 +170,7 @@ const ReservedFlag = "--teammate-mode"
 func Plan(o Options) (Launch, error) {
 	for _, a := range o.Args {
 		if a == ReservedFlag || strings.HasPrefix(a, ReservedFlag+"=") {
-			return Launch{}, &UsageError{Msg: "paneteam claude sets Claude's --teammate-mode itself (tmux, through paneteam): leave it out of Claude's arguments"}
+			return Launch{}, &UsageError{Option: OptArgs, Value: a}
 		}
 	}
 	nativeName := ""
@@ -138,12 +178,13 @@ func Plan(o Options) (Launch, error) {
 	case "", "auto", "tmux":
 	default:
 		if !slices.Contains(native.Names(), o.Backend) {
-			return Launch{}, &UsageError{Msg: fmt.Sprintf("--backend %s: use auto, tmux, or one of the terminals paneteam drives: %s", o.Backend, strings.Join(native.Names(), ", "))}
+			return Launch{}, &UsageError{Option: OptBackend, Value: o.Backend,
+				Msg: "use auto, tmux, or one of the terminals paneteam drives: " + strings.Join(native.Names(), ", ")}
 		}
 		nativeName = o.Backend
 	}
 	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
-		return Launch{}, &UsageError{Msg: "--layout: " + err.Error()}
+		return Launch{}, &UsageError{Option: OptLayout, Value: string(o.Layout), Msg: err.Error()}
 	}
 	// The programs the terminal's driver finds on the lead's PATH are
 	// recorded for calls made from another PATH (cron's).
@@ -152,7 +193,7 @@ func Plan(o Options) (Launch, error) {
 	if probe == nil {
 		probe = func(name string) error {
 			look := func(prog string) (string, error) {
-				p, err := exec.LookPath(prog)
+				p, err := program.Find(prog, o.Getenv("PATH"))
 				if err == nil && filepath.IsAbs(p) {
 					programs[prog] = p
 				}
@@ -164,7 +205,7 @@ func Plan(o Options) (Launch, error) {
 	var notes []string
 	if nativeName != "" {
 		if err := probe(nativeName); err != nil {
-			return Launch{}, fmt.Errorf("--backend %s: %w", nativeName, err)
+			return Launch{}, &BackendError{Name: nativeName, Err: err}
 		}
 	} else if o.Backend != "tmux" && o.Getenv("TMUX") == "" {
 		if name := native.Detect(o.Getenv); name != "" {
@@ -196,7 +237,7 @@ func Plan(o Options) (Launch, error) {
 		shim.EnvLayout:                         string(o.Layout),
 		shim.EnvClaude:                         o.Release,
 	}
-	drop := map[string]bool{shim.EnvSocket: true, shim.EnvTerminal: true, shim.EnvState: true}
+	drop := map[string]bool{shim.EnvSocket: true, virtualtmux.EnvTerminal: true, virtualtmux.EnvState: true}
 	l.Notes = notes
 	if nativeName != "" {
 		// Claude Code believes it runs inside tmux: its calls go to
@@ -204,17 +245,17 @@ func Plan(o Options) (Launch, error) {
 		start, _ := proc.StartTime(os.Getpid())
 		lead := strconv.Itoa(os.Getpid()) + ":" + start
 		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
-		l.Virtual = &Virtual{Dir: vdir, VirtualState: shim.VirtualState{
+		l.Virtual = &Virtual{Dir: vdir, State: virtualtmux.State{
 			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log, Programs: programs,
 		}}
 		set["TMUX"] = filepath.Join(vdir, "tmux") + "," + strconv.Itoa(os.Getpid()) + ",0"
 		set["TMUX_PANE"] = "%0"
 		set[shim.EnvSocket] = filepath.Join(vdir, "tmux")
-		set[shim.EnvTerminal] = nativeName
-		set[shim.EnvState] = vdir
+		set[virtualtmux.EnvTerminal] = nativeName
+		set[virtualtmux.EnvState] = vdir
 		delete(drop, shim.EnvSocket)
-		delete(drop, shim.EnvTerminal)
-		delete(drop, shim.EnvState)
+		delete(drop, virtualtmux.EnvTerminal)
+		delete(drop, virtualtmux.EnvState)
 		l.Terminal = nativeName
 		if real == "" {
 			delete(set, shim.EnvTmux)
@@ -225,7 +266,7 @@ func Plan(o Options) (Launch, error) {
 			return Launch{}, err
 		}
 		if o.Getenv("TMUX_PANE") == "" {
-			return Launch{}, errors.New("$TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane")
+			return Launch{}, ErrNoTmuxPane
 		}
 		set[shim.EnvSocket] = srv.Socket
 		delete(drop, shim.EnvSocket)
@@ -246,7 +287,7 @@ func Plan(o Options) (Launch, error) {
 	if why := forcedInProcess(o.Getenv, o.Cwd); why != "" {
 		l.Notes = append(l.Notes, why)
 	}
-	l.Env = environ(o.Environ, set, drop)
+	l.Env = envlist.Edit(o.Environ, set, slices.Collect(maps.Keys(drop))...)
 	return l, nil
 }
 
@@ -256,42 +297,6 @@ func FindClaude(path string) (string, error) {
 		return p, nil
 	}
 	return "", errors.New("no claude on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code) or add its folder to PATH")
-}
-
-// environ is base with set's variables replaced or added (in base's
-// order, new ones last) and drop's left out.
-func environ(base []string, set map[string]string, drop map[string]bool) []string {
-	out := make([]string, 0, len(base)+len(set))
-	done := map[string]bool{}
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case drop[k] || done[k]:
-			continue
-		case hasKey(set, k):
-			out = append(out, k+"="+set[k])
-			done[k] = true
-		default:
-			out = append(out, kv)
-		}
-	}
-	for _, k := range sortedKeys(set) {
-		if !done[k] && !drop[k] {
-			out = append(out, k+"="+set[k])
-		}
-	}
-	return out
-}
-
-func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // linkShim makes (or finds) the folder holding a link named tmux to the

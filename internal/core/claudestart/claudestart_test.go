@@ -11,6 +11,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
@@ -117,7 +118,7 @@ func TestPlanNativeTerminalGetsPaneteamsTmux(t *testing.T) {
 	}
 	sock := filepath.Join(l.Virtual.Dir, "tmux")
 	if !strings.HasPrefix(e["TMUX"], sock+",") || e["TMUX_PANE"] != "%0" || e[shim.EnvSocket] != sock ||
-		e[shim.EnvTerminal] != "kitty" || e[shim.EnvState] != l.Virtual.Dir {
+		e[virtualtmux.EnvTerminal] != "kitty" || e[virtualtmux.EnvState] != l.Virtual.Dir {
 		t.Fatalf("env %v", e)
 	}
 	if l.Virtual.Env["KITTY_LISTEN_ON"] != "unix:/tmp/k" || l.Virtual.Env["TERM"] != "" {
@@ -129,7 +130,7 @@ func TestPlanNativeTerminalGetsPaneteamsTmux(t *testing.T) {
 	if err := l.Prepare(); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := shim.ReadVirtual(l.Virtual.Dir); err != nil || st.Terminal != "kitty" || st.Lead != l.Virtual.Lead {
+	if st, err := virtualtmux.Read(l.Virtual.Dir); err != nil || st.Terminal != "kitty" || st.Lead != l.Virtual.Lead {
 		t.Fatalf("state %+v %v", st, err)
 	}
 
@@ -214,7 +215,7 @@ func TestPlanRecordsTheTerminalsProgramsForCron(t *testing.T) {
 	if err := l.Prepare(); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := shim.ReadVirtual(l.Virtual.Dir); err != nil || st.Programs["sh"] != sh {
+	if st, err := virtualtmux.Read(l.Virtual.Dir); err != nil || st.Programs["sh"] != sh {
 		t.Fatalf("panes.json programs %v, %v", st.Programs, err)
 	}
 }

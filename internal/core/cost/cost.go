@@ -37,6 +37,14 @@ type Cost struct {
 	// the sums are of those known.
 	Partial bool `json:"partial,omitempty"`
 
+	// Unreadable counts the lines of its CLI's records that were not
+	// read (not JSON, a count no model reports, longer than
+	// usage.MaxLine): what they held is not in the counts.
+	Unreadable int `json:"unreadableLines,omitempty"`
+	// Behind says its records are larger than one read reads
+	// (usage.ReadBudget): the counts are what was read so far.
+	Behind bool `json:"behind,omitempty"`
+
 	// Spend is what was read, for a budget or a team's sum.
 	Spend usage.Spend `json:"-"`
 }
@@ -194,7 +202,7 @@ func (r *Reader) of(from interface {
 func (r *Reader) Priced(s usage.Spend) Cost {
 	t := s.Tokens()
 	c := Cost{InputTokens: &t.Input, OutputTokens: &t.Output, CacheReadTokens: &t.CacheRead, CacheWriteTokens: &t.CacheWrite,
-		Models: s.ModelNames(), Spend: s}
+		Models: s.ModelNames(), Spend: s, Unreadable: s.Skipped, Behind: s.Behind}
 	if c.Models == nil {
 		c.Models = []string{}
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 
+	"github.com/paneteam/paneteam/internal/sys/private"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
@@ -29,15 +29,12 @@ func (s Store) trusted() error {
 	return nil
 }
 
-// ownPrivate refuses what another user owns or may write: paneteam
-// makes the folder 0700 and each record 0600, so anything else was made
-// or changed by someone else.
+// ownPrivate refuses what another user owns or may write (private.Check):
+// paneteam makes the folder 0700 and each record 0600, so anything else
+// was made or changed by someone else, and want says which.
 func ownPrivate(st fs.FileInfo, want string) error {
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("owned by uid %d, not by you (uid %d): not believed; remove it, paneteam writes its own as %s", sys.Uid, os.Getuid(), want)
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("mode %v lets others write it: not believed; remove it (paneteam writes its own as %s)", st.Mode().Perm(), want)
+	if err := private.Check(st); err != nil {
+		return fmt.Errorf("%w: not believed; remove it (paneteam writes its own as %s)", err, want)
 	}
 	return nil
 }

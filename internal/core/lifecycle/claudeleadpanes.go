@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -104,7 +105,7 @@ func (o Options) reapVirtualLeadPanes(ctx context.Context, ro ReapOptions, res *
 	var errs []error
 	for _, e := range entries {
 		dir := filepath.Join(ro.VirtualDir, e.Name())
-		st, err := shim.ReadVirtual(dir)
+		st, err := virtualtmux.Read(dir)
 		if err != nil {
 			continue // being made, or not one of ours
 		}

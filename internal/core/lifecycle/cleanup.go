@@ -44,9 +44,8 @@ type ActiveError struct {
 }
 
 func (e *ActiveError) Error() string {
-	return fmt.Sprintf("team %s still has active members: %s; ask them to shut down first with "+
-		"'paneteam shutdown --team %s --all' (or close their panes anyway with --force)",
-		e.Team, strings.Join(e.Names, ", "), e.Team)
+	return fmt.Sprintf("team %s still has active members: %s; ask them to shut down first "+
+		"(or close their panes anyway by forcing the cleanup)", e.Team, strings.Join(e.Names, ", "))
 }
 
 // KeptError says a team was only partly cleaned up, and why.
@@ -78,8 +77,7 @@ func (o Options) Cleanup(ctx context.Context, t team.Team, co CleanupOptions) (*
 		return nil, err
 	}
 	if lead := team.LeadOf(cfg); lead.By == team.LedByClaude && lead.State != team.LeadDead {
-		return nil, fmt.Errorf("team %s is the session team of a Claude Code process that may be alive (%s): "+
-			"Claude Code deletes it itself when it exits; close its teammates with 'paneteam shutdown' instead", t.Name, lead.Why)
+		return nil, &ClaudeTeamError{Team: t.Name, Why: lead.Why}
 	}
 	if !co.Force {
 		var active []string

@@ -21,7 +21,7 @@ func TestCleanupRefusesActiveMembersAndNamesThem(t *testing.T) {
 	_, err := opts().Cleanup(ctx, tm, CleanupOptions{})
 	var active *ActiveError
 	if !errors.As(err, &active) || strings.Join(active.Names, ",") != "alice,bob" ||
-		!strings.Contains(err.Error(), "paneteam shutdown --team crew --all") {
+		!strings.Contains(err.Error(), "ask them to shut down first") {
 		t.Fatalf("Cleanup = %v", err)
 	}
 	if !exists(tm.ConfigPath()) {
@@ -60,7 +60,8 @@ func TestCleanupsTakeTurns(t *testing.T) {
 	}
 	short := Options{Lock: lockfile.Options{Timeout: 100 * time.Millisecond}}
 	_, err := short.Cleanup(context.Background(), tm, CleanupOptions{})
-	if err == nil || !strings.Contains(err.Error(), "another paneteam cleanup") || !strings.Contains(err.Error(), LockName) {
+	var busy *BusyError
+	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "another cleanup") || !strings.Contains(err.Error(), LockName) {
 		t.Fatalf("Cleanup while another holds the lock: %v", err)
 	}
 	if !exists(tm.ConfigPath()) {

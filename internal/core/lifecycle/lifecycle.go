@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -37,6 +38,11 @@ type Options struct {
 	// paneteam's key (shutdown requests); nil when the caller does not act
 	// as the lead (Claude Code, docs/PROTOCOL.md §11).
 	Signer mailbox.Signer
+	// Caller is the process that asks, for the check that a keyed
+	// teammate will believe its shutdown request
+	// (post.Caller.CheckSignable); its zero value is the process Backend's
+	// environment describes.
+	Caller post.Caller
 }
 
 // Departure is what became of one member taken out of a team.

@@ -59,6 +59,9 @@ type ReapResult struct {
 	// Records are paneteam's records of panes it opened in kitty,
 	// WezTerm or Zellij that are gone (backend.PruneNativeRecords).
 	Records []string `json:"records"`
+	// Worktrees are the untouched worktrees of ended teammates removed
+	// after the reap (sweepWorktrees).
+	Worktrees []SweptWorktree `json:"worktrees,omitempty"`
 }
 
 // Orphan is a team whose lead process is gone.
@@ -149,6 +152,8 @@ func (o Options) Reap(ctx context.Context, root string, ro ReapOptions) (*ReapRe
 	if err := sweepLocks(ro, res); err != nil {
 		errs = append(errs, err)
 	}
+	// Last: a worktree whose team was just reaped is free to go.
+	o.sweepWorktrees(ctx, ro, res)
 	for _, o := range res.Orphans {
 		if o.Error != "" {
 			errs = append(errs, fmt.Errorf("team %s: %s", o.Team, o.Error))
@@ -274,7 +279,7 @@ func (o Options) lockRoot(ctx context.Context, root string) (func(), error) {
 	fl := flock.New(path)
 	if err := flockwait.Lock(lctx, fl); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("another paneteam cleanup has held %s for %s: let it finish, then run this again", path, timeout)
+			return nil, &BusyError{Path: path, Held: timeout}
 		}
 		return nil, fmt.Errorf("take the cleanup lock %s: %w", path, err)
 	}

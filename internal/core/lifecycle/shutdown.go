@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -131,7 +132,9 @@ func (r *ShutdownResult) Remaining() []ShutdownMember {
 // leave the team (see Depart); with Force so do the others once the
 // timeout has passed. Idle members are asked like any other: idle is not
 // dead. A member whose pane has already gone leaves without being asked,
-// and so does one recorded as unable to answer (AnswerEnded).
+// and so does one recorded as unable to answer (AnswerEnded). A keyed
+// member this process cannot sign for is refused at once, before any
+// request is written (*UnsignedError), unless so.Force.
 func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) (*ShutdownResult, error) {
 	so.defaults()
 	cfg, err := team.Load(t.ConfigPath())
@@ -140,6 +143,9 @@ func (o Options) Shutdown(ctx context.Context, t team.Team, so ShutdownOptions) 
 	}
 	targets, left, err := shutdownTargets(cfg, so)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.checkSignable(t, cfg, targets, so); err != nil {
 		return nil, err
 	}
 	res := &ShutdownResult{Team: t.Name, LeftToClaude: left}
@@ -205,7 +211,7 @@ func shutdownTargets(cfg *team.Config, so ShutdownOptions) (out []team.Member, l
 			return nil, nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, cfg.Name, strings.Join(cfg.MemberNames(), ", "))
 		}
 		if m.Name == team.LeadName {
-			return nil, nil, fmt.Errorf("the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone")
+			return nil, nil, ErrLeadStays
 		}
 		if err := RefuseClaudeTeammate(cfg, m); err != nil {
 			return nil, nil, err
@@ -230,21 +236,47 @@ func (o Options) ask(ctx context.Context, t team.Team, cfg *team.Config, m team.
 		r.Answer = AnswerEnded
 		return r
 	}
-	now := so.Now()
-	r.RequestID = fmt.Sprintf("shutdown-%d@%s", now.UnixMilli(), m.Name)
-	text, err := mailbox.Text(mailbox.ShutdownRequest{
-		Type: mailbox.TypeShutdownRequest, RequestID: r.RequestID, From: team.LeadName,
-		Reason: so.Reason, Timestamp: mailbox.Timestamp(now),
-	})
-	if err == nil {
-		in := mailbox.New(t.InboxPath(m.Name), o.Lock).SignedBy(o.Signer)
-		err = in.Append(ctx, mailbox.Message{From: team.LeadName, Text: text, Timestamp: mailbox.Timestamp(now)})
-	}
+	p := &post.Post{Team: t, Lock: o.Lock, From: team.LeadName, Signer: o.Signer, Config: cfg}
+	id, err := p.AskShutdown(ctx, m.Name, so.Reason, so.Now())
+	r.RequestID = id
 	if err != nil {
 		r.Error = fmt.Sprintf("could not send the shutdown request: %v", err)
 	}
 	return r
 }
+
+// checkSignable refuses, before anything is written, a shutdown a keyed
+// target would not believe because this process cannot sign as its lead
+// (post.Caller.CheckSignable): the request would be waited on for the
+// whole timeout in vain. With Force it goes ahead: the panes are closed
+// after the timeout anyway.
+func (o Options) checkSignable(t team.Team, cfg *team.Config, targets []team.Member, so ShutdownOptions) error {
+	if so.Force {
+		return nil
+	}
+	var asked []string
+	for _, m := range targets {
+		if m.Answers() {
+			asked = append(asked, m.Name)
+		}
+	}
+	c := o.Caller
+	if c.Getenv == nil {
+		c.Getenv = o.getenv
+	}
+	if err := c.CheckSignable(t, cfg, asked, team.LeadName); err != nil {
+		return &UnsignedError{Err: err}
+	}
+	return nil
+}
+
+// UnsignedError is a shutdown refused before it was asked: a keyed
+// teammate would not believe a request this process cannot sign. Force
+// closes its pane after the timeout instead.
+type UnsignedError struct{ Err error }
+
+func (e *UnsignedError) Error() string { return e.Err.Error() }
+func (e *UnsignedError) Unwrap() error { return e.Err }
 
 // awaitAnswers reads the lead's inbox until every request is answered,
 // the member's pane is gone, or the timeout passes. It returns ctx's error

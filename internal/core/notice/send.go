@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/internal/term/osc"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/tmux"
@@ -189,12 +189,17 @@ func (e Exec) Send(ctx context.Context, n Notice) error {
 	if timeout <= 0 {
 		timeout = DefaultExecTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Argv[0], e.Argv[1:]...)
-	cmd.Stdin = bytes.NewReader(append(body, '\n'))
-	cmd.Stdout, cmd.Stderr = e.Output, e.Output
-	if err := cmd.Run(); err != nil {
+	out := e.Output
+	if out == nil {
+		out = io.Discard
+	}
+	stdout, err := program.Output(ctx, program.Cmd{Path: e.Argv[0], Args: e.Argv[1:], Timeout: timeout,
+		Stdin: bytes.NewReader(append(body, '\n')), Stderr: out})
+	io.WriteString(out, stdout)
+	if pe := (*program.Error)(nil); errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if err != nil {
 		return fmt.Errorf("run %s: %w", visible.Line(e.Argv[0]), err)
 	}
 	return nil

@@ -7,7 +7,11 @@
 // (InboxName, OpenInbox, the mark-read rule CheckMarkRead). 'paneteam
 // send' and 'inbox', the MCP server's send_message and read_inbox, task
 // assignment, a spawned teammate's first prompt and the dashboard all post
-// through it.
+// through it; so do the other writers, through the entry points of
+// entries.go: a shutdown request (lifecycle, the budget guard), the
+// lead's answer to a request (approval), a teammate's idle notices and
+// replies (turnend, teammate) and its notices to its lead (budget).
+// internal/tests/writepath fails on a write around it.
 package post
 
 import (

@@ -33,11 +33,7 @@ func SummarisesIdle(cfg *team.Config, name string) bool {
 	if cfg == nil {
 		return false
 	}
-	lead := team.LeadName
-	if l, _, ok := strings.Cut(cfg.LeadAgentID, "@"); ok && l != "" {
-		lead = l
-	}
-	if team.SanitizePath(name) != team.SanitizePath(lead) {
+	if team.SanitizePath(name) != team.SanitizePath(cfg.LeadAgentName()) {
 		return false
 	}
 	return !team.LeadOf(cfg).ClaudeLed()

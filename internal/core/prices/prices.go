@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/usage"
+	"github.com/paneteam/paneteam/internal/sys/configdir"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
@@ -292,19 +293,10 @@ func Cost(p Pricer, s usage.Spend) (usd float64, unpriced []string) {
 // Cost is Cost at the table's prices.
 func (t Table) Cost(s usage.Spend) (float64, []string) { return Cost(t, s) }
 
-// ConfigDir is paneteam's config folder, where prices.json is:
-// $XDG_CONFIG_HOME/paneteam, else ~/.config/paneteam ("" without a home).
-func ConfigDir(getenv func(string) string) string {
-	base := getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(base) {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		base = filepath.Join(home, ".config")
-	}
-	return filepath.Join(base, "paneteam")
-}
+// ConfigDir is paneteam's config folder, where prices.json is
+// (configdir.Dir: $XDG_CONFIG_HOME/paneteam, else ~/.config/paneteam;
+// "" without a home).
+func ConfigDir(getenv func(string) string) string { return configdir.Dir(getenv) }
 
 // cost is m's tokens at p; false when a token kind spent has no price, or
 // a tier starts where usage did not count the prompts over it.

@@ -35,32 +35,30 @@ type Resumable struct {
 // and why not. Records are store's (nil: none read).
 func Check(ctx context.Context, t team.Team, cfg *team.Config, store *launches.Store, env backend.Env) (*Resumable, bool) {
 	lead := team.LeadOf(cfg)
-	if lead.By != team.LedByPaneteam || lead.State != team.LeadDead {
-		return nil, false
-	}
 	if store == nil {
 		return nil, false
 	}
-	recs, _ := store.List(t.Root, t.Name)
-	have := map[string]bool{}
-	for _, r := range recs {
-		have[r.Agent] = true
-	}
 	census := backend.NewCensus(env)
-	r := &Resumable{Team: t.Name, Members: []string{}, LastActive: LastActive(t), Why: lead.Why + " and no teammate's pane runs"}
-	for i := range cfg.Members {
-		m := cfg.Members[i]
-		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
-			continue
-		}
-		if alive, err := census.Alive(ctx, cfg, &m); err != nil || alive {
-			return nil, false // a pane runs (or cannot be told): not gone
-		}
-		if have[m.Name] {
-			r.Members = append(r.Members, m.Name)
-		}
+	gone := func(m *team.Member) bool {
+		alive, err := census.Alive(ctx, cfg, m)
+		return err == nil && !alive
 	}
-	return r, len(r.Members) > 0
+	var have map[string]bool
+	recorded := func(name string) bool {
+		if have == nil {
+			have = map[string]bool{}
+			recs, _ := store.List(t.Root, t.Name)
+			for _, r := range recs {
+				have[r.Agent] = true
+			}
+		}
+		return have[name]
+	}
+	members := Returning(cfg, lead, gone, recorded)
+	if len(members) == 0 {
+		return nil, false
+	}
+	return &Resumable{Team: t.Name, Members: members, LastActive: LastActive(t), Why: lead.Why + " and no teammate's pane runs"}, true
 }
 
 // Find lists the teams under root that can come back and were active

@@ -29,7 +29,7 @@ func (o Options) lock(ctx context.Context) (func(), error) {
 	defer cancel()
 	if err := flockwait.Lock(lctx, fl); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("another paneteam resume has held %s for %s: let it finish, then run this again", path, lockTimeout)
+			return nil, &BusyError{Path: path, Held: lockTimeout}
 		}
 		return nil, fmt.Errorf("take the resume lock %s: %w", path, err)
 	}

@@ -134,8 +134,7 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if lead := team.LeadOf(cfg); lead.By == team.LedByClaude {
-		return nil, fmt.Errorf("team %s is the session team of a Claude Code lead (%s): paneteam resumes only teams it leads; "+
-			"bring Claude's back with 'paneteam claude -- --resume'", o.Team.Name, lead.Why)
+		return nil, &ClaudeTeamError{Team: o.Team.Name, Why: lead.Why}
 	}
 	res := &Result{Team: o.Team.Name, DryRun: o.DryRun, Started: []Started{}, Running: []string{}, Skipped: []Skipped{}}
 	recs, errs := o.Records.List(o.Team.Root, o.Team.Name)

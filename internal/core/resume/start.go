@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/panes/backend"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -139,15 +139,7 @@ func (o Options) record(ctx context.Context, b backend.Backend, m member, p plan
 		if row == nil || row.AgentID != m.row.AgentID {
 			return fmt.Errorf("%s left the team while it started again (pane %s runs)", m.row.Name, pane.ID)
 		}
-		var was team.MemberMeta
-		if row.Paneteam != nil {
-			was = *row.Paneteam
-		}
-		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
-		if row.Paneteam == nil {
-			row.Paneteam = &team.MemberMeta{}
-		}
-		row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
+		spawn.SetPane(row, pane)
 		backend.Record(cur, b)
 		return nil
 	})
@@ -207,13 +199,12 @@ const envProgram = "/usr/bin/env"
 // resuming process's, which from a hook or cron is not the person's), and
 // the program is found on it.
 func withPath(argv, env []string) []string {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			if st, err := os.Stat(envProgram); err != nil || st.IsDir() {
-				return argv
-			}
-			return append([]string{envProgram, kv}, argv...)
-		}
+	path, ok := envlist.Lookup(env, "PATH")
+	if !ok {
+		return argv
 	}
-	return argv
+	if st, err := os.Stat(envProgram); err != nil || st.IsDir() {
+		return argv
+	}
+	return append([]string{envProgram, "PATH=" + path}, argv...)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -143,12 +144,7 @@ func TeammateEnv(s Setup) []string {
 // session team at exit) can then be told from a pane of a team under
 // another root (lifecycle.Reap).
 func withRoot(env []string, root string) []string {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "PANETEAM_ROOT=") {
-			return env
-		}
-	}
-	return append(env, "PANETEAM_ROOT="+root)
+	return envlist.Default(env, "PANETEAM_ROOT", root)
 }
 
 // Preflight finds the program before any pane exists, so a typo fails

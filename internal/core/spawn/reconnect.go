@@ -48,7 +48,7 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 	teamDir := filepath.Base(t.Dir())
 	host := remote.Host(r.Getenv, t.Root, teamDir, m.Name)
 	if host == "" {
-		return Reconnected{}, fmt.Errorf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", visible.Line(m.Name))
+		return Reconnected{}, &NotRemoteError{Member: visible.Line(m.Name)}
 	}
 	b, err := backend.ForMember(r.BackendEnv, cfg, m)
 	if err != nil {
@@ -79,15 +79,7 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 		if row == nil || row.AgentID != m.AgentID {
 			return fmt.Errorf("%s left the team while it reconnected", m.Name)
 		}
-		var was team.MemberMeta
-		if row.Paneteam != nil {
-			was = *row.Paneteam
-		}
-		row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
-		if row.Paneteam == nil {
-			row.Paneteam = &team.MemberMeta{}
-		}
-		row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
+		SetPane(row, pane)
 		return nil
 	})
 	if err != nil {
@@ -99,4 +91,28 @@ func Reconnect(ctx context.Context, r Reconnection) (Reconnected, error) {
 	}
 	movedLaunch(r.Getenv, t, m.Name, pane, r.Say)
 	return Reconnected{Name: m.Name, Host: host, PaneID: pane.ID, Backend: pane.Backend}, nil
+}
+
+// NotRemoteError is a reconnect of a member that this machine started on
+// no other host.
+type NotRemoteError struct{ Member string }
+
+func (e *NotRemoteError) Error() string {
+	return fmt.Sprintf("%s does not run on another host (none was started for it from this machine): nothing to reconnect", e.Member)
+}
+
+// SetPane points a member's row at the pane it runs in now (a resume's,
+// a reconnect's), keeping what paneteam recorded of the member itself
+// over the new pane's: whether it holds a signing key, which CLI it runs,
+// how it answers a shutdown.
+func SetPane(row *team.Member, pane backend.Pane) {
+	var was team.MemberMeta
+	if row.Paneteam != nil {
+		was = *row.Paneteam
+	}
+	row.TmuxPaneID, row.BackendType, row.Paneteam = pane.ID, pane.Backend, pane.Meta
+	if row.Paneteam == nil {
+		row.Paneteam = &team.MemberMeta{}
+	}
+	row.Paneteam.Keyed, row.Paneteam.CLI, row.Paneteam.Shutdown = was.Keyed, was.CLI, was.Shutdown
 }

@@ -3,11 +3,11 @@ package spawn
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -85,10 +85,5 @@ func recordedEnv(env []string, path string) []string {
 	if path == "" {
 		return out
 	}
-	for _, kv := range out {
-		if strings.HasPrefix(kv, "PATH=") {
-			return out
-		}
-	}
-	return append(out, "PATH="+path)
+	return envlist.Default(out, "PATH", path)
 }

@@ -91,6 +91,7 @@ func Run(ctx context.Context, r Request) (Result, error) {
 	if r.Launcher == nil {
 		return Result{}, fmt.Errorf("spawn %s: no launcher: say what the teammate runs", r.Member.Name)
 	}
+	requirePlan(&r.Member, r.Launcher)
 	if r.Member.Cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {

@@ -18,7 +18,7 @@ import (
 func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *team.Member) (drop func(context.Context) error, err error) {
 	wt, err := worktree.Create(ctx, m.Cwd, t.Name, m.Name)
 	if err != nil {
-		return nil, fmt.Errorf("--worktree: %w", err)
+		return nil, &WorktreeError{Err: err}
 	}
 	drop = func(ctx context.Context) error {
 		worktree.Remove(ctx, wt.Path) //nolint:errcheck // kept when it holds work
@@ -40,3 +40,11 @@ func giveWorktree(ctx context.Context, t team.Team, lock lockfile.Options, m *te
 	m.WorktreePath, m.Cwd = wt.Path, cwd
 	return drop, nil
 }
+
+// WorktreeError is a spawn refused because its teammate's worktree could
+// not be made.
+type WorktreeError struct{ Err error }
+
+func (e *WorktreeError) Error() string { return "give the teammate a worktree: " + e.Err.Error() }
+
+func (e *WorktreeError) Unwrap() error { return e.Err }

@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/core/claudestart"
-	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
@@ -46,7 +45,7 @@ func claudeServers(pid int64, start string, getenv func(string) string) []candid
 			return append(out, candidate{sure: true, virtual: dir})
 		}
 		env, err := proc.Environ(int(pid))
-		if dir := env[shim.EnvState]; err == nil && dir != "" && env[shim.EnvTerminal] != "" {
+		if dir := env[virtualtmux.EnvState]; err == nil && dir != "" && env[virtualtmux.EnvTerminal] != "" {
 			// 'paneteam claude' in a native terminal: the panes are
 			// that terminal's, recorded by paneteam's tmux.
 			return append(out, candidate{sure: true, virtual: dir})
@@ -80,8 +79,8 @@ func leadVirtual(pid int64, start string, getenv func(string) string) (string, b
 	if err != nil {
 		return "", false
 	}
-	dir := filepath.Join(claudestart.VirtualDir(state), strconv.FormatInt(pid, 10))
-	st, err := shim.ReadVirtual(dir)
+	dir := filepath.Join(virtualtmux.Dir(state), strconv.FormatInt(pid, 10))
+	st, err := virtualtmux.Read(dir)
 	if err != nil {
 		return "", false
 	}
@@ -134,7 +133,7 @@ func ClaudePaneStateFrom(ctx context.Context, lead team.Lead, m *team.Member, ge
 	sureGone := false
 	for _, c := range cands {
 		if c.virtual != "" {
-			switch found, alive := shim.PaneAlive(c.virtual, m.TmuxPaneID); {
+			switch found, alive := virtualtmux.PaneAlive(c.virtual, m.TmuxPaneID); {
 			case found && alive:
 				return PaneAlive, ""
 			default:

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
 )
@@ -58,8 +58,8 @@ func TestClaudePaneStateFindsVirtualServerByLeadPID(t *testing.T) {
 	if err := os.WriteFile(gate+".pid", []byte(strconv.Itoa(gatePID)+":"+gateStart+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st := shim.VirtualState{Terminal: "kitty", Lead: strconv.Itoa(leadPID) + ":" + leadStart, Next: 2,
-		Panes: []shim.VirtualPane{{ID: "%1", Handle: "5", Gate: gate}}}
+	st := virtualtmux.State{Terminal: "kitty", Lead: strconv.Itoa(leadPID) + ":" + leadStart, Next: 2,
+		Panes: []virtualtmux.Pane{{ID: "%1", Handle: "5", Gate: gate}}}
 	b, _ := json.Marshal(st)
 	if err := os.WriteFile(filepath.Join(dir, "panes.json"), b, 0o600); err != nil {
 		t.Fatal(err)

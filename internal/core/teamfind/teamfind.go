@@ -26,9 +26,9 @@ type AmbiguousError struct {
 
 func (e *AmbiguousError) Error() string {
 	if len(e.Teams) == 0 {
-		return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
+		return "no team given, and no team under " + e.Root + ": name one, or create one"
 	}
-	return fmt.Sprintf("no team given, and this is not inside a Claude Code session: pass --team NAME or set PANETEAM_TEAM (teams under %s: %s)",
+	return fmt.Sprintf("no team given, and this is not inside a Claude Code session: name one (teams under %s: %s)",
 		e.Root, strings.Join(e.Teams, ", "))
 }
 

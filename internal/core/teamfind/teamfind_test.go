@@ -64,7 +64,7 @@ func TestInferIgnoresDeadLead(t *testing.T) {
 
 func TestInferNeverGuessesALoneTeam(t *testing.T) {
 	root := testutil.Root(t)
-	if _, err := Infer(context.Background(), root, Caller{PID: os.Getpid(), Getenv: noEnv}); !IsAmbiguous(err) || !strings.Contains(err.Error(), "--team") {
+	if _, err := Infer(context.Background(), root, Caller{PID: os.Getpid(), Getenv: noEnv}); !IsAmbiguous(err) || !strings.Contains(err.Error(), "name one, or create one") {
 		t.Fatalf("no teams: %v", err)
 	}
 	teamtest.OnRoot(t, root, "solo", team.CreateOptions{})

@@ -172,16 +172,13 @@ func (l *loop) halt(ctx context.Context, why string) error {
 	return err
 }
 
+// send writes the frame v to to's inbox through post, from this
+// teammate in its colour: the lead's inbox of a team paneteam leads keeps
+// one plain idle notice per teammate (post.OpenInbox).
 func (l *loop) send(ctx context.Context, to string, v any) error {
-	text, err := mailbox.Text(v)
-	if err != nil {
-		return err
-	}
-	// The lead's inbox of a team paneteam leads keeps one plain idle
-	// notice per teammate (post.OpenInbox).
-	return post.OpenInbox(l.Team, l.cfg, to, l.Lock).Append(ctx, mailbox.Message{
-		From: l.Name, Text: text, Timestamp: mailbox.Timestamp(l.Now()), Color: l.member.Color,
-	})
+	p := &post.Post{Team: l.Team, Lock: l.Lock, From: l.Name, Color: l.member.Color, Config: l.cfg}
+	_, err := p.SendFrame(ctx, to, v, l.Now())
+	return err
 }
 
 func (l *loop) setActive(ctx context.Context, active bool) {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/term/shorten"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
@@ -46,11 +47,12 @@ func (r *Reference) Deliver(ctx context.Context, m mailbox.Message, text string)
 	if strings.HasPrefix(m.Text, replyPrefix) {
 		return nil
 	}
-	reply := mailbox.Message{
-		From: r.Name, Text: Reply(text), Summary: "reply to " + m.From,
-		Timestamp: mailbox.Timestamp(r.now()), Color: r.Color,
-	}
-	if err := mailbox.New(r.Team.InboxPath(m.From), r.Lock).Append(ctx, reply); err != nil {
+	// Through post, as every writer: a reply to the lead of a team
+	// paneteam leads lands in an inbox that summarises idle notices.
+	cfg, _ := team.Load(r.Team.ConfigPath()) // nil: an inbox opened plain
+	p := &post.Post{Team: r.Team, Lock: r.Lock, From: r.Name, Color: r.Color, Config: cfg}
+	reply := mailbox.Message{Text: Reply(text), Summary: "reply to " + m.From, Timestamp: mailbox.Timestamp(r.now())}
+	if _, err := p.Send(ctx, m.From, reply); err != nil {
 		return fmt.Errorf("reply to %s: %w", m.From, err)
 	}
 	fmt.Fprintf(r.Out, "%s -> %s: replied\r\n", visible.Line(r.Name), visible.Line(m.From))

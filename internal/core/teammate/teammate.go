@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
@@ -109,9 +108,7 @@ func Run(ctx context.Context, c Config, a Agent) error {
 	l.inbox = mailbox.New(c.Team.InboxPath(c.Name), c.Lock)
 	if cfg, err := team.Load(c.Team.ConfigPath()); err == nil {
 		l.cfg = cfg
-		if lead, _, ok := strings.Cut(cfg.LeadAgentID, "@"); ok && lead != "" {
-			l.lead = lead
-		}
+		l.lead = cfg.LeadAgentName()
 		if m := cfg.Member(c.Name); m != nil {
 			l.member = *m
 		}

@@ -2,6 +2,7 @@ package teamwatch
 
 import (
 	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/protocol/provenance"
 	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/team"
@@ -19,39 +20,32 @@ type Resumable struct {
 	Command string `json:"command"`
 }
 
-// resumableOf is s's team as Resumable, nil when it is not: asked only
-// when panes were looked at, and its launch records read only for a
-// team whose lead and teammates are all gone.
+// resumableOf is s's team as Resumable, nil when it is not, by
+// resume.Returning: asked only when panes were looked at, and its launch
+// records read only for a team whose lead and teammates are all gone.
 func resumableOf(opts Options, t team.Team, cfg *team.Config, s *Snapshot) *Resumable {
-	if opts.Backend == nil || s.Lead == nil || s.Lead.By != team.LedByPaneteam || s.Lead.State != team.LeadDead {
+	if opts.Backend == nil || s.Lead == nil {
 		return nil
 	}
 	gone := map[string]bool{}
 	for _, m := range s.Members {
-		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
-			continue
-		}
-		if m.State != StateGone {
-			return nil
-		}
-		gone[m.Name] = true
+		gone[m.Name] = m.State == StateGone
 	}
-	if len(gone) == 0 {
+	var recorded map[string]bool
+	members := resume.Returning(cfg, *s.Lead, func(m *team.Member) bool { return gone[m.Name] }, func(name string) bool {
+		if recorded == nil {
+			recorded = map[string]bool{}
+			if state, err := provenance.StateDir(opts.getenv); err == nil {
+				recs, _ := launches.Open(state).List(t.Root, t.Name)
+				for _, rec := range recs {
+					recorded[rec.Agent] = true
+				}
+			}
+		}
+		return recorded[name]
+	})
+	if len(members) == 0 {
 		return nil
 	}
-	state, err := provenance.StateDir(opts.getenv)
-	if err != nil {
-		return nil
-	}
-	recs, _ := launches.Open(state).List(t.Root, t.Name)
-	r := &Resumable{Members: []string{}, Command: remote.Line("paneteam", "resume", "--team", t.Name)}
-	for _, rec := range recs {
-		if gone[rec.Agent] {
-			r.Members = append(r.Members, rec.Agent)
-		}
-	}
-	if len(r.Members) == 0 {
-		return nil
-	}
-	return r
+	return &Resumable{Members: members, Command: remote.Line("paneteam", "resume", "--team", t.Name)}
 }

@@ -85,7 +85,7 @@ func (g Goal) targets(s *Snapshot) ([]string, error) {
 			}
 		}
 		if len(all) == 0 && g.Until != StateGone {
-			return nil, fmt.Errorf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", visible.Line(s.Team))
+			return nil, &NoTeammatesError{Team: visible.Line(s.Team)}
 		}
 		return all, nil
 	}
@@ -145,4 +145,11 @@ func (r *WaitResult) Missing() string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// NoTeammatesError is a wait for the teammates of a team that has none.
+type NoTeammatesError struct{ Team string }
+
+func (e *NoTeammatesError) Error() string {
+	return fmt.Sprintf("team %s has no teammates to wait for: spawn one first", e.Team)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
@@ -55,6 +57,9 @@ type Cursor struct {
 	// model in use when it grew.
 	Total Tokens `json:"total"`
 	Model string `json:"model,omitempty"`
+	// Skipping says the offset is inside a line too long to read, or
+	// one with a hole of a sparse file: it is moved past, to its end.
+	Skipping bool `json:"skipping,omitempty"`
 }
 
 // Reply is one model reply's usage.
@@ -75,41 +80,148 @@ func (c *Cursor) Unchanged() bool {
 	return dev == c.Dev && ino == c.Ino && st.Size() == c.Offset
 }
 
+// MaxLine is the longest line read; a longer one is moved past, counted
+// as unreadable (Spend.Skipped). Claude Code writes a tool result or a
+// pasted image or PDF whole on one line, base64 in JSON: the Messages API
+// takes requests of at most 32 MB, so no block it was sent exceeds that,
+// and 48 MiB leaves room for JSON's escapes. The lines that carry usage
+// (an assistant reply's blocks) are small: a line over it is lost to no
+// count.
+const MaxLine = 48 << 20
+
+// ReadBudget is about how many bytes one read of a source reads (a line
+// underway is finished, up to MaxLine): a status-line refresh, a new
+// process every few seconds, then costs a bounded time however much a
+// teammate wrote, and the next read goes on from where this one stopped
+// (Spend.Behind says it has more to read). A real transcript, tens of
+// megabytes after a long session, is read whole at once.
+const ReadBudget = 64 << 20
+
+// holeCost is what a jump over a hole of a sparse file counts against
+// the budget: a file of many small holes costs its system calls.
+const holeCost = 64 << 10
+
+// lineCap and readBudget are MaxLine and ReadBudget, lowered by tests.
+var lineCap, readBudget int64 = MaxLine, ReadBudget
+
 // Advance reads what was appended to the file since the last call: whole
-// lines only (a line still being written is read next time). The file is
-// opened without following a link.
+// lines only (a line still being written is read next time), about
+// ReadBudget bytes at most. The file is opened without following a link.
 func (c *Cursor) Advance() error {
+	_, _, err := c.advance(readBudget)
+	return err
+}
+
+// advance reads whole lines from the cursor's offset until about budget
+// bytes are used (used; more when the file has more to read). A line
+// longer than lineCap, or one reaching into a hole of a sparse file (its
+// zeros are no JSON; a CLI appending its records leaves none), is counted
+// unreadable and moved past: Skipping keeps, across reads, that the
+// offset is inside it, and a hole is jumped over without reading it.
+func (c *Cursor) advance(budget int64) (used int64, more bool, err error) {
 	f, err := safefs.OpenFile(c.Path, os.O_RDONLY, 0)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, false, err
 	}
 	dev, ino := fileID(st)
-	if dev != c.Dev || ino != c.Ino || st.Size() < c.Offset {
+	size := st.Size()
+	if dev != c.Dev || ino != c.Ino || size < c.Offset {
 		*c = Cursor{Path: c.Path, Format: c.Format, Dev: dev, Ino: ino}
 	}
-	if st.Size() == c.Offset {
-		return nil
+	for c.Offset < size {
+		if used >= budget {
+			return used, true, nil
+		}
+		end := holeAt(f, c.Offset, size)
+		if end > c.Offset {
+			n, done, err := c.lines(f, end, budget-used)
+			used += n
+			if err != nil {
+				return used, false, fmt.Errorf("read %s: %w", c.Path, err)
+			}
+			if !done {
+				continue // the budget is spent (checked above)
+			}
+			if end == size {
+				return used, false, nil // a last line without its newline is not finished
+			}
+		}
+		// A hole at end: the line it is in is unreadable; go on at the
+		// next data.
+		if !c.Skipping {
+			c.Spend.Skipped++
+			c.Skipping = true
+		}
+		c.Offset = dataAt(f, end, size)
+		used += holeCost
 	}
-	if _, err := f.Seek(c.Offset, io.SeekStart); err != nil {
-		return fmt.Errorf("read %s: %w", c.Path, err)
-	}
-	r := bufio.NewReaderSize(f, 64<<10)
+	return used, false, nil
+}
+
+// lines reads the lines of f from the offset up to end (no hole before
+// it) until about budget bytes are read: done when end was reached, the
+// offset then at the start of the line unfinished there (or at end, when
+// skipping).
+func (c *Cursor) lines(f *os.File, end, budget int64) (used int64, done bool, err error) {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, c.Offset, end-c.Offset), 64<<10)
+	var line []byte
 	for {
-		line, err := r.ReadBytes('\n')
+		if used >= budget && len(line) == 0 {
+			return used, false, nil
+		}
+		chunk, err := r.ReadSlice('\n')
+		used += int64(len(chunk))
+		ended := err == nil
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
+			return used, false, err
+		}
+		switch {
+		case c.Skipping:
+			c.Offset += int64(len(chunk))
+			c.Skipping = !ended
+		case int64(len(line)+len(chunk)) > lineCap:
+			c.Spend.Skipped++
+			c.Offset += int64(len(line) + len(chunk))
+			c.Skipping, line = !ended, nil
+		default:
+			line = append(line, chunk...)
+			if ended {
+				c.Offset += int64(len(line))
+				c.line(bytes.TrimSpace(line))
+				line = line[:0]
+			}
+		}
 		if errors.Is(err, io.EOF) {
-			return nil // a last line without its newline is not finished
+			return used, true, nil
 		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", c.Path, err)
-		}
-		c.Offset += int64(len(line))
-		c.line(bytes.TrimSpace(line))
 	}
+}
+
+// holeAt is where the first hole of f at or after off starts, size when
+// there is none or the system cannot say (SEEK_HOLE: Linux, macOS and the
+// BSDs; elsewhere, or on a file system without holes, the whole file is
+// data).
+func holeAt(f *os.File, off, size int64) int64 {
+	h, err := unix.Seek(int(f.Fd()), off, unix.SEEK_HOLE)
+	if err != nil || h < off || h > size {
+		return size
+	}
+	return h
+}
+
+// dataAt is where the data of f after the hole at off resumes, size when
+// only a hole is left.
+func dataAt(f *os.File, off, size int64) int64 {
+	d, err := unix.Seek(int(f.Fd()), off, unix.SEEK_DATA)
+	if err != nil || d < off || d > size {
+		return size
+	}
+	return d
 }
 
 // line counts one line; one that does not parse is skipped and counted.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // errNoID: a reply without an id cannot be told from its repeats.
@@ -47,7 +48,11 @@ func claudeLine(b []byte) (Reply, bool, error) {
 		return Reply{}, false, errNoID
 	}
 	u := m.Usage
-	return Reply{ID: m.ID, Model: m.Model, Tokens: Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}}, true, nil
+	t := Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}
+	if err := t.check(MaxReplyTokens); err != nil {
+		return Reply{}, false, err
+	}
+	return Reply{ID: m.ID, Model: m.Model, Tokens: t}, true, nil
 }
 
 // geminiLine reads a record of Gemini CLI's chat file: a "gemini"
@@ -76,6 +81,13 @@ func geminiLine(b []byte) (Reply, bool, error) {
 		return Reply{}, false, errNoID
 	}
 	t := l.Tokens
+	raw := []int64{t.Input, t.Output, t.Cached, t.Thoughts, t.Tool}
+	if err := (Tokens{Input: slices.Min(raw), Output: slices.Max(raw)}).check(MaxReplyTokens); err != nil {
+		return Reply{}, false, err
+	}
+	if t.Cached > t.Input {
+		return Reply{}, false, errors.New("more cached tokens than input ones")
+	}
 	return Reply{ID: l.ID, Model: l.Model, Tokens: Tokens{Input: t.Input - t.Cached + t.Tool, Output: t.Output + t.Thoughts, CacheRead: t.Cached}}, true, nil
 }
 
@@ -103,6 +115,10 @@ func openCodeLine(b []byte) (Reply, bool, error) {
 		return Reply{}, false, errNoID
 	}
 	t := l.Tokens
+	raw := []int64{t.Input, t.Output, t.Reasoning, t.Cache.Read, t.Cache.Write}
+	if err := (Tokens{Input: slices.Min(raw), Output: slices.Max(raw)}).check(MaxReplyTokens); err != nil {
+		return Reply{}, false, err
+	}
 	return Reply{ID: l.ID, Model: l.Model, Tokens: Tokens{Input: t.Input, Output: t.Output + t.Reasoning, CacheRead: t.Cache.Read, CacheWrite: t.Cache.Write}}, true, nil
 }
 
@@ -130,8 +146,14 @@ func (c *Cursor) codexLine(b []byte) error {
 	case l.Type == "turn_context" && p.Model != "":
 		c.Model = p.Model
 	case l.Type == "event_msg" && p.Type == "token_count" && p.Info != nil && p.Info.Total != nil:
-		total := p.Info.Total.tokens()
+		total, err := p.Info.Total.tokens(MaxSessionTokens)
+		if err != nil {
+			return err
+		}
 		grew := total.Sub(c.Total)
+		if grew.check(MaxSessionTokens) != nil {
+			return errors.New("cumulative totals that went down")
+		}
 		if grew.Total() == 0 {
 			return nil // the same totals again (a rate-limit update)
 		}
@@ -139,7 +161,11 @@ func (c *Cursor) codexLine(b []byte) error {
 		// growth is one request's.
 		prompt := grew.Prompt()
 		if p.Info.Last != nil {
-			prompt = p.Info.Last.tokens().Prompt()
+			last, err := p.Info.Last.tokens(MaxReplyTokens)
+			if err != nil {
+				return err
+			}
+			prompt = last.Prompt()
 		}
 		c.Spend.add(c.Model, grew, prompt, 1)
 		c.Total = total
@@ -153,8 +179,12 @@ type codexTokens struct {
 	Output int64 `json:"output_tokens"`
 }
 
-// tokens are Codex's counts in Tokens' meaning: its input includes the
-// cached part.
-func (u codexTokens) tokens() Tokens {
-	return Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached}
+// tokens are Codex's counts in Tokens' meaning (its input includes the
+// cached part), each at most limit.
+func (u codexTokens) tokens(limit int64) (Tokens, error) {
+	if u.Cached > u.Input {
+		return Tokens{}, errors.New("more cached tokens than input ones")
+	}
+	t := Tokens{Input: u.Input - u.Cached, Output: u.Output, CacheRead: u.Cached}
+	return t, t.check(limit)
 }

@@ -78,6 +78,9 @@ func read(src Source, load func(path string, f Format, recent bool) *Cursor, sav
 		return Spend{}, &UnknownError{Why: "nothing recorded yet"}
 	}
 	var total Spend
+	// One budget for all of a source's files: a teammate that writes
+	// many costs what one costs.
+	budget := readBudget
 	for _, f := range files {
 		c := load(f, src.Format, false)
 		if c.Unchanged() {
@@ -87,9 +90,12 @@ func read(src Source, load func(path string, f Format, recent bool) *Cursor, sav
 		c = load(f, src.Format, true)
 		before := c.Offset
 		beforeIno := c.Ino
-		if err := c.Advance(); err != nil {
+		used, more, err := c.advance(budget)
+		if err != nil {
 			return Spend{}, &UnknownError{Why: fmt.Sprintf("%s not read: %v", f, err)}
 		}
+		budget -= used
+		total.Behind = total.Behind || more
 		if c.Offset != before || c.Ino != beforeIno {
 			save(c) //nolint:errcheck // a cursor not kept costs only a longer read next time
 		}

@@ -15,7 +15,9 @@
 package usage
 
 import (
+	"fmt"
 	"maps"
+	"math"
 	"slices"
 )
 
@@ -29,18 +31,60 @@ type Tokens struct {
 	CacheWrite int64 `json:"cacheWriteTokens"`
 }
 
-// Add returns t plus u.
+// MaxReplyTokens is the largest count one reply may report in each of
+// its four kinds: a thousand times the largest context window offered
+// (1M tokens). A line with more, or with a negative count, is not read
+// (Spend.Skipped): a teammate writes its own transcript, and such a
+// count would show negative dollars, wrap a team's total or push the
+// whole team past its budget.
+const MaxReplyTokens = 1 << 30
+
+// MaxSessionTokens bounds the cumulative totals of a session (Codex's
+// rollouts): a thousand replies at MaxReplyTokens.
+const MaxSessionTokens = 1 << 40
+
+// check refuses counts below zero or above limit.
+func (t Tokens) check(limit int64) error {
+	for _, n := range [...]int64{t.Input, t.Output, t.CacheRead, t.CacheWrite} {
+		if n < 0 || n > limit {
+			return fmt.Errorf("a token count of %d is not one a model reports", n)
+		}
+	}
+	return nil
+}
+
+// Add returns t plus u. The sums saturate rather than wrap: counts are
+// bounded where they are read, but many of them add up.
 func (t Tokens) Add(u Tokens) Tokens {
-	return Tokens{t.Input + u.Input, t.Output + u.Output, t.CacheRead + u.CacheRead, t.CacheWrite + u.CacheWrite}
+	return Tokens{sat(t.Input, u.Input), sat(t.Output, u.Output), sat(t.CacheRead, u.CacheRead), sat(t.CacheWrite, u.CacheWrite)}
 }
 
 // Sub returns t minus u.
 func (t Tokens) Sub(u Tokens) Tokens {
-	return Tokens{t.Input - u.Input, t.Output - u.Output, t.CacheRead - u.CacheRead, t.CacheWrite - u.CacheWrite}
+	return Tokens{sat(t.Input, neg(u.Input)), sat(t.Output, neg(u.Output)), sat(t.CacheRead, neg(u.CacheRead)), sat(t.CacheWrite, neg(u.CacheWrite))}
 }
 
 // Total is every token counted.
-func (t Tokens) Total() int64 { return t.Input + t.Output + t.CacheRead + t.CacheWrite }
+func (t Tokens) Total() int64 { return sat(sat(t.Input, t.Output), sat(t.CacheRead, t.CacheWrite)) }
+
+// sat is a+b, held at the ends of int64 rather than wrapped.
+func sat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+func neg(a int64) int64 {
+	if a == math.MinInt64 {
+		return math.MaxInt64
+	}
+	return -a
+}
 
 // Model is what was spent on one model. A price may depend on the size
 // of each request's prompt (a "long context" tier), so the tokens of the
@@ -66,8 +110,13 @@ var TierStarts = [...]int64{128000, 199999, 200000, 271999, 272000, 512000}
 // the model.
 type Spend struct {
 	Models map[string]Model `json:"models"`
-	// Skipped counts lines that did not parse (each cost only itself).
+	// Skipped counts lines that did not parse, or held a count no reply
+	// has, or were longer than MaxLine (each cost only itself).
 	Skipped int `json:"skipped,omitempty"`
+	// Behind says a file has more than one read reads (ReadBudget): what
+	// is counted so far is less than what was written, and the next read
+	// goes on.
+	Behind bool `json:"behind,omitempty"`
 }
 
 // Tokens is the sum over every model.
@@ -93,7 +142,7 @@ func (s Spend) ModelNames() []string { return slices.Sorted(maps.Keys(s.Models))
 
 // Add returns s plus o.
 func (s Spend) Add(o Spend) Spend {
-	out := Spend{Models: map[string]Model{}, Skipped: s.Skipped + o.Skipped}
+	out := Spend{Models: map[string]Model{}, Skipped: s.Skipped + o.Skipped, Behind: s.Behind || o.Behind}
 	for _, src := range []map[string]Model{s.Models, o.Models} {
 		for k, v := range src {
 			out.Models[k] = out.Models[k].plus(v)
@@ -140,4 +189,4 @@ func (s *Spend) add(model string, t Tokens, prompt int64, replies int) {
 }
 
 // Prompt is a reply's prompt: what a price tier is chosen by.
-func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheWrite }
+func (t Tokens) Prompt() int64 { return sat(sat(t.Input, t.CacheRead), t.CacheWrite) }

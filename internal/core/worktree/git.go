@@ -1,10 +1,11 @@
 package worktree
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,7 +31,7 @@ func (e *GitError) Error() string {
 func (e *GitError) Unwrap() error { return e.Err }
 
 // ErrNoGit means the git program is not installed.
-var ErrNoGit = errors.New("git is not installed (paneteam needs it for --worktree)")
+var ErrNoGit = errors.New("git is not installed (paneteam needs it for teammates' worktrees)")
 
 // git runs one git command in dir and returns its stdout with the final
 // newline trimmed. Variables that would point git at another repository
@@ -42,31 +43,20 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = gitEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		var execErr *exec.Error
-		if errors.As(err, &execErr) {
+	out, err := program.Output(ctx, program.Cmd{Path: "git", Args: append([]string{"-C", dir}, args...), Env: gitEnv()})
+	if pe := (*program.Error)(nil); errors.As(err, &pe) {
+		err = pe.Err
+		if execErr := (*exec.Error)(nil); errors.As(err, &execErr) {
 			err = ErrNoGit
 		}
-		return "", &GitError{Dir: dir, Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+		return "", &GitError{Dir: dir, Args: args, Stderr: pe.Stderr, Err: err}
 	}
-	return stdout.String(), nil
+	return out, err
 }
 
 func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
-			"GIT_OBJECT_DIRECTORY", "GIT_PREFIX", "LC_ALL", "LANGUAGE":
-			continue
-		}
-		env = append(env, kv)
-	}
+	env := envlist.Without(os.Environ(), "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+		"GIT_OBJECT_DIRECTORY", "GIT_PREFIX", "LC_ALL", "LANGUAGE")
 	return append(env, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 }
 

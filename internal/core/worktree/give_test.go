@@ -48,6 +48,11 @@ func TestPreflightNotesMergeAndDetachedHead(t *testing.T) {
 	run(t, repo, "commit", "-q", "-am", "main")
 	cmd := []string{"merge", "side"}
 	// The conflict leaves the merge in progress; run() would fail on it.
+	// git asks who merges before it starts, and a fresh HOME names nobody.
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
 	if out, err := gitRaw(ctx, repo, cmd...); err == nil {
 		t.Fatalf("merge did not conflict: %s", out)
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
 // IncludeFile names, in .gitignore syntax, the ignored files a new
@@ -43,7 +45,7 @@ func copyIncluded(ctx context.Context, repo, dst string) ([]string, error) {
 		if !isIgnored[rel] || !filepath.IsLocal(rel) || under(rel, Dir) {
 			continue
 		}
-		ok, err := copyOne(filepath.Join(repo, rel), filepath.Join(dst, rel))
+		ok, err := copyOne(repo, dst, rel)
 		if err != nil {
 			return copied, err
 		}
@@ -59,48 +61,60 @@ func under(rel, dir string) bool {
 	return rel == dir || len(rel) > len(dir) && rel[:len(dir)] == dir && rel[len(dir)] == filepath.Separator
 }
 
-// copyOne copies a regular file (keeping its permission bits) or a
-// symlink (as a symlink); anything else is skipped. It never overwrites.
-func copyOne(src, dst string) (bool, error) {
-	fi, err := os.Lstat(src)
+// copyOne copies repo/rel to dst/rel: a regular file (keeping its
+// permission bits) or a symlink (as a symlink, its target unchanged);
+// anything else is skipped. It never overwrites. Both sides are walked
+// from their tree's root one folder at a time without following a link
+// (safefs.OpenBelow): a teammate's branch may hold a link where a folder
+// named in .worktreeinclude is, and followed it would put the lead's
+// ignored files (an .env with its secrets) wherever the link points; a
+// link on the lead's side would copy in a file from outside its tree.
+func copyOne(repo, dst, rel string) (bool, error) {
+	m, err := safefs.LstatBelow(repo, rel)
 	if err != nil {
-		return false, fmt.Errorf("copy %s: %w", src, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return false, fmt.Errorf("copy %s: %w", src, err)
+		return false, refused(filepath.Join(repo, rel), err)
 	}
 	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(src)
+	case m&fs.ModeSymlink != 0:
+		target, err := safefs.ReadlinkBelow(repo, rel)
 		if err != nil {
-			return false, fmt.Errorf("copy %s: %w", src, err)
+			return false, refused(filepath.Join(repo, rel), err)
 		}
-		if err := os.Symlink(target, dst); err != nil {
-			return false, fmt.Errorf("copy %s: %w", src, err)
+		if err := safefs.SymlinkBelow(target, dst, rel, 0o755); err != nil {
+			return false, refused(filepath.Join(repo, rel), err)
 		}
 		return true, nil
-	case fi.Mode().IsRegular():
-		return true, copyFile(src, dst, fi.Mode().Perm())
+	case m.IsRegular():
+		return true, copyFile(repo, dst, rel, m.Perm())
 	}
 	return false, nil
 }
 
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
+func copyFile(repo, dst, rel string, perm fs.FileMode) error {
+	src := filepath.Join(repo, rel)
+	in, err := safefs.OpenBelow(repo, rel, os.O_RDONLY, 0, 0)
 	if err != nil {
-		return fmt.Errorf("copy %s: %w", src, err)
+		return refused(src, err)
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	out, err := safefs.OpenBelow(dst, rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm, 0o755)
 	if err != nil {
-		return fmt.Errorf("copy %s: %w", src, err)
+		return refused(src, err)
 	}
 	_, err = io.Copy(out, in)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+		return fmt.Errorf("copy %s to %s: %w", src, out.Name(), err)
 	}
 	return nil
+}
+
+// refused is why src was not copied; a link on the way says so.
+func refused(src string, err error) error {
+	if safefs.IsOdd(err) {
+		return fmt.Errorf("copy %s refused: %w", src, err)
+	}
+	return fmt.Errorf("copy %s: %w", src, err)
 }

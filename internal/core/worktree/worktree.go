@@ -86,7 +86,7 @@ func Create(ctx context.Context, dir, team, name string) (*Worktree, error) {
 	// and the subfolder; the main tree only gives the place.
 	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, fmt.Errorf("%s is not in a git working tree (--worktree needs one): %w", dir, err)
+		return nil, &NotRepoError{Dir: dir, Tree: true, Err: err}
 	}
 	wt.Base, err = git(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
@@ -163,7 +163,7 @@ func reuse(ctx context.Context, wt *Worktree) (*Worktree, error) {
 func mainTree(ctx context.Context, dir string) (repo, common string, err error) {
 	common, err = git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
-		return "", "", fmt.Errorf("%s is not in a git repository (--worktree needs one): %w", dir, err)
+		return "", "", &NotRepoError{Dir: dir, Err: err}
 	}
 	list, err := git(ctx, dir, "worktree", "list", "--porcelain")
 	if err != nil {
@@ -201,41 +201,6 @@ func refuseSymlinks(repo, path string) error {
 	return nil
 }
 
-// exclude adds /.paneteam/ to the repository's info/exclude (never to a
-// tracked file), once.
-func exclude(common string) error {
-	const line = "/" + Dir + "/"
-	p := filepath.Join(common, "info", "exclude")
-	b, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", p, err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) == line {
-			return nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("update %s: %w", p, err)
-	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("update %s: %w", p, err)
-	}
-	prefix := ""
-	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
-		prefix = "\n"
-	}
-	_, werr := fmt.Fprintf(f, "%s# paneteam teammates' worktrees\n%s\n", prefix, line)
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	if werr != nil {
-		return fmt.Errorf("update %s: %w", p, werr)
-	}
-	return nil
-}
-
 // samePath compares two paths after resolving symlinks (macOS's /tmp is
 // /private/tmp, and git prints the resolved form).
 func samePath(a, b string) bool {
@@ -246,3 +211,25 @@ func samePath(a, b string) bool {
 	}
 	return ra == rb
 }
+
+// NotRepoError is a teammate's folder outside any git working tree (Tree)
+// or repository, so it cannot be given a worktree.
+type NotRepoError struct {
+	Dir  string
+	Tree bool // a working tree was needed (not only a repository)
+	Err  error
+}
+
+// Words is the refusal with what needs the repository named as a front
+// end names it (the command line's "--worktree").
+func (e *NotRepoError) Words(needs string) string {
+	what := "repository"
+	if e.Tree {
+		what = "working tree"
+	}
+	return fmt.Sprintf("%s is not in a git %s (%s needs one): %v", e.Dir, what, needs, e.Err)
+}
+
+func (e *NotRepoError) Error() string { return e.Words("a teammate's worktree") }
+
+func (e *NotRepoError) Unwrap() error { return e.Err }

@@ -27,6 +27,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -232,14 +233,7 @@ func (c *check) run(ctx context.Context) bool {
 // env is the lead's environment: the person's PATH, terminal and
 // language, and everything else scratch or pointed at the scripted model.
 func (c *check) env() []string {
-	keep := map[string]bool{"PATH": true, "TERM": true, "LANG": true, "LC_ALL": true, "USER": true}
-	var env []string
-	for _, kv := range c.o.Environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if keep[k] {
-			env = append(env, kv)
-		}
-	}
+	env := envlist.Only(c.o.Environ, "PATH", "TERM", "LANG", "LC_ALL", "USER")
 	url := c.model.url
 	return append(env,
 		"HOME="+c.path("home"), "CLAUDE_CONFIG_DIR="+c.path("config"), "PANETEAM_STATE_DIR="+c.path("state"),

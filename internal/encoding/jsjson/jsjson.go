@@ -28,6 +28,11 @@ const hexDigits = "0123456789abcdef"
 // AppendString appends s as JSON.stringify writes a string: only '"' and
 // '\' escaped, \b \f \n \r \t, other characters below U+0020 as \u00xx,
 // lone surrogates as \udxxx (lower-case hex), everything else as is.
+//
+// It is not jsonx.AppendString, which writes a string as encoding/json
+// does for the files paneteam keeps in that layout: a signature or digest
+// covers the bytes JavaScript makes, and encoding/json's differ from them
+// (U+2028, U+2029 and invalid UTF-8).
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {

@@ -190,6 +190,11 @@ func MarshalWith(known any, f Fields) ([]byte, error) {
 // message a send writes; they are nearly always plain ASCII, which needs
 // only quotes: an encoder per key cost three allocations each, 40% of
 // those of encoding an inbox.
+//
+// It is not jsjson.AppendString: a file paneteam writes keeps the layout
+// encoding/json gives the rest of it (U+2028 and U+2029 escaped, invalid
+// UTF-8 as U+FFFD), while jsjson must give JSON.stringify's bytes, which a
+// signature covers; the same string may come out differently from each.
 func AppendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {

@@ -76,8 +76,8 @@ func Discard(ctx context.Context, b Backend, cfg *team.Config, m team.Member, p 
 // Env is what backends may learn about the world, captured at start.
 type Env struct {
 	Getenv func(string) string
-	// LookPath finds a program (exec.LookPath in production); tests
-	// control what is "installed".
+	// LookPath finds a program (nil: program.Find on Getenv's PATH);
+	// tests control what is "installed".
 	LookPath func(string) (string, error)
 	// Exe is the paneteam binary, for backends that start paneteam again.
 	Exe string

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
+	"os"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/iterm2"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
@@ -212,9 +213,15 @@ func (e Env) warn(format string, args ...any) {
 	}
 }
 
+// lookPath finds a program on the PATH of the world e describes (its
+// Getenv's, which is a lead's for claudestart), unless e says otherwise.
 func (e Env) lookPath(name string) (string, error) {
-	if e.LookPath == nil {
-		return exec.LookPath(name)
+	if e.LookPath != nil {
+		return e.LookPath(name)
 	}
-	return e.LookPath(name)
+	getenv := e.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return program.Find(name, getenv("PATH"))
 }

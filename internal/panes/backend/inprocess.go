@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/ptyhost"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -119,21 +120,7 @@ func hostOf(m *team.Member) (int, string) {
 // variables that would make it believe it runs inside tmux or iTerm2 (it
 // does not: it has its own terminal), plus the spec's.
 func childEnv(base, extra []string) []string {
-	out := make([]string, 0, len(base)+len(extra)+1)
-	hasTerm := false
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM":
-			continue
-		case "TERM":
-			hasTerm = true
-		}
-		out = append(out, kv)
-	}
-	if !hasTerm {
-		out = append(out, "TERM=xterm-256color")
-	}
+	out := envlist.Default(envlist.Without(base, "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM"), "TERM", "xterm-256color")
 	return append(out, extra...)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"io"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func WriteExecFile(dir string, o Open) (path string, err error) {
 		return "", errors.New("no program to run in the pane (empty argv)")
 	}
 	for _, kv := range o.Env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+		if !envlist.Valid(kv) {
 			return "", fmt.Errorf("environment entry %q is not KEY=VALUE", kv)
 		}
 	}
@@ -141,6 +142,9 @@ func RunExecFile(path string) error {
 			return fmt.Errorf("set %s for %s: %w", k, argv[0], err)
 		}
 	}
+	// exec.LookPath, not program.Find: argv[0] may be a path, the PATH
+	// is now this process's own, and what is found is run at once, so
+	// one found through a relative PATH entry is refused (exec.ErrDot).
 	prog, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("start %s: %w", argv[0], err)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
@@ -112,7 +113,7 @@ func (k *kitty) Open(ctx context.Context, o Open) (Handle, error) {
 		}
 	}
 	for _, e := range o.Env {
-		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+		if !envlist.Valid(e) {
 			return "", fmt.Errorf("kitty: environment entry %q is not KEY=VALUE", e)
 		}
 	}

@@ -16,10 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"os"
-	"slices"
 	"sort"
-	"strings"
 )
 
 // Terminal is one terminal emulator's panes, seen from a program running
@@ -96,7 +95,8 @@ type Env struct {
 	// terminal's own variables: KITTY_LISTEN_ON, WEZTERM_PANE, ZELLIJ_*,
 	// ITERM_SESSION_ID), which may differ from the caller's own.
 	Getenv func(string) string
-	// LookPath finds a program (exec.LookPath in production).
+	// LookPath finds a program (the backend's or the shim's: program.Find
+	// on the PATH of the lead or the caller).
 	LookPath func(string) (string, error)
 	// Exe is the paneteam binary, for a driver that must have a pane run
 	// paneteam itself (iTerm2's typed line).
@@ -116,13 +116,7 @@ type Env struct {
 // made from another instance of the terminal, or from cron, reaches the
 // instance getenv names or none, never the caller's own.
 func cliEnviron(getenv func(string) string, keys ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(keys, k) {
-			env = append(env, kv)
-		}
-	}
+	env := envlist.Without(os.Environ(), keys...)
 	for _, k := range keys {
 		if v := getenv(k); v != "" {
 			env = append(env, k+"="+v)

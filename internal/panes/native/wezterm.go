@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
@@ -172,8 +173,7 @@ func weztermEnvArgv(envBin string, env, argv []string) ([]string, error) {
 		return argv, nil
 	}
 	for _, kv := range env {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		if !envlist.Valid(kv) {
 			return nil, fmt.Errorf("environment entry %q is not KEY=VALUE", kv)
 		}
 	}

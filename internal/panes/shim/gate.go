@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 )
@@ -31,8 +32,8 @@ const (
 // leadWatch returns what says why the lead of the gate file's server can
 // no longer send the command ("" while it can).
 func leadWatch(file string) func() string {
-	st, err := ReadVirtual(gateServer(file))
-	pid, start, ok := procTag(st.Lead)
+	st, err := virtualtmux.Read(gateServer(file))
+	pid, start, ok := virtualtmux.ProcTag(st.Lead)
 	if err != nil || !ok {
 		// No lead to watch: the pid file goes with the server's
 		// folder.
@@ -54,7 +55,7 @@ func leadWatch(file string) func() string {
 // first (the pid file goes).
 //
 // A failure shows in the pane only until it closes, at once: it is
-// written to the shim's log (VirtualState.Log) too.
+// written to the shim's log (virtualtmux.State.Log) too.
 func Gate(file string, environ []string) error {
 	err := gate(file, environ)
 	if err != nil {
@@ -136,7 +137,7 @@ func gateServer(file string) string { return filepath.Dir(filepath.Dir(file)) }
 
 // logGate appends a gate's failure to its server's log, if it has one.
 func logGate(file string, err error) {
-	st, rerr := ReadVirtual(gateServer(file))
+	st, rerr := virtualtmux.Read(gateServer(file))
 	if rerr != nil || st.Log == "" {
 		return
 	}

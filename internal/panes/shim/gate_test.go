@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
@@ -21,7 +22,7 @@ import (
 // waits for the gate's pid file.
 func startGate(t *testing.T, dir, lead string, env []string) (file string, out *bytes.Buffer, done <-chan error) {
 	t.Helper()
-	if _, err := NewVirtual(dir, VirtualState{Terminal: "testterm", Lead: lead, Exe: testutil.Binary(t), Log: filepath.Join(dir, "log")}); err != nil {
+	if _, err := virtualtmux.Create(dir, virtualtmux.State{Terminal: "testterm", Lead: lead, Exe: testutil.Binary(t), Log: filepath.Join(dir, "log")}); err != nil {
 		t.Fatal(err)
 	}
 	file = filepath.Join(dir, "gates", "1")

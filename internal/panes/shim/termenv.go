@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"slices"
 	"strings"
 )
@@ -26,8 +27,8 @@ func IsTerminalVar(k string) bool {
 // TerminalVars are environ's terminal variables (IsTerminalVar).
 func TerminalVars(environ []string) map[string]string {
 	out := map[string]string{}
-	for _, kv := range environ {
-		if k, v, _ := strings.Cut(kv, "="); IsTerminalVar(k) {
+	for k, v := range envlist.Map(environ) {
+		if IsTerminalVar(k) {
 			out[k] = v
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
@@ -125,18 +126,18 @@ func newVrig(t *testing.T, lay string) *vrig {
 	dir := testutil.ShortTempDir(t)
 	state := filepath.Join(dir, "v")
 	start, _ := proc.StartTime(os.Getpid())
-	tmuxVar, err := NewVirtual(state, VirtualState{Terminal: "testterm", Env: map[string]string{"TESTTERM_ADDR": "x"},
+	tmuxVar, err := virtualtmux.Create(state, virtualtmux.State{Terminal: "testterm", Env: map[string]string{"TESTTERM_ADDR": "x"},
 		Lead: strconv.Itoa(os.Getpid()) + ":" + start, Exe: testutil.Binary(t), Log: filepath.Join(dir, "shim.log")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &vrig{t: t, dir: state, term: tt, env: map[string]string{
-		EnvDir: dir, EnvTerminal: "testterm", EnvState: state, EnvLayout: lay,
+		EnvDir: dir, virtualtmux.EnvTerminal: "testterm", virtualtmux.EnvState: state, EnvLayout: lay,
 		"TMUX": tmuxVar, "TMUX_PANE": "%0", "PATH": os.Getenv("PATH"),
 		EnvTrace: "1", EnvLog: filepath.Join(dir, "shim.log"),
 	}}
 	t.Cleanup(func() {
-		st, _ := ReadVirtual(state)
+		st, _ := virtualtmux.Read(state)
 		for _, p := range st.Panes {
 			endGate(p.Gate)
 		}
@@ -237,7 +238,7 @@ func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
 	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0 %1 %2" {
 		t.Fatalf("list-panes = %v", got)
 	}
-	st, _ := ReadVirtual(r.dir)
+	st, _ := virtualtmux.Read(r.dir)
 	if len(st.Panes) != 2 || st.Panes[0].Agent != "dora@t" || st.Panes[0].Title != "dora" {
 		t.Fatalf("state = %+v", st.Panes)
 	}
@@ -245,7 +246,7 @@ func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
 
 	// kill-pane ends the teammate's process and closes its pane.
 	r.must("-S", r.sock(), "kill-pane", "-t", p2)
-	if gateAlive(gate) {
+	if virtualtmux.GateAlive(gate) {
 		t.Fatal("the killed pane's teammate still runs")
 	}
 	if len(r.term.closed) != 1 || r.term.closed[0] != "w2" {
@@ -255,7 +256,7 @@ func TestVirtualServerRunsClaudesTeammatesInTheTerminal(t *testing.T) {
 		t.Fatalf("list-panes after kill = %v", got)
 	}
 	// A pane whose teammate ended on its own leaves the listing too.
-	st, _ = ReadVirtual(r.dir)
+	st, _ = virtualtmux.Read(r.dir)
 	endGate(st.Panes[0].Gate)
 	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0" {
 		t.Fatalf("list-panes after the teammate exited = %v", got)
@@ -283,7 +284,7 @@ func TestVirtualServerGivesTeammatesTheLeadsEnvironment(t *testing.T) {
 	}
 	// The lead's environment reached the gate in a file only its owner
 	// reads, used once.
-	st, _ := ReadVirtual(r.dir)
+	st, _ := virtualtmux.Read(r.dir)
 	if _, err := os.Stat(st.Panes[0].Gate + ".run"); !os.IsNotExist(err) {
 		t.Errorf("the pane's command file is left: %v", err)
 	}
@@ -306,7 +307,7 @@ func TestVirtualServerKillsPanesSideBySide(t *testing.T) {
 		panes = append(panes, r.spawn(n, "cd "+work+" && trap '' HUP && echo "+n+" > "+n+" && exec sleep 300"))
 		waitFile(t, filepath.Join(work, n))
 	}
-	st, _ := ReadVirtual(r.dir)
+	st, _ := virtualtmux.Read(r.dir)
 	r.term.mu.Lock()
 	r.term.arranged = 0
 	r.term.mu.Unlock()
@@ -324,7 +325,7 @@ func TestVirtualServerKillsPanesSideBySide(t *testing.T) {
 	wg.Wait()
 	took := time.Since(began)
 	for _, p := range st.Panes {
-		if gateAlive(p.Gate) {
+		if virtualtmux.GateAlive(p.Gate) {
 			t.Errorf("pane %s's teammate still runs", p.ID)
 		}
 	}
@@ -381,13 +382,13 @@ func TestCloseAllClosesAnOrphanedLeadsPanes(t *testing.T) {
 	work := t.TempDir()
 	r.spawn("a", "cd "+work+" && echo a > a && exec sleep 300")
 	waitFile(t, filepath.Join(work, "a"))
-	st, _ := ReadVirtual(r.dir)
+	st, _ := virtualtmux.Read(r.dir)
 	gate := st.Panes[0].Gate
 	ids, err := CloseAll(context.Background(), r.dir, func(k string) string { return r.env[k] })
 	if err != nil || len(ids) != 1 || ids[0] != "%1" {
 		t.Fatalf("CloseAll = %v, %v", ids, err)
 	}
-	if gateAlive(gate) {
+	if virtualtmux.GateAlive(gate) {
 		t.Fatal("the orphaned teammate still runs")
 	}
 	if _, err := os.Stat(r.dir); !os.IsNotExist(err) {
@@ -404,19 +405,19 @@ func TestSweepVirtualRemovesOnlyEmptyFoldersOfGoneLeads(t *testing.T) {
 	live := strconv.Itoa(os.Getpid()) + ":" + start
 	mk := func(name, lead string, panes int) string {
 		dir := filepath.Join(parent, name)
-		if _, err := NewVirtual(dir, VirtualState{Terminal: "testterm", Lead: lead, Exe: "/bin/paneteam"}); err != nil {
+		if _, err := virtualtmux.Create(dir, virtualtmux.State{Terminal: "testterm", Lead: lead, Exe: "/bin/paneteam"}); err != nil {
 			t.Fatal(err)
 		}
 		if panes > 0 {
-			st, _ := ReadVirtual(dir)
-			st.Panes = []VirtualPane{{ID: "%1", Handle: "w1", Gate: filepath.Join(dir, "gates", "1")}}
+			st, _ := virtualtmux.Read(dir)
+			st.Panes = []virtualtmux.Pane{{ID: "%1", Handle: "w1", Gate: filepath.Join(dir, "gates", "1")}}
 			b, _ := json.Marshal(st)
-			os.WriteFile(filepath.Join(dir, virtualStateFile), b, 0o600)
+			os.WriteFile(filepath.Join(dir, "panes.json"), b, 0o600)
 		}
 		return dir
 	}
 	emptyGone, emptyLive, withPanes := mk("a", gone, 0), mk("b", live, 0), mk("c", gone, 1)
-	SweepVirtual(parent)
+	virtualtmux.Sweep(parent)
 	if _, err := os.Stat(emptyGone); !os.IsNotExist(err) {
 		t.Errorf("the folder of a gone lead with no pane is left")
 	}
@@ -447,13 +448,13 @@ func TestCloseAllFromCronUsesTheLeadsTerminalProgram(t *testing.T) {
 	os.MkdirAll(filepath.Dir(prog), 0o700)
 	testutil.WriteExecutable(t, prog, []byte("#!/bin/sh\n"))
 	state := filepath.Join(dir, "v")
-	if _, err := NewVirtual(state, VirtualState{Terminal: "cronterm", Lead: "1:1", Exe: "/bin/paneteam", Programs: map[string]string{"cronterm-cli": prog}}); err != nil {
+	if _, err := virtualtmux.Create(state, virtualtmux.State{Terminal: "cronterm", Lead: "1:1", Exe: "/bin/paneteam", Programs: map[string]string{"cronterm-cli": prog}}); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := ReadVirtual(state)
-	st.Panes = []VirtualPane{{ID: "%1", Handle: "w1", Gate: filepath.Join(state, "gates", "1")}}
+	st, _ := virtualtmux.Read(state)
+	st.Panes = []virtualtmux.Pane{{ID: "%1", Handle: "w1", Gate: filepath.Join(state, "gates", "1")}}
 	b, _ := json.Marshal(st)
-	os.WriteFile(filepath.Join(state, virtualStateFile), b, 0o600)
+	os.WriteFile(filepath.Join(state, "panes.json"), b, 0o600)
 
 	cron := map[string]string{"PATH": "/usr/bin:/bin"}
 	ids, err := CloseAll(context.Background(), state, func(k string) string { return cron[k] })

@@ -3,21 +3,21 @@ package shim
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"strings"
 	"sync"
 )
 
 // inVirtual reports whether this shim serves a virtual server.
 func (s *Shim) inVirtual() bool {
-	return s.Getenv(EnvTerminal) != "" && s.Getenv(EnvState) != "" && s.Getenv(EnvDir) != ""
+	return s.Getenv(virtualtmux.EnvTerminal) != "" && s.Getenv(virtualtmux.EnvState) != "" && s.Getenv(EnvDir) != ""
 }
 
 // virtualAddressed reports whether c is for the virtual server: sent to
 // its socket, or sent with no server named by a process whose $TMUX is
 // the virtual server (Claude's screen probes).
 func (s *Shim) virtualAddressed(c Call) bool {
-	sock := filepath.Join(s.Getenv(EnvState), virtualSocket)
+	sock := virtualtmux.Socket(s.Getenv(virtualtmux.EnvState))
 	if c.Socket != "" || c.Name != "" {
 		return c.Socket == sock
 	}
@@ -42,7 +42,7 @@ func isProbe(c Call) bool {
 
 // serveVirtual answers c as the virtual server.
 func (s *Shim) serveVirtual(ctx context.Context, c Call) int {
-	v := &virtual{s: s, dir: s.Getenv(EnvState)}
+	v := &virtual{s: s, dir: s.Getenv(virtualtmux.EnvState)}
 	if c.Socket == "" {
 		return v.probe(c) // virtualAddressed let only the probes through
 	}
@@ -55,7 +55,7 @@ func (s *Shim) serveVirtual(ctx context.Context, c Call) int {
 	}
 	v.unlock = sync.OnceFunc(unlock)
 	defer v.unlock()
-	if v.st, err = ReadVirtual(v.dir); err != nil {
+	if v.st, err = virtualtmux.Read(v.dir); err != nil {
 		return s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
 	switch c.Cmd {

@@ -1,17 +1,15 @@
 package shim
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 )
 
@@ -22,13 +20,7 @@ import (
 // its own pane (KITTY_WINDOW_ID, WEZTERM_PANE: the teammate's pane, not
 // the lead's).
 func (s *Shim) teammateEnv() []string {
-	var out []string
-	for _, kv := range s.realEnv() {
-		if k, _, _ := strings.Cut(kv, "="); k != "" && !IsTerminalVar(k) {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return envlist.Filter(s.realEnv(), func(k string) bool { return k != "" && !IsTerminalVar(k) })
 }
 
 // writeGateRun writes o as the exec file FILE.run of the gate file.
@@ -44,25 +36,6 @@ func writeGateRun(file string, o native.Open) error {
 	return nil
 }
 
-// gateStartLimit is how long a pane's gate may take to start before the
-// pane is taken for one the terminal never opened.
-const gateStartLimit = 30 * time.Second
-
-// The gate's own files: FILE.pid holds "<pid>:<start time>" of the gate
-// (the process that becomes the teammate), FILE.run the command.
-
-// gateAlive reports whether the gate of file, or what it became, runs.
-// A gate that has not written its pid yet counts as alive.
-func gateAlive(file string) bool {
-	b, err := os.ReadFile(file + ".pid")
-	if errors.Is(err, fs.ErrNotExist) {
-		st, err := os.Stat(file + ".new")
-		return err == nil && time.Since(st.ModTime()) < gateStartLimit
-	}
-	pid, start, ok := procTag(string(b))
-	return ok && proc.Alive(pid, start)
-}
-
 // endGate hangs up the gate's process group (the teammate and what it
 // started), then kills what is left after a grace period.
 func endGate(file string) {
@@ -70,7 +43,7 @@ func endGate(file string) {
 	if err != nil {
 		return
 	}
-	pid, start, ok := procTag(string(b))
+	pid, start, ok := virtualtmux.ProcTag(string(b))
 	if !ok || !proc.Alive(pid, start) {
 		return // gone, or the pid is someone else's now
 	}
@@ -90,14 +63,6 @@ func endGate(file string) {
 // gateHangUp is how long a hung-up teammate has to exit before it is
 // killed.
 var gateHangUp = 2 * time.Second
-
-// procTag reads a process's "<pid>:<start time>" (the start may be
-// empty: only the pid is then checked).
-func procTag(tag string) (pid int, start string, ok bool) {
-	p, start, _ := strings.Cut(strings.TrimSpace(tag), ":")
-	pid, err := strconv.Atoi(p)
-	return pid, start, err == nil && pid > 1
-}
 
 func removeGate(file string) {
 	for _, ext := range []string{"", ".pid", ".run", ".new"} {

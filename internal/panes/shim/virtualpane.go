@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/layout"
@@ -65,7 +65,7 @@ func (v *virtual) lookPath(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return exec.LookPath(name)
+	return program.Find(name, v.s.Getenv("PATH"))
 }
 
 // split opens a teammate's pane in the terminal where paneteam's layout
@@ -103,34 +103,34 @@ func (v *virtual) split(ctx context.Context, c Call) int {
 // (the person closed it, and its program has not ended yet, so prune
 // kept it) drops that pane and asks the layout again, which places the
 // new pane beside a live one, else beside the lead.
-func (v *virtual) open(ctx context.Context, t native.Terminal, id, gate string) (VirtualPane, layout.Plan, error) {
+func (v *virtual) open(ctx context.Context, t native.Terminal, id, gate string) (virtualtmux.Pane, layout.Plan, error) {
 	for {
 		win := v.window()
 		plan, err := layout.Next(v.s.policy, win)
 		if err != nil {
-			return VirtualPane{}, plan, err
+			return virtualtmux.Pane{}, plan, err
 		}
-		np := VirtualPane{ID: id, Gate: gate, Tab: plan.OwnWindow, Width: virtualWidth, Height: virtualHeight}
+		np := virtualtmux.Pane{ID: id, Gate: gate, Tab: plan.OwnWindow, Width: virtualWidth, Height: virtualHeight}
 		place := native.Place{OwnTab: plan.OwnWindow}
 		target := v.pane(plan.Split.Target)
 		if !plan.OwnWindow {
 			place.Horizontal, place.Percent = plan.Split.Horizontal, plan.Split.Percent
 			if target != nil {
-				place.Beside = target.Handle
+				place.Beside = native.Handle(target.Handle)
 			}
 			np.Width, np.Height, _, _ = layout.Carve(win, plan.Split)
 		}
 		h, err := t.Open(ctx, native.Open{Argv: []string{v.st.Exe, GateCommand, gate}, Place: place})
 		if err == nil {
-			np.Handle = h
+			np.Handle = string(h)
 			if target != nil && !plan.OwnWindow {
 				// The lead's size is derived from its teammates'.
 				_, _, target.Width, target.Height = layout.Carve(win, plan.Split)
 			}
 			return np, plan, nil
 		}
-		if plan.OwnWindow || target == nil || !v.gone(ctx, t, target.Handle) {
-			return VirtualPane{}, plan, err
+		if plan.OwnWindow || target == nil || !v.gone(ctx, t, native.Handle(target.Handle)) {
+			return virtualtmux.Pane{}, plan, err
 		}
 		v.drop(*target)
 	}
@@ -145,8 +145,8 @@ func (v *virtual) gone(ctx context.Context, t native.Terminal, h native.Handle) 
 
 // drop forgets a pane the terminal no longer has and ends what still
 // runs in it, as a pane's closing does in tmux.
-func (v *virtual) drop(p VirtualPane) {
-	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q VirtualPane) bool { return q.ID == p.ID })
+func (v *virtual) drop(p virtualtmux.Pane) {
+	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q virtualtmux.Pane) bool { return q.ID == p.ID })
 	endGate(p.Gate)
 	removeGate(p.Gate)
 }
@@ -157,14 +157,14 @@ func (v *virtual) drop(p VirtualPane) {
 // the terminal shows it made visible (visible.Line), never a control
 // character it would act on or hide. The name is cosmetic: a terminal
 // that refuses it is logged, and the call succeeds.
-func (v *virtual) title(ctx context.Context, p VirtualPane) int {
+func (v *virtual) title(ctx context.Context, p virtualtmux.Pane) int {
 	if err := v.write(); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
 	t, err := v.driver()
 	if err == nil {
 		if tt, ok := t.(native.Titler); ok {
-			err = tt.SetTitle(ctx, p.Handle, visible.Line(p.Title), p.Tab)
+			err = tt.SetTitle(ctx, native.Handle(p.Handle), visible.Line(p.Title), p.Tab)
 		}
 	}
 	if err != nil && v.s.Getenv(EnvLog) != "" {
@@ -214,7 +214,7 @@ func (v *virtual) arrangeWith(ctx context.Context, rl layout.Relayout) {
 // before it runs anything), moved into place whole.
 func (v *virtual) respawn(c Call) int {
 	p := v.pane(c.Flag('t'))
-	if p == nil || !gateAlive(p.Gate) {
+	if p == nil || !virtualtmux.GateAlive(p.Gate) {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
 	argv, agent := teammateCommand(c.Args)
@@ -236,7 +236,7 @@ func (v *virtual) kill(ctx context.Context, c Call) int {
 		return v.s.finish("", fmt.Sprintf("can't find pane: %s\n", c.Flag('t')), 1)
 	}
 	gone := *p
-	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q VirtualPane) bool { return q.ID == gone.ID })
+	v.st.Panes = slices.DeleteFunc(v.st.Panes, func(q virtualtmux.Pane) bool { return q.ID == gone.ID })
 	if err := v.write(); err != nil {
 		return v.s.finish("", fmt.Sprintf("paneteam (run as tmux): %v\n", err), 1)
 	}
@@ -257,7 +257,7 @@ func (v *virtual) relayout(ctx context.Context) {
 		return
 	}
 	defer unlock()
-	st, err := ReadVirtual(v.dir)
+	st, err := virtualtmux.Read(v.dir)
 	if err != nil {
 		return
 	}
@@ -271,12 +271,12 @@ func (v *virtual) relayout(ctx context.Context) {
 // has ended (its last window closed with the program) holds no pane: a
 // Close it cannot answer, followed by a listing it cannot answer either,
 // is success.
-func (v *virtual) closePane(ctx context.Context, p VirtualPane) error {
+func (v *virtual) closePane(ctx context.Context, p virtualtmux.Pane) error {
 	endGate(p.Gate)
 	t, err := v.driver()
 	if err == nil {
-		if err = t.Close(ctx, p.Handle); err != nil {
-			if hs, lerr := t.List(ctx); lerr != nil || !slices.Contains(hs, p.Handle) {
+		if err = t.Close(ctx, native.Handle(p.Handle)); err != nil {
+			if hs, lerr := t.List(ctx); lerr != nil || !slices.Contains(hs, native.Handle(p.Handle)) {
 				err = nil
 			}
 		}

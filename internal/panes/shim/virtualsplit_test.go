@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 )
 
 // TestVirtualServerSplitsBesideALivePane: the person closed the pane the
@@ -22,7 +23,7 @@ func TestVirtualServerSplitsBesideALivePane(t *testing.T) {
 	waitFile(t, filepath.Join(work, "dora"))
 	p2 := r.spawn("eve", "cd "+work+" && trap '' HUP && echo eve > eve && exec sleep 300")
 	waitFile(t, filepath.Join(work, "eve"))
-	st, _ := ReadVirtual(r.dir)
+	st, _ := virtualtmux.Read(r.dir)
 	eve := st.Panes[1]
 	if eve.ID != p2 || eve.Handle != "w2" {
 		t.Fatalf("eve's pane %+v", eve)
@@ -37,7 +38,7 @@ func TestVirtualServerSplitsBesideALivePane(t *testing.T) {
 	if len(places) != 3 || places[2].Beside != "w1" || places[2].Horizontal {
 		t.Fatalf("places = %+v; want frank below dora's w1 (eve's w2 is closed)", places)
 	}
-	if gateAlive(eve.Gate) {
+	if virtualtmux.GateAlive(eve.Gate) {
 		t.Error("the teammate of the closed pane still runs")
 	}
 	if got := strings.Fields(r.must("-S", r.sock(), "list-panes", "-t", "@0", "-F", "#{pane_id}")); strings.Join(got, " ") != "%0 %1 "+p3 {

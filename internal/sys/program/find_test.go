@@ -37,7 +37,8 @@ func TestFind(t *testing.T) {
 		{"first folder that holds it executable", "tool", a + sep + b, runs},
 		{"earlier folder wins", "other", a + sep + b, filepath.Join(a, "other")},
 		{"a folder is not a program", "folder", a, ""},
-		{"empty entry is the current folder", "tool", sep + a, "tool"},
+		{"empty entry is not the current folder", "tool", sep + a, ""},
+		{"relative entry is skipped", "tool", "." + sep + "../b", ""},
 		{"missing everywhere", "nothing", a + sep + b, ""},
 		{"empty PATH", "tool", "", ""},
 	} {
@@ -66,5 +67,32 @@ func TestExecutable(t *testing.T) {
 		if got := Executable(p); got != want {
 			t.Errorf("Executable(%s) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+func TestLookupTakesAPathAsItIsAndSearchesForAName(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Lookup("tool", "/nonexistent:"+dir); err != nil || got != tool {
+		t.Errorf("Lookup(tool) on PATH = %q, %v; want %s", got, err, tool)
+	}
+	// A path is not searched for: PATH holds no such folder.
+	if got, err := Lookup(tool, ""); err != nil || got != tool {
+		t.Errorf("Lookup(%s) = %q, %v; want it as given", tool, got, err)
+	}
+	for _, bad := range []string{filepath.Join(dir, "missing"), plain, dir + "/"} {
+		if got, err := Lookup(bad, dir); err == nil {
+			t.Errorf("Lookup(%s) = %q; want an error (missing, not executable, a folder)", bad, got)
+		}
+	}
+	if _, err := Lookup("missing", dir); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("Lookup(missing) on PATH: %v; want exec.ErrNotFound", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -28,6 +29,12 @@ type Cmd struct {
 	// DefaultTimeout ends the call after this long only when ctx has no
 	// deadline: a caller's own deadline, even a later one, is kept.
 	DefaultTimeout time.Duration
+	// Stdin is the program's standard input; nil reads nothing.
+	Stdin io.Reader
+	// Stderr, when set, also receives what the program writes on its
+	// stderr as it writes it (shown to a person even when the call
+	// succeeds); an *Error still carries it, trimmed.
+	Stderr io.Writer
 }
 
 // Error is a call that failed: the call as a person would type it, the
@@ -49,7 +56,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Output runs c with no standard input and returns its stdout. A failure
+// Output runs c, with no standard input unless c.Stdin, and returns its
+// stdout. A failure
 // is an *Error; the stdout printed before it is returned with it.
 func Output(ctx context.Context, c Cmd) (string, error) {
 	var cancel context.CancelFunc = func() {}
@@ -63,7 +71,11 @@ func Output(ctx context.Context, c Cmd) (string, error) {
 	cmd.Env = c.Env
 	cmd.WaitDelay = waitDelay
 	var out, errb bytes.Buffer
+	cmd.Stdin = c.Stdin
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if c.Stderr != nil {
+		cmd.Stderr = io.MultiWriter(&errb, c.Stderr)
+	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v)", ctx.Err(), err)

@@ -48,6 +48,27 @@ func TestOutput(t *testing.T) {
 	}
 }
 
+// A caller may give the program its input, and show a person its stderr
+// as it comes, even when the call succeeds.
+func TestOutputStdinAndStderr(t *testing.T) {
+	c := sh("cat; echo said >&2")
+	c.Stdin = strings.NewReader("in\n")
+	var shown strings.Builder
+	c.Stderr = &shown
+	out, err := Output(context.Background(), c)
+	if err != nil || out != "in\n" || shown.String() != "said\n" {
+		t.Fatalf("Output = %q, %v, stderr shown %q; want the input back and the stderr shown", out, err, shown.String())
+	}
+	c = sh("echo broke >&2; exit 2")
+	shown.Reset()
+	c.Stderr = &shown
+	_, err = Output(context.Background(), c)
+	var e *Error
+	if !errors.As(err, &e) || e.Stderr != "broke" || shown.String() != "broke\n" {
+		t.Errorf("failure: error %v, stderr shown %q; want both to carry it", err, shown.String())
+	}
+}
+
 // elapsed runs c under ctx and says how long it took and how it failed.
 func elapsed(ctx context.Context, c Cmd) (time.Duration, error) {
 	start := time.Now()

@@ -64,3 +64,32 @@ func TestMkdirAllAndBelowRefuseALinkedFolder(t *testing.T) {
 		t.Errorf("Below of a missing folder: %v", err)
 	}
 }
+
+func TestOpenBelowMakesFoldersAndFollowsNoLinkOnTheWay(t *testing.T) {
+	root, away := t.TempDir(), t.TempDir()
+	f, err := OpenBelow(root, "a/b/f", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600, 0o700)
+	if err != nil {
+		t.Fatalf("OpenBelow making a/b: %v", err)
+	}
+	f.Close()
+	os.Symlink(away, filepath.Join(root, "a", "l"))
+	os.Symlink(filepath.Join(away, "x"), filepath.Join(root, "a", "b", "g"))
+	for rel, at := range map[string]string{"a/l/f": "a/l", "a/l/c/f": "a/l", "a/b/g": "a/b/g"} {
+		f, err := OpenBelow(root, rel, os.O_WRONLY|os.O_CREATE, 0o600, 0o700)
+		if err == nil {
+			f.Close()
+		}
+		if !IsOdd(err) || !strings.Contains(err.Error(), filepath.Join(root, at)) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("OpenBelow(%s) = %v, want a refusal naming %s as a symbolic link", rel, err, at)
+		}
+		if err := SymlinkBelow("t", root, rel, 0o700); !IsOdd(err) && !strings.Contains(rel, "g") {
+			t.Errorf("SymlinkBelow(%s) = %v, want a refusal", rel, err)
+		}
+	}
+	if ents, _ := os.ReadDir(away); len(ents) != 0 {
+		t.Errorf("something was made through a link: %v", ents)
+	}
+	if _, err := OpenBelow(root, "../x", os.O_RDONLY, 0, 0); err == nil {
+		t.Error("OpenBelow opened a path outside its root")
+	}
+}

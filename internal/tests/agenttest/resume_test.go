@@ -49,7 +49,6 @@ func TestResumedAgentTeammatesContinueTheirSessions(t *testing.T) {
 type resumeScript struct {
 	call func(tool string) (namespace, name string)
 	mu   sync.Mutex
-	read string // the call id of read_inbox
 }
 
 const (

@@ -55,19 +55,13 @@ func newWorld(t *testing.T, cli agenttest.CLI, cliBin string, model *agenttest.M
 		}
 	})
 	w.srv = testutil.TmuxServer(t)
-	ctx := context.Background()
 	vars := append([]string{
 		"PATH=" + cliBin + ":" + filepath.Dir(w.pt) + ":" + os.Getenv("PATH"),
 		"HOME=" + w.home, "XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"), "XDG_STATE_HOME=" + filepath.Join(w.home, ".local", "state"),
 		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"), "TERM=xterm-256color", "COLORTERM=truecolor",
 	}, model.ProxyEnv()...)
-	for _, kv := range append(vars, extraEnv...) {
-		k, v, _ := strings.Cut(kv, "=")
-		if _, err := w.srv.Run(ctx, "set-environment", "-g", k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.SetServerEnv(t, w.srv, append(vars, extraEnv...)...)
 	w.env = append(append([]string(nil), vars...), extraEnv...)
 	// tmux gives a new pane the PATH of the client that made it. The
 	// home folders are the panes' too: paneteam run from the test keeps

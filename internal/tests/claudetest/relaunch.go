@@ -2,10 +2,10 @@ package claudetest
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/tmux"
 )
 
@@ -23,11 +23,7 @@ func (s *Session) Relaunch(t testing.TB, args ...string) *Session {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	n := &Session{API: s.API, Bin: s.Bin, ConfigDir: s.ConfigDir, Home: s.Home, Cwd: s.Cwd, Team: s.Team, Tmux: s.Tmux, t: t, vars: s.Env()}
-	sets := [][]string{{"new-session", "-d", "-s", "guard", "-x", "200", "-y", "50"}}
-	for _, kv := range n.vars {
-		k, v, _ := strings.Cut(kv, "=")
-		sets = append(sets, []string{"set-environment", "-g", k, v})
-	}
+	sets := append([][]string{{"new-session", "-d", "-s", "guard", "-x", "200", "-y", "50"}}, testutil.ServerEnv(n.vars)...)
 	if _, err := n.Tmux.RunSeq(ctx, sets...); err != nil {
 		t.Fatalf("start the test tmux server again: %v", err)
 	}

@@ -169,12 +169,9 @@ func prepare(t testing.TB, opts Options, who string) (*Session, tmux.Server, str
 		t.Fatalf("seed Claude Code's config: %v", err)
 	}
 	s.vars = s.env(opts)
-	var sets [][]string
-	for _, kv := range s.vars {
-		k, v, _ := strings.Cut(kv, "=")
-		sets = append(sets, []string{"set-environment", "-g", k, v})
-	}
-	if _, err := srv.RunSeq(context.Background(), sets...); err != nil {
+	// Claude's scratch HOME holds paneteam's state too, for the panes
+	// split from it as for Claude (ServerEnv).
+	if _, err := srv.RunSeq(context.Background(), testutil.ServerEnv(s.vars)...); err != nil {
 		t.Fatalf("set Claude's environment in the test tmux server: %v", err)
 	}
 	return s, srv, bin

@@ -55,7 +55,7 @@ func newSession(t *testing.T, tmp, path string, extra ...string) *session {
 		switch k {
 		// Where paneteam looks for config, state and sockets: each is
 		// pinned below, so the caller's values must not leak in.
-		case "PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+		case "PATH", "HOME", "PANETEAM_STATE_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
 			"TMUX_TMPDIR", "PANETEAM_USER", "PANETEAM_TMUX_CONFIG", "PANETEAM_LAYOUT", "NO_COLOR":
 			continue
 		}

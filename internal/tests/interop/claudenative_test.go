@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/kittytest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -240,7 +240,7 @@ func TestPaneteamClaudeInKitty(t *testing.T) {
 	}
 	// The lead closed every pane it had: its folder of paneteam's tmux
 	// holds none, and the next 'paneteam claude' or cleanup sweeps it.
-	st, err := shim.ReadVirtual(filepath.Join(l.state, "vtmux", strconv.Itoa(l.PID)))
+	st, err := virtualtmux.Read(filepath.Join(l.state, "vtmux", strconv.Itoa(l.PID)))
 	if err != nil || len(st.Panes) != 0 {
 		t.Errorf("paneteam's tmux for the lead after its exit: %+v, %v; want it to hold no pane", st, err)
 	}

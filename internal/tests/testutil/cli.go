@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"os"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,9 @@ type Invocation struct {
 type MainFunc func(ctx context.Context, inv Invocation) int
 
 // CLI runs paneteam's command line in this process, with an environment
-// of its own (never the test process's), and returns what it printed:
+// of its own (never the test process's; but, unless it gives a HOME, with
+// the test process's state and config folders, as Env, so that paneteam
+// does not fall back to the person's HOME), and returns what it printed:
 //
 //	pt := testutil.CLI{Main: main, Vars: map[string]string{"PANETEAM_ROOT": root}}
 //	out := pt.Must(t, "team-create", "crew")
@@ -52,6 +55,13 @@ func (c CLI) Run(t testing.TB, args ...string) Result {
 	vars := maps.Clone(c.Vars)
 	if vars == nil {
 		vars = map[string]string{}
+	}
+	if home, given := vars["HOME"]; !ownHome(home, given) {
+		for _, k := range testFolderVars {
+			if _, set := vars[k]; !set {
+				vars[k] = os.Getenv(k)
+			}
+		}
 	}
 	code := c.Main(context.Background(), Invocation{
 		Args: append([]string{"paneteam"}, args...), Vars: vars,

@@ -195,11 +195,23 @@ func ShortTempDir(t testing.TB) string {
 
 // Env returns os.Environ() without variables that would make a child
 // paneteam think it runs inside the developer's tmux, iTerm2 or team,
-// plus extra KEY=VALUE pairs.
+// plus extra KEY=VALUE pairs. It carries the test process's state and
+// config folders (StateDir), unless extra gives a HOME of the test's own:
+// then paneteam works them out from that HOME, as for a person.
 func Env(extra ...string) []string {
+	home, given := "", false
+	for _, kv := range extra {
+		if k, v, _ := cutEq(kv); k == "HOME" {
+			home, given = v, true
+		}
+	}
+	dropFolders := ownHome(home, given)
 	var out []string
 	for _, kv := range os.Environ() {
-		k, _, _ := cutEq(kv)
+		k, v, _ := cutEq(kv)
+		if dropFolders && isTestFolder(k, v) {
+			continue
+		}
 		switch k {
 		case "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM", "PANETEAM_TEAM",
 			"PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND", "CLAUDE_CONFIG_DIR", "PANETEAM_MCP_BIN", "PANETEAM_LEAD_VERIFY_KEY":

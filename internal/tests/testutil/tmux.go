@@ -53,3 +53,41 @@ func FirstPane(t testing.TB, srv tmux.Server) string {
 	}
 	return strings.Fields(out)[0]
 }
+
+// ServerEnv is the tmux commands that put vars (KEY=VALUE) in a test
+// server's global environment, which every pane opened later gets. When
+// vars give a HOME of the test's own, they also take the test process's
+// state and config folders out of it (those vars not given), as Env does,
+// so that the panes work them out from that HOME like the test's own
+// paneteam runs and the program vars are for.
+func ServerEnv(vars []string) [][]string {
+	var sets [][]string
+	given := map[string]bool{}
+	home, hasHome := "", false
+	for _, kv := range vars {
+		k, v, _ := strings.Cut(kv, "=")
+		given[k] = true
+		if k == "HOME" {
+			home, hasHome = v, true
+		}
+		sets = append(sets, []string{"set-environment", "-g", k, v})
+	}
+	if ownHome(home, hasHome) {
+		for _, k := range testFolderVars {
+			if !given[k] {
+				sets = append(sets, []string{"set-environment", "-gu", k})
+			}
+		}
+	}
+	return sets
+}
+
+// SetServerEnv runs ServerEnv(vars) in srv.
+func SetServerEnv(t testing.TB, srv tmux.Server, vars ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := srv.RunSeq(ctx, ServerEnv(vars)...); err != nil {
+		t.Fatalf("set the test tmux server's environment: %v", err)
+	}
+}

@@ -81,7 +81,20 @@ func (l *Live) Requests(context.Context) ([]approval.Request, error) {
 // Answer writes the answer exactly as 'paneteam approve' and 'deny' do.
 func (l *Live) Answer(ctx context.Context, r approval.Request, d approval.Decision) error {
 	_, err := l.lead().AnswerRequest(ctx, r, d)
-	return err
+	return answerWords(err)
+}
+
+// answerWords words a refused answer by the dashboard's own keys, where
+// the core names the part of the answer that does not fit.
+func answerWords(err error) error {
+	var de *approval.DecisionError
+	if !errors.As(err, &de) {
+		return err
+	}
+	if de.Field != approval.FieldAlways {
+		return err // feedback and a plan's mode are named as the core names them
+	}
+	return errors.New(de.Words("A (always allow)"))
 }
 
 // Send posts a plain message the way 'paneteam send --to NAME TEXT'
@@ -139,7 +152,7 @@ func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 	if strings.EqualFold(name, team.LeadName) {
 		return "", errors.New("the lead is not stopped from here: it is you")
 	}
-	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer()}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
+	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer(), Caller: l.Caller}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
 		Names: []string{name}, Reason: "stopped from the paneteam dashboard", Timeout: l.ShutdownTimeout,
 	})
 	if err != nil {

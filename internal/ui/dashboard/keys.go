@@ -4,15 +4,15 @@ import (
 	"strings"
 	"unicode"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // key handles one key press in the current mode.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
-	if k.Type == tea.KeyCtrlC {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if k.String() == "ctrl+c" {
 		m.quitting = true
 		return tea.Quit
 	}
@@ -39,39 +39,27 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	return m.listKey(k)
 }
 
-func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
-	switch k.Type {
-	case tea.KeyTab:
+func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "tab":
 		m.focus = (m.focus + 1) % nSections
-		return nil
-	case tea.KeyShiftTab:
+	case "shift+tab":
 		m.focus = (m.focus + nSections - 1) % nSections
-		return nil
-	case tea.KeyUp:
-		m.move(-1)
-		return nil
-	case tea.KeyDown:
-		m.move(1)
-		return nil
-	case tea.KeyEnter:
+	case "enter":
 		m.mode, m.detail, m.scroll = modeDetail, m.focus, 0
 		if r, ok := m.selectedRequest(); ok && m.focus == secRequests {
 			m.shown = reqKey(r)
 		}
-		return nil
-	case tea.KeyEsc:
+	case "esc":
 		m.mode = modeList
-		return nil
-	}
-	switch k.String() {
 	case "q":
 		m.quitting = true
 		return tea.Quit
 	case "?":
 		m.mode = modeHelp
-	case "k":
+	case "up", "k":
 		m.move(-1)
-	case "j":
+	case "down", "j":
 		m.move(1)
 	case "a", "A", "d":
 		// A request is answered only from a view that shows it whole: a
@@ -154,30 +142,22 @@ func alwaysOffered(r approval.Request) bool {
 
 // detailKey scrolls the detail view and answers the request shown; ok is
 // false for keys the list handles the same way.
-func (m *Model) detailKey(k tea.KeyMsg) (tea.Cmd, bool) {
-	switch k.Type {
-	case tea.KeyEsc, tea.KeyEnter:
+func (m *Model) detailKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	switch k.String() {
+	case "esc", "enter":
 		m.mode = modeList
 		return nil, true
-	case tea.KeyUp:
+	case "up", "k":
 		m.scroll = max(0, m.scroll-1)
 		return nil, true
-	case tea.KeyDown:
+	case "down", "j":
 		m.scroll++
 		return nil, true
-	case tea.KeyPgUp:
+	case "pgup":
 		m.scroll = max(0, m.scroll-(m.h-4))
 		return nil, true
-	case tea.KeyPgDown, tea.KeySpace:
+	case "pgdown", "space":
 		m.scroll += m.h - 4
-		return nil, true
-	}
-	switch k.String() {
-	case "k":
-		m.scroll = max(0, m.scroll-1)
-		return nil, true
-	case "j":
-		m.scroll++
 		return nil, true
 	case "a", "A", "d":
 		if m.detail != secRequests {
@@ -201,30 +181,21 @@ func (m *Model) detailKey(k tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // reviewKey: the popup's single keys.
-func (m *Model) reviewKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) reviewKey(k tea.KeyPressMsg) tea.Cmd {
 	if len(m.reqs) == 0 && m.snap != nil && !m.busy {
 		m.quitting = true // "none waiting: press any key"
 		return tea.Quit
 	}
-	switch k.Type {
-	case tea.KeyUp:
-		m.scroll = max(0, m.scroll-1)
-		return nil
-	case tea.KeyDown:
-		m.scroll++
-		return nil
-	case tea.KeyPgUp:
-		m.scroll = max(0, m.scroll-(m.h-4))
-		return nil
-	case tea.KeyPgDown, tea.KeySpace:
-		m.scroll += m.h - 4
-		return nil
-	case tea.KeyEsc:
-		m.quitting = true
-		return tea.Quit
-	}
 	switch k.String() {
-	case "q":
+	case "up":
+		m.scroll = max(0, m.scroll-1)
+	case "down":
+		m.scroll++
+	case "pgup":
+		m.scroll = max(0, m.scroll-(m.h-4))
+	case "pgdown", "space":
+		m.scroll += m.h - 4
+	case "esc", "q":
 		m.quitting = true
 		return tea.Quit
 	case "?":
@@ -246,17 +217,17 @@ func (m *Model) reviewKey(k tea.KeyMsg) tea.Cmd {
 }
 
 // inputKey edits the one-line text input: Enter sends, Esc cancels.
-func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 	back := modeList
 	if m.opts.Review {
 		back = modeDetail
 	}
-	switch k.Type {
-	case tea.KeyEsc:
+	switch k.String() {
+	case "esc":
 		m.mode = back
 		m.setStatus("cancelled", nil)
 		return nil
-	case tea.KeyEnter:
+	case "enter":
 		m.mode = back
 		// What was typed goes as typed; only a blank line counts as none.
 		text := string(m.input)
@@ -274,29 +245,31 @@ func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
 		return m.act("sending", func() (string, error) {
 			return "message sent to " + visible.Line(to), m.acts.Send(m.ctx, to, text)
 		})
-	case tea.KeyBackspace:
+	case "backspace":
 		if len(m.input) > 0 {
 			m.input = m.input[:len(m.input)-1]
 		}
 		return nil
-	case tea.KeyCtrlU:
+	case "ctrl+u":
 		m.input = nil
 		return nil
-	case tea.KeySpace:
-		m.input = append(m.input, ' ')
-		return nil
-	case tea.KeyRunes:
-		for _, r := range k.Runes {
-			if unicode.IsPrint(r) || r == ' ' {
-				m.input = append(m.input, r)
-			}
-		}
 	}
+	m.typed(k.Text) // a printable key's text, space included; none for ctrl+x, arrows
 	return nil
 }
 
+// typed adds text to the input, keeping what prints: a key's text or
+// a paste (whose line breaks and tabs are dropped, as the input is one line).
+func (m *Model) typed(text string) {
+	for _, r := range text {
+		if unicode.IsPrint(r) || r == ' ' {
+			m.input = append(m.input, r)
+		}
+	}
+}
+
 // confirmKey: y stops the teammate, anything else does not.
-func (m *Model) confirmKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) confirmKey(k tea.KeyPressMsg) tea.Cmd {
 	m.mode = modeList
 	if k.String() != "y" && k.String() != "Y" {
 		m.setStatus("not stopped", nil)

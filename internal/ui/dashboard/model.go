@@ -10,14 +10,14 @@
 // escape sequence in a command or a plan must never repaint what the
 // person approves.
 //
-// It runs on Bubble Tea 0.27, the last release whose package
-// initialisation does no I/O: from 1.0 on, Bubble Tea's init asks the
-// terminal for its background colour through Lip Gloss (writing OSC 11 and
-// a cursor report request, then waiting for the answer), and since every
-// package's init runs in every paneteam process, each keybinding and
-// status-line refresh would do it too. cmd/paneteam's
-// TestStartAsksTheTerminalNothing fails if that comes back. Styles are
-// eight SGR sequences of our own (style.go) for the same reason.
+// It runs on Bubble Tea v2 (charm.land/bubbletea/v2), whose cell
+// renderer compares each frame with the screen it drew, so a resize or
+// zoom by tmux leaves no stale row (0.27 needed every frame padded to the
+// window for that). Its package initialisation builds tables and asks the
+// terminal nothing (1.x asked for the background colour, through Lip
+// Gloss); it is linked only by cmd/paneteam-dashboard, never by paneteam
+// (cmd/paneteam's TestNoBubbleTea). Styles are eight SGR sequences of our
+// own (style.go).
 package dashboard
 
 import (
@@ -26,7 +26,7 @@ import (
 	"fmt"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
@@ -175,8 +175,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		return m, m.refresh()
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		// Bubble Tea v2 turns on bracketed paste and hands a paste over
+		// whole, not as key presses: into the input if one is open.
+		if m.mode == modeInput {
+			m.typed(msg.Content)
+		}
+		return m, nil
 	}
 	return m, nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
@@ -94,18 +94,25 @@ func drive(m *Model, cmd tea.Cmd) bool {
 func press(m *Model, keys ...string) bool {
 	quit := false
 	for _, k := range keys {
-		var msg tea.KeyMsg
+		// What Bubble Tea v2 decodes from the terminal's bytes for each.
+		var msg tea.KeyPressMsg
 		switch k {
 		case "enter":
-			msg = tea.KeyMsg{Type: tea.KeyEnter}
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
 		case "tab":
-			msg = tea.KeyMsg{Type: tea.KeyTab}
+			msg = tea.KeyPressMsg{Code: tea.KeyTab}
 		case "down":
-			msg = tea.KeyMsg{Type: tea.KeyDown}
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
 		case "esc":
-			msg = tea.KeyMsg{Type: tea.KeyEsc}
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case " ":
+			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 		default:
-			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+			r := []rune(k)
+			msg = tea.KeyPressMsg{Code: r[0], Text: k}
+			if len(r) > 1 {
+				msg.Code = tea.KeyExtended
+			}
 		}
 		_, cmd := m.Update(msg)
 		quit = drive(m, cmd) || quit
@@ -117,8 +124,8 @@ func TestDenyAsksForFeedbackAndSendsIt(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
 	m := start(t, f, Options{})
 	press(m, "d", "d") // the first shows the request whole
-	if len(f.calls) != 0 || !strings.Contains(m.View(), "feedback (optional)") {
-		t.Fatalf("d answered before asking for feedback: %v\n%s", f.calls, m.View())
+	if len(f.calls) != 0 || !strings.Contains(m.screen(), "feedback (optional)") {
+		t.Fatalf("d answered before asking for feedback: %v\n%s", f.calls, m.screen())
 	}
 	press(m, "u", "s", "e", " ", "m", "a", "k", "e", "enter")
 	if len(f.answers) != 1 || f.answers[0].Approve || f.answers[0].Feedback != "use make" {
@@ -139,8 +146,8 @@ func TestApproveAlwaysOnlyWhenOffered(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
 	m := start(t, f, Options{})
 	press(m, "A", "A")
-	if len(f.calls) != 0 || !strings.Contains(m.View(), "offers no") {
-		t.Fatalf("A without a suggested rule: %v\n%s", f.calls, m.View())
+	if len(f.calls) != 0 || !strings.Contains(m.screen(), "offers no") {
+		t.Fatalf("A without a suggested rule: %v\n%s", f.calls, m.screen())
 	}
 	rule := `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"make:*"}],"behavior":"allow","destination":"localSettings"}]`
 	f.reqs = []approval.Request{perm("perm-1-a", "alice", "make", rule)}
@@ -155,8 +162,8 @@ func TestStopAsksFirst(t *testing.T) {
 	f := &fake{snap: team3()}
 	m := start(t, f, Options{})
 	press(m, "down", "s")
-	if !strings.Contains(m.View(), "stop alice?") {
-		t.Fatalf("no confirmation:\n%s", m.View())
+	if !strings.Contains(m.screen(), "stop alice?") {
+		t.Fatalf("no confirmation:\n%s", m.screen())
 	}
 	press(m, "n")
 	if len(f.calls) != 0 {
@@ -177,15 +184,31 @@ func TestMemberKeysActOnTheSelectedMember(t *testing.T) {
 	}
 }
 
+// TestAPasteGoesIntoTheOpenInputOnly: Bubble Tea v2 hands a bracketed
+// paste over as one message, not as keys; it lands in the message being
+// typed (one line: its line breaks dropped), and a paste while no input
+// is open is not read as keys.
+func TestAPasteGoesIntoTheOpenInputOnly(t *testing.T) {
+	f := &fake{snap: team3()}
+	m := start(t, f, Options{})
+	m.Update(tea.PasteMsg{Content: "sq"}) // s would stop, q would quit
+	press(m, "down", "down", "m", "x")
+	m.Update(tea.PasteMsg{Content: "one\ntwo three"})
+	press(m, "enter")
+	if fmt.Sprint(f.calls) != "[send bob xonetwo three]" {
+		t.Fatalf("calls %v", f.calls)
+	}
+}
+
 func TestTeammateTextIsMadeVisible(t *testing.T) {
 	s := team3()
 	s.Members[2].Name = "bob\x1b[2J"
 	s.Tasks[0].Subject = "fix\x1b]0;pwned\x07 it"
 	f := &fake{snap: s, reqs: []approval.Request{perm("perm-1-a", "alice", "echo \x1b[31mred\r\u202egnp.exe", "[]")}}
 	m := start(t, f, Options{})
-	views := []string{m.View()}
+	views := []string{m.screen()}
 	press(m, "tab", "tab", "enter")
-	views = append(views, m.View())
+	views = append(views, m.screen())
 	for _, v := range views {
 		if strings.ContainsAny(v, "\x1b\x07\r\u202e") {
 			t.Fatalf("raw control characters reach the screen: %q", v)
@@ -206,7 +229,7 @@ func TestRequestsListTellsRealEscapesFromTypedOnes(t *testing.T) {
 	}}
 	m := start(t, f, Options{})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	v := m.View()
+	v := m.screen()
 	for _, want := range []string{`Bash: $'echo a\nb'`, `Bash: echo a\nb`, `Bash: $'x\ty'`, `Bash: x\ty`} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
@@ -233,7 +256,7 @@ func TestLayoutFitsEverySize(t *testing.T) {
 				m := start(t, f, Options{Review: review, Color: true})
 				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 				press(m, keys...)
-				view := m.View()
+				view := m.screen()
 				lines := strings.Split(view, "\n")
 				if !review && keys == nil && size[0] <= 81 && size[1] >= 24 && strings.Count(view, "more below") != 2 {
 					// Members and requests overflow: each says so on its last row.
@@ -254,10 +277,10 @@ func TestLayoutFitsEverySize(t *testing.T) {
 
 func TestNoColorViewHasNoEscapes(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
-	if v := start(t, f, Options{}).View(); strings.Contains(v, "\x1b") {
+	if v := start(t, f, Options{}).screen(); strings.Contains(v, "\x1b") {
 		t.Fatalf("escapes without colour: %q", v)
 	}
-	if v := start(t, f, Options{Color: true}).View(); !strings.Contains(v, "\x1b[") {
+	if v := start(t, f, Options{Color: true}).screen(); !strings.Contains(v, "\x1b[") {
 		t.Fatalf("no styling with colour, so the check above proves nothing: %q", v)
 	}
 }
@@ -265,14 +288,14 @@ func TestNoColorViewHasNoEscapes(t *testing.T) {
 func TestReviewWaitsForAKeyWhenNoneIsWaiting(t *testing.T) {
 	f := &fake{snap: team3(), reqs: []approval.Request{perm("perm-1-a", "alice", "make", "[]")}}
 	m := start(t, f, Options{Review: true})
-	if !strings.Contains(m.View(), "request 1 of 1") {
-		t.Fatalf("review:\n%s", m.View())
+	if !strings.Contains(m.screen(), "request 1 of 1") {
+		t.Fatalf("review:\n%s", m.screen())
 	}
 	if press(m, "a") {
 		t.Fatal("the popup quit right after the last answer, before saying so")
 	}
-	if !strings.Contains(m.View(), "No requests are waiting") || !strings.Contains(m.View(), "Press any key") {
-		t.Fatalf("review with none waiting:\n%s", m.View())
+	if !strings.Contains(m.screen(), "No requests are waiting") || !strings.Contains(m.screen(), "Press any key") {
+		t.Fatalf("review with none waiting:\n%s", m.screen())
 	}
 	if !press(m, "x") {
 		t.Fatal("a key did not close it")
@@ -301,7 +324,7 @@ func TestARefusalIsShownWhole(t *testing.T) {
 	drive(m, m.refresh())
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	press(m, "a", "a")
-	v := m.View()
+	v := m.screen()
 	if !strings.Contains(strings.ReplaceAll(v, "\n", ""), "answer perm-1767225600000-abcdefg in that Claude Code session") {
 		t.Fatalf("refusal cut:\n%s", v)
 	}
@@ -321,8 +344,8 @@ func TestApprovalOnlyOfWhatWasShownWhole(t *testing.T) {
 	if len(f.answers) != 0 {
 		t.Fatalf("a in the list answered at once: %+v", f.answers)
 	}
-	if v := strings.ReplaceAll(m.View(), "\n", ""); !strings.Contains(v, "rm -rf ~/precious") {
-		t.Fatalf("a did not show the request whole:\n%s", m.View())
+	if v := strings.ReplaceAll(m.screen(), "\n", ""); !strings.Contains(v, "rm -rf ~/precious") {
+		t.Fatalf("a did not show the request whole:\n%s", m.screen())
 	}
 	f.reqs = f.reqs[1:] // alice's request answered elsewhere meanwhile
 	drive(m, m.refresh())
@@ -330,8 +353,8 @@ func TestApprovalOnlyOfWhatWasShownWhole(t *testing.T) {
 	if len(f.answers) != 0 {
 		t.Fatalf("a answered another request in place of the one shown: %+v", f.answers)
 	}
-	if !strings.Contains(m.View(), "nothing was answered") {
-		t.Fatalf("no word that nothing was answered:\n%s", m.View())
+	if !strings.Contains(m.screen(), "nothing was answered") {
+		t.Fatalf("no word that nothing was answered:\n%s", m.screen())
 	}
 }
 
@@ -341,7 +364,7 @@ func TestRemoteTeammateShowsItsHost(t *testing.T) {
 	s := team3()
 	s.Members[1].Host = "buildbox.example"
 	m := start(t, &fake{snap: s}, Options{})
-	v := ansi.Strip(m.View())
+	v := ansi.Strip(m.screen())
 	var alice, bob string
 	for _, l := range strings.Split(v, "\n") {
 		if strings.Contains(l, "alice") {
@@ -371,7 +394,7 @@ func TestEachMemberSaysWhatItRuns(t *testing.T) {
 	s.Members[2].CLI, s.Members[2].RunBy = "codex", team.RunByClaudePane
 	m := start(t, &fake{snap: s}, Options{})
 	rows := map[string]string{}
-	for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
+	for _, l := range strings.Split(ansi.Strip(m.screen()), "\n") {
 		for _, n := range []string{"team-lead", "alice", "bob"} {
 			if strings.Contains(l, n+" ") {
 				rows[n] = l
@@ -385,7 +408,7 @@ func TestEachMemberSaysWhatItRuns(t *testing.T) {
 		t.Errorf("alice's request is cut off at 80 columns: %q", rows["alice"])
 	}
 	press(m, "down", "down", "enter")
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "runs: codex (Claude's, pane)") {
+	if v := ansi.Strip(m.screen()); !strings.Contains(v, "runs: codex (Claude's, pane)") {
 		t.Errorf("bob's details do not say what runs him:\n%s", v)
 	}
 }
@@ -397,12 +420,12 @@ func TestAMemberShowsItsBranch(t *testing.T) {
 	s.Members[2].Branch = "paneteam/crew/bob"
 	m := start(t, &fake{snap: s}, Options{})
 	press(m, "down", "down", "enter")
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "branch: paneteam/crew/bob") {
+	if v := ansi.Strip(m.screen()); !strings.Contains(v, "branch: paneteam/crew/bob") {
 		t.Errorf("bob's details do not name his branch:\n%s", v)
 	}
 	m = start(t, &fake{snap: team3()}, Options{})
 	press(m, "down", "down", "enter")
-	if v := ansi.Strip(m.View()); strings.Contains(v, "branch:") {
+	if v := ansi.Strip(m.screen()); strings.Contains(v, "branch:") {
 		t.Errorf("bob's details without a worktree name a branch:\n%s", v)
 	}
 }

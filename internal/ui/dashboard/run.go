@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 )
@@ -33,14 +32,14 @@ func Run(ctx context.Context, acts Actions, ro RunOptions) (string, error) {
 	// Tea's own handler would race it: with both, a SIGTERM can leave its
 	// handler blocked sending a quit to a loop that already ended, and the
 	// program waiting for that handler forever.
-	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if ro.In != nil {
 		opts = append(opts, tea.WithInput(ro.In))
 	}
 	if ro.Out != nil {
 		opts = append(opts, tea.WithOutput(ro.Out))
 	}
-	p := tea.NewProgram(fullFrame{Model: m}, opts...)
+	p := tea.NewProgram(m, opts...)
 	done := make(chan struct{})
 	if ro.Watch != nil {
 		go func() {
@@ -85,53 +84,4 @@ func follow(ctx context.Context, p *tea.Program, acts Actions, w *teamwatch.Watc
 		}
 		p.Send(dataMsg{snap: s, reqs: reqs, err: rerr})
 	}
-}
-
-// fullFrame makes every frame the whole window: each line padded with
-// spaces to the width, and exactly as many lines as the window is tall.
-//
-// Bubble Tea 0.27 was written against x/ansi 0.1, whose MoveCursor took
-// (row, col) and whose EraseEntireDisplay was ESC [2J; the x/ansi paneteam
-// links (0.10) takes (col, row) and erases the scrollback with ESC [3J.
-// So its renderer ends each frame on the first row instead of the last,
-// its "erase the lines drawn last time" erases nothing, and tea.ClearScreen
-// clears nothing visible: a line drawn shorter than the one under it, or
-// not at all, leaves the old one on screen. That showed after tmux resized
-// the pane (zoom, a new split, a client of another size): rows of an
-// older, narrower draw stayed below the new one. A frame that covers
-// every cell of the window needs no erasing: Bubble Tea repaints every
-// line after a resize, and rewrites every line that changed otherwise.
-// (Why not a newer Bubble Tea: bench/RESULTS.md.)
-type fullFrame struct {
-	tea.Model
-	w, h int
-}
-
-func (f fullFrame) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if s, ok := msg.(tea.WindowSizeMsg); ok {
-		f.w, f.h = s.Width, s.Height
-	}
-	next, cmd := f.Model.Update(msg)
-	f.Model = next
-	return f, cmd
-}
-
-func (f fullFrame) View() string {
-	v := f.Model.View()
-	if f.w <= 0 || f.h <= 0 {
-		return v
-	}
-	lines := strings.Split(v, "\n")
-	if len(lines) > f.h {
-		lines = lines[:f.h]
-	}
-	for len(lines) < f.h {
-		lines = append(lines, "")
-	}
-	for i, l := range lines {
-		if pad := f.w - width(l); pad > 0 {
-			lines[i] = l + strings.Repeat(" ", pad)
-		}
-	}
-	return strings.Join(lines, "\n")
 }

@@ -15,10 +15,14 @@ type sgr string
 // reads the same in NO_COLOR and in a capture.
 //
 // Eight fixed SGR sequences are all the dashboard needs, so they are
-// written here rather than through a styling library: Lip Gloss brings
-// termenv and terminfo, whose os/user import makes every cgo build of
-// paneteam link libc dynamically, and every paneteam process (each
-// keybinding, each status-line refresh) would pay that at start.
+// written here rather than through a styling library. Lip Gloss 1 was
+// refused because termenv and terminfo's os/user import made every cgo
+// build of paneteam link libc dynamically, for every keybinding and
+// status-line refresh; that reason has gone (the dashboard is its own
+// program, and Bubble Tea v2 links terminfo itself), but Lip Gloss v2
+// would still be a module and its width tables for eight strings, and
+// the layout here (cut, pad, wrap to exact columns, wide characters
+// counted as tmux counts them) is what it would not do for us.
 type styles struct {
 	title, heading, focus, cursor, needs, gone, dim, err sgr
 	color                                                bool

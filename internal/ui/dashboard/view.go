@@ -5,13 +5,24 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
-// View draws the whole screen: exactly h lines, none wider than w.
-func (m *Model) View() string {
+// View is the screen Bubble Tea draws, on the alternate screen (left on
+// quitting, so the person's terminal comes back as it was) with the
+// cursor hidden (a nil Cursor).
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.screen())
+	v.AltScreen = true
+	return v
+}
+
+// screen draws the whole screen: exactly h lines, none wider than w.
+func (m *Model) screen() string {
 	if m.quitting {
 		return "" // leave a clean screen behind
 	}

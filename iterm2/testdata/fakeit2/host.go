@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/iterm2/it2test"
 )
 
@@ -87,7 +88,7 @@ func (f *fake) host(s *it2test.Session, argv []string, cwd string) {
 			{"LC_TERMINAL", "iTerm2"}, {"LC_TERMINAL_VERSION", iterm2Version},
 			{"TERM", "xterm-256color"}, {"COLORTERM", "truecolor"},
 		} {
-			env = nativetest.SetEnv(env, kv[0], kv[1])
+			env = envlist.Set(env, kv[0], kv[1])
 		}
 		id = st.NextPane
 		st.NextPane++

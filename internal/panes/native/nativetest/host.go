@@ -214,14 +214,3 @@ func KillHost(p Pane) {
 		syscall.Kill(p.HostPID, syscall.SIGTERM)
 	}
 }
-
-// SetEnv returns env with key set to value.
-func SetEnv(env []string, key, value string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, key+"=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, key+"="+value)
-}

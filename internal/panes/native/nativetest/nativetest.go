@@ -16,6 +16,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
@@ -76,17 +77,17 @@ func Start(t testing.TB, kind string, argv []string, o Options) *Terminal {
 	}
 	tm := &Terminal{Kind: kind, Bin: bin, BinDir: filepath.Dir(bin), Dir: dir, State: filepath.Join(dir, "state.json")}
 	base := append(cleanEnviron(), o.Env...)
-	base = SetEnv(base, "PATH", tm.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	base = envlist.Set(base, "PATH", tm.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var args []string
 	switch kind {
 	case WezTerm:
-		base = SetEnv(base, "WEZTERM_UNIX_SOCKET", filepath.Join(dir, "sock"))
+		base = envlist.Set(base, "WEZTERM_UNIX_SOCKET", filepath.Join(dir, "sock"))
 		args = []string{"start"}
 	case Zellij:
 		if o.Session == "" {
 			o.Session = "paneteam-test"
 		}
-		base = SetEnv(base, "ZELLIJ_SOCKET_DIR", dir)
+		base = envlist.Set(base, "ZELLIJ_SOCKET_DIR", dir)
 		tm.State = filepath.Join(dir, o.Session, "state.json")
 		args = []string{"--session", o.Session, "start"}
 	default:
@@ -113,17 +114,14 @@ func Start(t testing.TB, kind string, argv []string, o Options) *Terminal {
 // cleanEnviron is os.Environ without the variables of a terminal the
 // test itself may run in.
 func cleanEnviron() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
+	return envlist.Filter(os.Environ(), func(k string) bool {
 		switch {
 		case k == "TMUX", k == "TMUX_PANE", k == "TERM_PROGRAM", k == "ITERM_SESSION_ID",
 			strings.HasPrefix(k, "WEZTERM_"), strings.HasPrefix(k, "ZELLIJ"), strings.HasPrefix(k, "KITTY_"):
-		default:
-			out = append(out, kv)
+			return false
 		}
-	}
-	return out
+		return true
+	})
 }
 
 // Getenv reads a variable of pane id's environment ("" when unset):

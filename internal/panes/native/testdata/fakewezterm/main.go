@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 )
 
 const (
@@ -122,10 +123,10 @@ func add(s *nativetest.State, p nativetest.Pane, argv []string) int {
 	p.Title = filepath.Base(argv[0])
 	p.CloseOnExit = true // exit_behavior = "Close", the default
 	env := append([]string(nil), s.BaseEnv...)
-	env = nativetest.SetEnv(env, "WEZTERM_PANE", strconv.Itoa(p.ID))
-	env = nativetest.SetEnv(env, "WEZTERM_UNIX_SOCKET", s.Socket)
-	env = nativetest.SetEnv(env, "TERM_PROGRAM", "WezTerm")
-	env = nativetest.SetEnv(env, "TERM", "xterm-256color")
+	env = envlist.Set(env, "WEZTERM_PANE", strconv.Itoa(p.ID))
+	env = envlist.Set(env, "WEZTERM_UNIX_SOCKET", s.Socket)
+	env = envlist.Set(env, "TERM_PROGRAM", "WezTerm")
+	env = envlist.Set(env, "TERM", "xterm-256color")
 	p.Env = env
 	s.Panes = append(s.Panes, p)
 	return p.ID

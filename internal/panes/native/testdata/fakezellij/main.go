@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 )
 
 const (
@@ -141,10 +142,10 @@ func add(s *nativetest.State, p nativetest.Pane, argv []string, closeOnExit bool
 	}
 	p.Focused = true
 	env := append([]string(nil), s.BaseEnv...)
-	env = nativetest.SetEnv(env, "ZELLIJ", "0")
-	env = nativetest.SetEnv(env, "ZELLIJ_SESSION_NAME", s.Session)
-	env = nativetest.SetEnv(env, "ZELLIJ_PANE_ID", strconv.Itoa(p.ID))
-	env = nativetest.SetEnv(env, "TERM", "xterm-256color")
+	env = envlist.Set(env, "ZELLIJ", "0")
+	env = envlist.Set(env, "ZELLIJ_SESSION_NAME", s.Session)
+	env = envlist.Set(env, "ZELLIJ_PANE_ID", strconv.Itoa(p.ID))
+	env = envlist.Set(env, "TERM", "xterm-256color")
 	p.Env = env
 	s.Panes = append(s.Panes, p)
 	return p.ID

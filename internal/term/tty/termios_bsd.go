@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package ptyhost
+package tty
 
 import "golang.org/x/sys/unix"
 

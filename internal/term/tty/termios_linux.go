@@ -1,4 +1,4 @@
-package ptyhost
+package tty
 
 import "golang.org/x/sys/unix"
 

@@ -1,0 +1,5 @@
+package tty_test
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TCGETS
