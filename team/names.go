@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -156,16 +154,93 @@ func IsLeadSender(from string) bool {
 	return false
 }
 
-var (
-	uuidShape = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	})
-	// Claude Code's own session and agent ids.
-	sessionShape = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:(?:session|cse)_(?:vrtx_|bdrk_)?(?:staging_|local_)?01[1-9a-z]{22}|local_[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$`)
-	})
-	agentShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^a(?:[\w-]{1,63}-)?[0-9a-f]{16}$`) })
-)
+// The shapes of Claude Code's own ids, matched by hand: compiling them as
+// regular expressions cost every spawn-pane about 1.3M of its 7.1M
+// instructions (bench/RESULTS.md); TestIDShapes holds them to the
+// patterns they stand for.
+
+// isUUID is ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if s[i] != '-' {
+				return false
+			}
+		default:
+			if !isLowerHex(s[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isSessionID is Claude Code's session id:
+// ^(?:(?:session|cse)_(?:vrtx_|bdrk_)?(?:staging_|local_)?01[1-9a-z]{22}|local_<uuid>)$.
+func isSessionID(s string) bool {
+	if rest, ok := strings.CutPrefix(s, "local_"); ok && isUUID(rest) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(s, "session_")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "cse_"); !ok {
+			return false
+		}
+	}
+	// Each optional part starts with a letter and what follows them with
+	// "01", so taking a part whenever it is there decides the match.
+	for _, opts := range [][]string{{"vrtx_", "bdrk_"}, {"staging_", "local_"}} {
+		for _, o := range opts {
+			if r, ok := strings.CutPrefix(rest, o); ok {
+				rest = r
+				break
+			}
+		}
+	}
+	tail, ok := strings.CutPrefix(rest, "01")
+	if !ok || len(tail) != 22 {
+		return false
+	}
+	for i := 0; i < len(tail); i++ {
+		if c := tail[i]; !(c >= '1' && c <= '9' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// isAgentID is Claude Code's agent id: ^a(?:[\w-]{1,63}-)?[0-9a-f]{16}$.
+func isAgentID(s string) bool {
+	rest, ok := strings.CutPrefix(s, "a")
+	if !ok || len(rest) < 16 {
+		return false
+	}
+	hex, mid := rest[len(rest)-16:], rest[:len(rest)-16]
+	for i := 0; i < len(hex); i++ {
+		if !isLowerHex(hex[i]) {
+			return false
+		}
+	}
+	if mid == "" {
+		return true
+	}
+	word, ok := strings.CutSuffix(mid, "-")
+	if !ok || len(word) < 1 || len(word) > 63 {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if c := word[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 
 // CheckTeammateName refuses a name Claude Code would refuse for a
 // teammate (§15), saying why and what to do: control characters, "main",
@@ -187,7 +262,7 @@ func CheckTeammateName(name string) error {
 	if strings.Contains(name, "@") {
 		return fmt.Errorf("teammate name %q has the shape of an agent id (name@team): give the name alone, without '@'", name)
 	}
-	if uuidShape().MatchString(n) || sessionShape().MatchString(n) || agentShape().MatchString(n) {
+	if isUUID(n) || isSessionID(n) || isAgentID(n) {
 		return fmt.Errorf("teammate name %q has the shape of a session or agent id, which Claude Code reads as an address: choose a plain name such as \"reviewer\"", name)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // AgentOption is the pane user option paneteam sets on every pane it
@@ -50,7 +51,10 @@ var paneVars = []string{
 	AgentOption, "pane_title",
 }
 
-var paneFormat = Format(paneVars...)
+// paneFormat is built at the first listing, not at package init: most
+// paneteam processes list no pane, and building it was a fiftieth of the
+// instructions of 'paneteam --version' (bench/RESULTS.md).
+var paneFormat = sync.OnceValue(func() string { return Format(paneVars...) })
 
 func parsePane(f []string) (Pane, error) {
 	var p Pane
@@ -93,7 +97,7 @@ func parsePanes(out string) ([]Pane, error) {
 // WindowPanes lists the panes of the window holding target (a pane, window
 // or session), in the window's order.
 func (s Server) WindowPanes(ctx context.Context, target string) ([]Pane, error) {
-	out, err := s.Run(ctx, "list-panes", "-t", target, "-F", paneFormat)
+	out, err := s.Run(ctx, "list-panes", "-t", target, "-F", paneFormat())
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +106,7 @@ func (s Server) WindowPanes(ctx context.Context, target string) ([]Pane, error) 
 
 // SessionPanes lists every pane of a session.
 func (s Server) SessionPanes(ctx context.Context, session string) ([]Pane, error) {
-	out, err := s.Run(ctx, "list-panes", "-s", "-t", session, "-F", paneFormat)
+	out, err := s.Run(ctx, "list-panes", "-s", "-t", session, "-F", paneFormat())
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +115,7 @@ func (s Server) SessionPanes(ctx context.Context, session string) ([]Pane, error
 
 // AllPanes lists every pane on the server.
 func (s Server) AllPanes(ctx context.Context) ([]Pane, error) {
-	out, err := s.Run(ctx, "list-panes", "-a", "-F", paneFormat)
+	out, err := s.Run(ctx, "list-panes", "-a", "-F", paneFormat())
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,13 @@
 // (split, select-layout, resize, style, a fixed 200 ms sleep, send-keys),
 // in the same run, each on a private tmux server of its own.
 //
-//	go run ./bench/spawn [-n 10] [-runs 3]
+//	go run ./bench/spawn [-n 10] [-runs 3] [-before DIR]
 //
 // It prints both times and their ratio (paneteam / Claude Code); lower is
-// better. Never touches the default tmux server or ~/.claude.
+// better. -before DIR also builds paneteam from another checkout (say a
+// `git archive` of an older commit) and times it in the same runs, taking
+// turns with the others, so what a spawn has gained since shows beside
+// today's. Never touches the default tmux server or ~/.claude.
 package main
 
 import (
@@ -33,14 +36,15 @@ const claudeDelay = 200 * time.Millisecond
 func main() {
 	n := flag.Int("n", 10, "teammates per run")
 	runs := flag.Int("runs", 3, "runs of each method; the median is reported")
+	before := flag.String("before", "", "also build paneteam from this checkout and time it in the same runs")
 	flag.Parse()
-	if err := run(*n, *runs); err != nil {
+	if err := run(*n, *runs, *before); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/spawn:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, runs int) error {
+func run(n, runs int, beforeDir string) error {
 	work, err := os.MkdirTemp("/tmp", "ptb")
 	if err != nil {
 		return err
@@ -51,13 +55,29 @@ func run(n, runs int) error {
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("build paneteam: %v\n%s", err, out)
 	}
-	var ours, theirs []time.Duration
+	binBefore := ""
+	if beforeDir != "" {
+		binBefore = filepath.Join(work, "paneteam-before")
+		build := exec.Command("go", "build", "-o", binBefore, "./cmd/paneteam")
+		build.Dir = beforeDir
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build paneteam in %s: %v\n%s", beforeDir, err, out)
+		}
+	}
+	var ours, theirs, earlier, oursCPU, earlierCPU []time.Duration
 	for r := 0; r < runs; r++ {
-		d, err := timePaneteam(work, bin, r, n)
+		d, cpu, err := timePaneteam(work, bin, "p", r, n)
 		if err != nil {
 			return fmt.Errorf("paneteam: %w", err)
 		}
-		ours = append(ours, d)
+		ours, oursCPU = append(ours, d), append(oursCPU, cpu)
+		if binBefore != "" {
+			d, cpu, err := timePaneteam(work, binBefore, "b", r, n)
+			if err != nil {
+				return fmt.Errorf("paneteam before: %w", err)
+			}
+			earlier, earlierCPU = append(earlier, d), append(earlierCPU, cpu)
+		}
 		d, err = timeClaude(work, r, n)
 		if err != nil {
 			return fmt.Errorf("claude code method: %w", err)
@@ -67,9 +87,13 @@ func run(n, runs int) error {
 	o, c := median(ours), median(theirs)
 	fmt.Printf("machine: %s\n", machine())
 	fmt.Printf("%d sequential spawns, median of %d runs\n", n, runs)
-	fmt.Printf("  paneteam spawn-pane:          %7.1f ms (%5.1f ms per teammate) runs %v\n", ms(o), ms(o)/float64(n), msList(ours))
+	fmt.Printf("  paneteam spawn-pane:          %7.1f ms (%5.1f ms per teammate) runs %v; CPU %.2f ms per teammate\n", ms(o), ms(o)/float64(n), msList(ours), ms(median(oursCPU))/float64(n))
 	fmt.Printf("  Claude Code 2.1.88 method:    %7.1f ms (%5.1f ms per teammate) runs %v\n", ms(c), ms(c)/float64(n), msList(theirs))
-	fmt.Printf("  ratio paneteam / Claude Code: %.2f (target <= 0.40)\n", float64(o)/float64(c))
+	fmt.Printf("  ratio paneteam / Claude Code: %.2f (target <= 0.34)\n", float64(o)/float64(c))
+	if binBefore != "" {
+		b := median(earlier)
+		fmt.Printf("  before (%s):  %7.1f ms (%5.1f ms per teammate) runs %v, ratio %.2f; CPU %.2f ms per teammate\n", beforeDir, ms(b), ms(b)/float64(n), msList(earlier), float64(b)/float64(c), ms(median(earlierCPU))/float64(n))
+	}
 	return nil
 }
 
@@ -93,33 +117,47 @@ func server(work, name string) (tmux.Server, string, func(), error) {
 	return srv, lead, stop, nil
 }
 
-func timePaneteam(work, bin string, r, n int) (time.Duration, error) {
-	srv, lead, stop, err := server(work, "p"+strconv.Itoa(r))
+// timePaneteam returns the wall time of n spawns and the CPU time (user
+// and system) of their spawn-pane processes, which waiting on tmux and
+// the startup watch do not count, so it shows paneteam's own work even on
+// a busy machine.
+func timePaneteam(work, bin, tag string, r, n int) (wall, cpu time.Duration, err error) {
+	srv, lead, stop, err := server(work, tag+strconv.Itoa(r))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer stop()
-	root := filepath.Join(work, "root"+strconv.Itoa(r))
+	root := filepath.Join(work, tag+"root"+strconv.Itoa(r))
+	home := filepath.Join(work, tag+"home"+strconv.Itoa(r))
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return 0, 0, err
+	}
 	pid, _ := srv.Run(context.Background(), "display-message", "-p", "#{pid}")
-	env := append(cleanEnv(), "PANETEAM_ROOT="+root, "TMUX="+srv.Socket+","+pid+",0", "TMUX_PANE="+lead)
+	// A HOME and a state folder of the run's own: launch records and
+	// usage cursors stay out of the user's.
+	env := append(cleanEnv(), "PANETEAM_ROOT="+root, "TMUX="+srv.Socket+","+pid+",0", "TMUX_PANE="+lead,
+		"HOME="+home, "XDG_STATE_HOME=", "XDG_CONFIG_HOME=", "PANETEAM_STATE_DIR="+filepath.Join(home, "state"))
+	var used time.Duration
 	pt := func(args ...string) error {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("paneteam %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+		used += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		return nil
 	}
 	if err := pt("team-create", "bench", "--leader-pid", strconv.Itoa(os.Getpid())); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	used = 0
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if err := pt("spawn-pane", "--team", "bench", "--name", "w", "--", "sleep", "600"); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	return time.Since(start), nil
+	return time.Since(start), used, nil
 }
 
 // timeClaude reproduces Claude Code 2.1.88 (docs/PROTOCOL.md §13): the
@@ -179,7 +217,7 @@ func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TMUX") || strings.HasPrefix(k, "PANETEAM_") || k == "CLAUDE_CONFIG_DIR" {
+		if strings.HasPrefix(k, "TMUX") || strings.HasPrefix(k, "PANETEAM_") || k == "CLAUDE_CONFIG_DIR" || k == "HOME" || strings.HasPrefix(k, "XDG_") {
 			continue
 		}
 		out = append(out, kv)

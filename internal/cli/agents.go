@@ -36,7 +36,7 @@ from (its package.json), else what the program reports; "untested" means
 paneteam was not tested with that release (it still runs it).`,
 		Flags: []ucli.Flag{jsonFlag()},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			return runAgents(ctx, env, c.Bool("json"))
+			return runAgents(ctx, env, readFlags(c).Bool("json"))
 		},
 	}
 }
@@ -151,7 +151,7 @@ func readAgentHookOptions(c *ucli.Command) (agentHookOptions, error) {
 	if c.NArg() == 0 {
 		return agentHookOptions{}, usagef("agent-hook needs the agent's profile name, such as codex")
 	}
-	return agentHookOptions{Agent: c.Args().First(), Report: c.Args().Tail(), Root: c.String("root"), Lock: readLock(c)}, nil
+	return agentHookOptions{Agent: c.Args().First(), Report: c.Args().Tail(), Root: readFlags(c).String("root"), Lock: readLock(c)}, nil
 }
 
 // runAgentHook reads the hook's report as the profile says: the end of a

@@ -49,6 +49,13 @@ func (e exitError) Unwrap() error { return e.err }
 // the exit code.
 func Main(ctx context.Context, args []string, env Env) int {
 	env.Args = args
+	if isVersion(args) {
+		if err := writeVersion(env.Stdout, Version); err != nil {
+			fmt.Fprintf(env.Stderr, "paneteam: %v\n", err)
+			return ExitFailure
+		}
+		return ExitOK
+	}
 	env.shared = factory.New(env.Getenv)
 	if isRootHelp(args) {
 		if ok, err := writeRootHelp(env.Stdout, Version); ok {

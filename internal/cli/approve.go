@@ -102,7 +102,7 @@ type answerOptions struct {
 
 // readAnswerOptions reads the flags approve and deny share.
 func readAnswerOptions(c *ucli.Command) answerOptions {
-	return answerOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Feedback: c.String("feedback"), From: c.String("from")}
+	return answerOptions{Scope: readTeamScope(c), JSON: readFlags(c).Bool("json"), Feedback: readFlags(c).String("feedback"), From: readFlags(c).String("from")}
 }
 
 // readRequestID is the one request ID approve and deny answer.
@@ -124,14 +124,14 @@ func readDenyOptions(c *ucli.Command) (answerOptions, error) {
 // narrowed by --from and --tool.
 func readApproveOptions(c *ucli.Command) (answerOptions, error) {
 	o := readAnswerOptions(c)
-	o.Mode, o.Always, o.All, o.Tool = c.String("mode"), c.Bool("always"), c.Bool("all"), c.String("tool")
+	o.Mode, o.Always, o.All, o.Tool = readFlags(c).String("mode"), readFlags(c).Bool("always"), readFlags(c).Bool("all"), readFlags(c).String("tool")
 	if o.All {
 		if c.NArg() > 0 {
 			return o, usagef("give a request ID or --all, not both")
 		}
 		return o, nil
 	}
-	if c.IsSet("tool") {
+	if readFlags(c).IsSet("tool") {
 		return o, usagef("--tool narrows --all; with one ID, drop it")
 	}
 	var err error

@@ -43,7 +43,7 @@ type attachOptions struct {
 }
 
 func readAttachOptions(c *ucli.Command) attachOptions {
-	return attachOptions{Scope: readTeamScope(c), Name: c.String("name")}
+	return attachOptions{Scope: readTeamScope(c), Name: readFlags(c).String("name")}
 }
 
 func runAttach(ctx context.Context, env Env, o attachOptions) error {

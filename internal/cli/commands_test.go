@@ -224,20 +224,28 @@ func TestCompletionForV2AndV3Scripts(t *testing.T) {
 	}
 }
 
-// flagFields reads every flag of every command without reflection: a
-// flag type it does not know would still work, more slowly, so this is
-// what notices one.
-func TestFlagFieldsKnowsEveryFlag(t *testing.T) {
-	var walk func(cmds []*ucli.Command)
-	walk = func(cmds []*ucli.Command) {
-		for _, c := range cmds {
-			for _, f := range c.Flags {
-				if _, _, _, ok := flagFieldsDirect(f); !ok {
-					t.Errorf("%s: flag %v is a %T, which flagFields reads by reflection", c.Name, f.Names(), f)
-				}
+// Every flag of every command that names environment variables reads
+// them from the environment captured at start (bindEnv), not from the
+// live one urfave/cli would read: a flag type flagFields does not know
+// would keep its variables here.
+func TestEveryEnvFlagIsBound(t *testing.T) {
+	app := newApp(Env{Vars: map[string]string{}}, []string{"paneteam"})
+	bound := 0
+	_ = app.Walk(func(c *ucli.Command) error {
+		for _, f := range c.Flags {
+			if _, _, _, ok := flagFields(f); !ok {
+				t.Errorf("%s: flag %v is a %T, which flagFields does not know", c.Name, f.Names(), f)
 			}
-			walk(c.Commands)
+			if e, ok := f.(interface{ GetEnvVars() []string }); ok && len(e.GetEnvVars()) > 0 {
+				t.Errorf("%s: flag %v still reads $%v from the live environment", c.Name, f.Names(), e.GetEnvVars())
+			}
+			if strings.Contains(f.String(), "[$") {
+				bound++
+			}
 		}
+		return nil
+	})
+	if bound < 5 {
+		t.Errorf("only %d flags show their environment variables in their help; want every flag declared with ucli.EnvVars", bound)
 	}
-	walk(append(commands(Env{Vars: map[string]string{}}), &ucli.Command{Name: "paneteam", Flags: globalFlags()}))
 }

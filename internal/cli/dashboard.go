@@ -82,7 +82,7 @@ func readDashboardOptions(c *ucli.Command) (dashboardOptions, error) {
 	if c.NArg() > 0 {
 		return dashboardOptions{}, usagef("dashboard takes no arguments (got %q): name the team with --team", c.Args().First())
 	}
-	o := dashboardOptions{Scope: readTeamScope(c), Requests: c.Bool("requests"), Poll: c.Duration("poll"), StopTimeout: c.Duration("stop-timeout")}
+	o := dashboardOptions{Scope: readTeamScope(c), Requests: readFlags(c).Bool("requests"), Poll: readFlags(c).Duration("poll"), StopTimeout: readFlags(c).Duration("stop-timeout")}
 	if o.Poll <= 0 || o.StopTimeout <= 0 {
 		return o, usagef("--poll and --stop-timeout must be positive, such as 1s")
 	}

@@ -55,7 +55,7 @@ type demoOptions struct {
 }
 
 func readDemoOptions(c *ucli.Command) demoOptions {
-	return demoOptions{Root: c.String("root"), Backend: c.String("backend"), Keep: c.Bool("keep"), Timeout: c.Duration("timeout")}
+	return demoOptions{Root: readFlags(c).String("root"), Backend: readFlags(c).String("backend"), Keep: readFlags(c).Bool("keep"), Timeout: readFlags(c).Duration("timeout")}
 }
 
 func runDemo(ctx context.Context, env Env, o demoOptions) error {

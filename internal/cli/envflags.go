@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"reflect"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
@@ -52,7 +51,7 @@ func envBefore(env Env, flags []ucli.Flag) ucli.BeforeFunc {
 	}
 	return func(ctx context.Context, c *ucli.Command) (context.Context, error) {
 		for _, b := range bs {
-			if c.IsSet(b.name) {
+			if readFlags(c).IsSet(b.name) {
 				continue
 			}
 			for _, k := range b.vars {
@@ -68,19 +67,12 @@ func envBefore(env Env, flags []ucli.Flag) ucli.BeforeFunc {
 	}
 }
 
-// flagFields returns pointers to a flag's Sources and Usage, and its Name.
-// The flag types paneteam uses are read directly (flagFieldsDirect): this
-// runs for every flag of the command at each start, and reflection's
-// FieldByName cost a send 75 lookups. Any other type is read by
-// reflection.
+// flagFields returns pointers to a flag's Sources and Usage, and its Name,
+// for the flag types paneteam declares. Another type keeps urfave/cli's own
+// reading of the live environment; TestEveryEnvFlagIsBound fails when a
+// command declares one with environment variables, so the type is added
+// here.
 func flagFields(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, name string, ok bool) {
-	if src, usage, name, ok := flagFieldsDirect(f); ok {
-		return src, usage, name, true
-	}
-	return flagFieldsReflect(f)
-}
-
-func flagFieldsDirect(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, name string, ok bool) {
 	switch f := f.(type) {
 	case *ucli.StringFlag:
 		return &f.Sources, &f.Usage, f.Name, true
@@ -98,22 +90,6 @@ func flagFieldsDirect(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, n
 		return &f.Sources, &f.Usage, f.Name, true
 	}
 	return nil, nil, "", false
-}
-
-func flagFieldsReflect(f ucli.Flag) (src *ucli.ValueSourceChain, usage *string, name string, ok bool) {
-	v := reflect.ValueOf(f)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return nil, nil, "", false
-	}
-	s, u, n := v.Elem().FieldByName("Sources"), v.Elem().FieldByName("Usage"), v.Elem().FieldByName("Name")
-	if !s.IsValid() || !u.IsValid() || u.Kind() != reflect.String || !n.IsValid() || n.Kind() != reflect.String {
-		return nil, nil, "", false
-	}
-	src, ok = s.Addr().Interface().(*ucli.ValueSourceChain)
-	if !ok {
-		return nil, nil, "", false
-	}
-	return src, u.Addr().Interface().(*string), n.String(), true
 }
 
 func chainBefore(first, then ucli.BeforeFunc) ucli.BeforeFunc {

@@ -6,16 +6,27 @@ import (
 	ucli "github.com/urfave/cli/v3"
 )
 
-// flagValues reads a command's flags, and its parents' (--root,
-// --lock-timeout), by name as c.String and its kin do, from one pass over
-// them. Each of urfave/cli's lookups walks every flag of the command and
-// its parents, building each flag's list of names as it goes: send's two
-// dozen reads cost 680 such lists, an eighth of a send's instructions.
+// flagValues is how paneteam reads a command's flags, and its parents'
+// (--root, --lock-timeout): by name, as urfave/cli's c.String and its kin
+// do, from an index built once per command (readFlags). urfave/cli's own
+// lookups walk every flag of the command and its parents and build each
+// flag's list of names as they go: a send reads two dozen flags, and
+// reading them that way cost 0.25M instructions, 12% of the send
+// (callgrind, bench/RESULTS.md), so commands read through this instead.
 type flagValues map[string]ucli.Flag
 
-// readFlags indexes c's flags, then its parents', a name taken by the
-// nearest command first, as urfave/cli's lookup finds it.
+// flagIndexKey is where a command keeps its index, in its Metadata.
+const flagIndexKey = "paneteam.flags"
+
+// readFlags is c's flags by name, a name taken by the nearest command first,
+// as urfave/cli's lookup finds it. The index is built at the first read
+// and kept on c: a flag's value is read from the flag itself at each call,
+// so a value set later (an environment variable applied in a Before hook)
+// is seen.
 func readFlags(c *ucli.Command) flagValues {
+	if v, ok := c.Metadata[flagIndexKey].(flagValues); ok {
+		return v
+	}
 	v := flagValues{}
 	add := func(fs []ucli.Flag) {
 		for _, f := range fs {
@@ -34,6 +45,10 @@ func readFlags(c *ucli.Command) flagValues {
 			}
 		}
 	}
+	if c.Metadata == nil {
+		c.Metadata = map[string]any{}
+	}
+	c.Metadata[flagIndexKey] = v
 	return v
 }
 
@@ -52,6 +67,16 @@ func (v flagValues) String(name string) string {
 func (v flagValues) Bool(name string) bool {
 	b, _ := v.get(name).(bool)
 	return b
+}
+
+func (v flagValues) Int(name string) int {
+	i, _ := v.get(name).(int)
+	return i
+}
+
+func (v flagValues) Float(name string) float64 {
+	f, _ := v.get(name).(float64)
+	return f
 }
 
 func (v flagValues) StringSlice(name string) []string {

@@ -42,7 +42,7 @@ func jsonFlag() ucli.Flag {
 
 // readLock is the lock configuration of a command.
 func readLock(c *ucli.Command) lockfile.Options {
-	return lockfile.Options{Timeout: c.Duration("lock-timeout")}
+	return lockfile.Options{Timeout: readFlags(c).Duration("lock-timeout")}
 }
 
 // settle is a small pause used only by polling loops with no event to wait on.
@@ -66,12 +66,12 @@ type layoutChoice struct {
 
 func readLayout(c *ucli.Command) layoutChoice {
 	var lc layoutChoice
-	if c.IsSet("layout") {
-		v := c.String("layout")
+	if readFlags(c).IsSet("layout") {
+		v := readFlags(c).String("layout")
 		lc.Layout = &v
 	}
-	if c.IsSet("lead-percent") {
-		v := c.Int("lead-percent")
+	if readFlags(c).IsSet("lead-percent") {
+		v := readFlags(c).Int("lead-percent")
 		lc.LeadPercent = &v
 	}
 	return lc

@@ -66,8 +66,8 @@ func readInboxOptions(c *ucli.Command) (inboxOptions, error) {
 	if c.NArg() > 0 {
 		return inboxOptions{}, usagef("inbox takes no arguments (got %q): name the inbox with --name", c.Args().First())
 	}
-	o := inboxOptions{Scope: readTeamScope(c), Name: c.String("name"), Unread: c.Bool("unread"), MarkRead: c.Bool("mark-read"),
-		Archived: c.Bool("archived"), Last: c.Int("last"), JSON: c.Bool("json")}
+	o := inboxOptions{Scope: readTeamScope(c), Name: readFlags(c).String("name"), Unread: readFlags(c).Bool("unread"), MarkRead: readFlags(c).Bool("mark-read"),
+		Archived: readFlags(c).Bool("archived"), Last: readFlags(c).Int("last"), JSON: readFlags(c).Bool("json")}
 	if o.Archived && (o.Unread || o.MarkRead) {
 		return o, usagef("--archived holds read messages only: drop --unread and --mark-read")
 	}

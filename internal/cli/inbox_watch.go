@@ -84,8 +84,8 @@ func readInboxWatchOptions(c *ucli.Command) (inboxWatchOptions, error) {
 	if c.NArg() > 0 {
 		return inboxWatchOptions{}, usagef("inbox-watch takes no arguments (got %q): name the inbox with --name", c.Args().First())
 	}
-	o := inboxWatchOptions{Scope: readTeamScope(c), Name: c.String("name"), JSON: c.Bool("json"), MarkRead: c.Bool("mark-read"),
-		Once: c.Bool("once"), Exec: c.String("exec"), From: c.String("from"), Type: c.String("type"), Poll: c.Duration("poll")}
+	o := inboxWatchOptions{Scope: readTeamScope(c), Name: readFlags(c).String("name"), JSON: readFlags(c).Bool("json"), MarkRead: readFlags(c).Bool("mark-read"),
+		Once: readFlags(c).Bool("once"), Exec: readFlags(c).String("exec"), From: readFlags(c).String("from"), Type: readFlags(c).String("type"), Poll: readFlags(c).Duration("poll")}
 	if o.Poll <= 0 {
 		return o, usagef("--poll must be positive, such as 1s")
 	}

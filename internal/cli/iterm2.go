@@ -92,7 +92,7 @@ type iterm2DoctorOptions struct {
 }
 
 func readITerm2DoctorOptions(c *ucli.Command) iterm2DoctorOptions {
-	return iterm2DoctorOptions{Backend: c.String("backend"), JSON: c.Bool("json")}
+	return iterm2DoctorOptions{Backend: readFlags(c).String("backend"), JSON: readFlags(c).Bool("json")}
 }
 
 func runITerm2Doctor(env Env, o iterm2DoctorOptions) error {

@@ -44,7 +44,7 @@ type killPaneOptions struct {
 }
 
 func readKillPaneOptions(c *ucli.Command, env Env) killPaneOptions {
-	return killPaneOptions{Member: readMemberScope(c), Lifecycle: readLifecycle(c, env), JSON: c.Bool("json")}
+	return killPaneOptions{Member: readMemberScope(c), Lifecycle: readLifecycle(c, env), JSON: readFlags(c).Bool("json")}
 }
 
 func runKillPane(ctx context.Context, env Env, o killPaneOptions) error {

@@ -50,7 +50,7 @@ type logsOptions struct {
 }
 
 func readLogsOptions(c *ucli.Command) logsOptions {
-	return logsOptions{Scope: readTeamScope(c), Name: c.String("name"), Follow: c.Bool("follow"), JSON: c.Bool("json")}
+	return logsOptions{Scope: readTeamScope(c), Name: readFlags(c).String("name"), Follow: readFlags(c).Bool("follow"), JSON: readFlags(c).Bool("json")}
 }
 
 func runLogs(ctx context.Context, env Env, o logsOptions) error {

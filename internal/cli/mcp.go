@@ -56,7 +56,7 @@ func readMCPOptions(c *ucli.Command) (mcpOptions, error) {
 	if c.NArg() > 0 {
 		return mcpOptions{}, usagef("mcp takes no arguments (got %q): the teammate comes from PANETEAM_TEAM and PANETEAM_AGENT", c.Args().Slice())
 	}
-	return mcpOptions{Team: c.String("team"), Root: c.String("root")}, nil
+	return mcpOptions{Team: readFlags(c).String("team"), Root: readFlags(c).String("root")}, nil
 }
 
 // runMCP replaces this process with the MCP server, in the team named.

@@ -24,7 +24,7 @@ type memberScope struct {
 }
 
 func readMemberScope(c *ucli.Command) memberScope {
-	return memberScope{Scope: readTeamScope(c), Name: c.String("name")}
+	return memberScope{Scope: readTeamScope(c), Name: readFlags(c).String("name")}
 }
 
 // open opens the team and finds the teammate; the lead is refused (its

@@ -88,14 +88,14 @@ type monitorOptions struct {
 }
 
 func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
-	exec := c.Bool("exec")
+	exec := readFlags(c).Bool("exec")
 	if c.NArg() > 0 && !exec {
 		return monitorOptions{}, usagef("monitor takes no arguments (got %q): name the team with --team", c.Args().First())
 	}
 	if exec && c.NArg() == 0 {
 		return monitorOptions{}, usagef("--exec runs the command given after --: paneteam monitor --exec -- notify-send-json")
 	}
-	o := monitorOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: readWatchOptions(c), Quiet: c.Duration("notify-quiet"),
+	o := monitorOptions{Scope: readTeamScope(c), JSON: readFlags(c).Bool("json"), Watch: readWatchOptions(c), Quiet: readFlags(c).Duration("notify-quiet"),
 		Spent: c.FloatSlice("spent")}
 	for _, usd := range o.Spent {
 		if usd <= 0 {
@@ -109,13 +109,13 @@ func readMonitorOptions(c *ucli.Command) (monitorOptions, error) {
 	if o.Quiet < 0 {
 		return o, usagef("--notify-quiet cannot be negative")
 	}
-	ways, err := notice.ParseWays(c.String("notify"))
+	ways, err := notice.ParseWays(readFlags(c).String("notify"))
 	if err != nil {
 		return o, usagef("--notify: %v", err)
 	}
-	o.Notify = notice.Setup{Ways: ways, Term: osc.Terminal(c.String("terminal"))}
+	o.Notify = notice.Setup{Ways: ways, Term: osc.Terminal(readFlags(c).String("terminal"))}
 	if o.Notify.Term != osc.None && !slices.Contains(osc.Terminals, o.Notify.Term) {
-		return o, usagef("--terminal %q: use osc9, osc99 or osc777", c.String("terminal"))
+		return o, usagef("--terminal %q: use osc9, osc99 or osc777", readFlags(c).String("terminal"))
 	}
 	if exec {
 		o.Notify.Exec = c.Args().Slice()

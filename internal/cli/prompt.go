@@ -51,7 +51,7 @@ runs paneteam send with the message on stdin.
     paneteam prompt send --team review`,
 		Flags: []ucli.Flag{teamFlag(), &ucli.StringFlag{Name: "to", Usage: "recipient (asked when not given)"}},
 		Action: func(ctx context.Context, c *ucli.Command) error {
-			return runPrompt(ctx, env, readPromptOptions(c), askSend(c.String("to")))
+			return runPrompt(ctx, env, readPromptOptions(c), askSend(readFlags(c).String("to")))
 		},
 	}
 }
@@ -122,7 +122,7 @@ func readPromptSpawnOptions(c *ucli.Command) promptSpawnOptions {
 	if len(cmd) > 0 && cmd[0] == "--" {
 		cmd = cmd[1:]
 	}
-	return promptSpawnOptions{Claude: c.Bool("claude"), PermissionMode: c.String("permission-mode"), Command: cmd}
+	return promptSpawnOptions{Claude: readFlags(c).Bool("claude"), PermissionMode: readFlags(c).String("permission-mode"), Command: cmd}
 }
 
 // askSpawn asks for the new teammate's name (and with --claude its first
@@ -196,12 +196,12 @@ type promptOptions struct {
 }
 
 func readPromptOptions(c *ucli.Command) promptOptions {
-	o := promptOptions{Team: c.String("team"), Root: c.String("root")}
-	if c.IsSet("root") {
-		o.Global = append(o.Global, "--root="+c.String("root"))
+	o := promptOptions{Team: readFlags(c).String("team"), Root: readFlags(c).String("root")}
+	if readFlags(c).IsSet("root") {
+		o.Global = append(o.Global, "--root="+readFlags(c).String("root"))
 	}
-	if c.IsSet("lock-timeout") {
-		o.Global = append(o.Global, "--lock-timeout="+c.Duration("lock-timeout").String())
+	if readFlags(c).IsSet("lock-timeout") {
+		o.Global = append(o.Global, "--lock-timeout="+readFlags(c).Duration("lock-timeout").String())
 	}
 	return o
 }

@@ -47,7 +47,7 @@ func readReconnectOptions(c *ucli.Command) (reconnectOptions, error) {
 	if c.NArg() > 0 {
 		return reconnectOptions{}, usagef("reconnect takes no arguments (got %q): name the teammate with --name", c.Args().First())
 	}
-	return reconnectOptions{Member: readMemberScope(c), JSON: c.Bool("json")}, nil
+	return reconnectOptions{Member: readMemberScope(c), JSON: readFlags(c).Bool("json")}, nil
 }
 
 func runReconnect(ctx context.Context, env Env, o reconnectOptions) error {

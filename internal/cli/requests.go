@@ -65,7 +65,7 @@ func readRequestsOptions(c *ucli.Command) (requestsOptions, error) {
 	if c.NArg() > 0 {
 		return requestsOptions{}, usagef("requests takes no arguments (got %q): see one request with 'paneteam show ID'", c.Args().First())
 	}
-	o := requestsOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), Watch: c.Bool("watch"), Poll: c.Duration("poll")}
+	o := requestsOptions{Scope: readTeamScope(c), JSON: readFlags(c).Bool("json"), Watch: readFlags(c).Bool("watch"), Poll: readFlags(c).Duration("poll")}
 	if o.Poll <= 0 {
 		return o, usagef("--poll must be positive, such as 1s")
 	}

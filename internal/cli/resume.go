@@ -80,15 +80,15 @@ type resumeOptions struct {
 }
 
 func readResumeOptions(c *ucli.Command) (resumeOptions, error) {
-	o := resumeOptions{Scope: readTeamScope(c), All: c.Bool("all"), Within: c.Duration("within"),
-		DryRun: c.Bool("dry-run"), StartupCheck: c.Duration("startup-check"), LeaderPID: c.Int("leader-pid"), JSON: c.Bool("json")}
+	o := resumeOptions{Scope: readTeamScope(c), All: readFlags(c).Bool("all"), Within: readFlags(c).Duration("within"),
+		DryRun: readFlags(c).Bool("dry-run"), StartupCheck: readFlags(c).Duration("startup-check"), LeaderPID: readFlags(c).Int("leader-pid"), JSON: readFlags(c).Bool("json")}
 	if c.NArg() > 0 {
 		return o, usagef("resume takes no arguments (got %q): name the team with --team", c.Args().First())
 	}
-	if c.IsSet("within") && !o.All {
+	if readFlags(c).IsSet("within") && !o.All {
 		return o, usagef("--within goes with --all")
 	}
-	if o.All && c.IsSet("team") {
+	if o.All && readFlags(c).IsSet("team") {
 		return o, usagef("--all looks at every team; drop --team %s (or drop --all to resume that team)", o.Scope.Team)
 	}
 	return o, nil

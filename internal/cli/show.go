@@ -68,7 +68,7 @@ type showOptions struct {
 }
 
 func readShowOptions(c *ucli.Command) (showOptions, error) {
-	o := showOptions{Member: readMemberScope(c), Layout: readLayout(c), JSON: c.Bool("json"), From: c.String("from")}
+	o := showOptions{Member: readMemberScope(c), Layout: readLayout(c), JSON: readFlags(c).Bool("json"), From: readFlags(c).String("from")}
 	if c.NArg() == 0 {
 		// A wrong layout is refused before any file is read.
 		if _, _, err := o.Layout.over(layout.Policy{}); err != nil {
@@ -79,7 +79,7 @@ func readShowOptions(c *ucli.Command) (showOptions, error) {
 	if c.NArg() > 1 {
 		return o, usagef("show takes one request ID, got %d arguments", c.NArg())
 	}
-	if c.IsSet("name") {
+	if readFlags(c).IsSet("name") {
 		return o, usagef("give a request ID or --name (a hidden pane), not both")
 	}
 	o.RequestID = c.Args().First()

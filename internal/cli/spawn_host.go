@@ -42,7 +42,7 @@ type hostOptions struct {
 }
 
 func readHostOptions(c *ucli.Command) hostOptions {
-	return hostOptions{Host: c.String("host"), SSHFS: c.Bool("sshfs"), Unconfined: c.Bool("unconfined")}
+	return hostOptions{Host: readFlags(c).String("host"), SSHFS: readFlags(c).Bool("sshfs"), Unconfined: readFlags(c).Bool("unconfined")}
 }
 
 // onHost makes r start its teammate on --host, when given; cwd is --cwd,

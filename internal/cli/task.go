@@ -60,7 +60,7 @@ type taskOptions struct {
 }
 
 func readTaskOptions(c *ucli.Command, env Env) taskOptions {
-	return taskOptions{Scope: readTeamScope(c), JSON: c.Bool("json"), From: readFrom(c, env)}
+	return taskOptions{Scope: readTeamScope(c), JSON: readFlags(c).Bool("json"), From: readFrom(c, env)}
 }
 
 // board opens the team's task list as the caller acts on it: By is who
@@ -102,7 +102,7 @@ func readTaskID(c *ucli.Command) (string, error) {
 // readIDList reads a flag like "1,2, 3" as a list of task ids, checked.
 func readIDList(c *ucli.Command, flag string) ([]string, error) {
 	var ids []string
-	for _, p := range strings.Split(c.String(flag), ",") {
+	for _, p := range strings.Split(readFlags(c).String(flag), ",") {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
 		}
@@ -116,8 +116,8 @@ func readIDList(c *ucli.Command, flag string) ([]string, error) {
 
 // readStatus reads a --status flag, refusing what is not a task status.
 func readStatus(c *ucli.Command) (string, error) {
-	status := c.String("status")
-	if c.IsSet("status") && !team.ValidStatus(status) {
+	status := readFlags(c).String("status")
+	if readFlags(c).IsSet("status") && !team.ValidStatus(status) {
 		return "", usagef("--status %q is not a task status: use one of %s", status, strings.Join(team.Statuses, ", "))
 	}
 	return status, nil
@@ -125,9 +125,9 @@ func readStatus(c *ucli.Command) (string, error) {
 
 // readOptional is a flag's value when it was given, else nil.
 func readOptional(c *ucli.Command, flag string) *string {
-	if !c.IsSet(flag) {
+	if !readFlags(c).IsSet(flag) {
 		return nil
 	}
-	v := c.String(flag)
+	v := readFlags(c).String(flag)
 	return &v
 }

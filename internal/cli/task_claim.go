@@ -34,10 +34,10 @@ the reason and exit status 1. A new owner gets a task_assignment message.
 			if err != nil {
 				return err
 			}
-			if c.String("owner") == "" {
+			if readFlags(c).String("owner") == "" {
 				return usagef("task claim needs --owner NAME (or PANETEAM_AGENT)")
 			}
-			return runTaskClaim(ctx, env, taskClaimOptions{taskOptions: readTaskOptions(c, env), ID: id, Owner: c.String("owner")})
+			return runTaskClaim(ctx, env, taskClaimOptions{taskOptions: readTaskOptions(c, env), ID: id, Owner: readFlags(c).String("owner")})
 		},
 	}
 }

@@ -60,9 +60,9 @@ func readTaskCreateOptions(c *ucli.Command, env Env) (taskCreateOptions, error) 
 	}
 	return taskCreateOptions{taskOptions: readTaskOptions(c, env), Task: team.NewTask{
 		Subject:     subject,
-		Description: c.String("description"),
-		ActiveForm:  c.String("active-form"),
-		Owner:       c.String("owner"),
+		Description: readFlags(c).String("description"),
+		ActiveForm:  readFlags(c).String("active-form"),
+		Owner:       readFlags(c).String("owner"),
 		BlockedBy:   blockedBy,
 	}}, nil
 }
@@ -88,12 +88,12 @@ func readSubject(c *ucli.Command) (string, error) {
 	switch {
 	case c.NArg() > 1:
 		return "", usagef("task create takes one SUBJECT, got %d arguments: quote it, such as task create \"Write parser tests\"", c.NArg())
-	case c.NArg() == 1 && c.IsSet("subject"):
+	case c.NArg() == 1 && readFlags(c).IsSet("subject"):
 		return "", usagef("task create got the subject twice (%q and --subject): give one", c.Args().First())
 	case c.NArg() == 1:
 		return c.Args().First(), nil
-	case c.IsSet("subject"):
-		return c.String("subject"), nil
+	case readFlags(c).IsSet("subject"):
+		return readFlags(c).String("subject"), nil
 	}
 	return "", usagef("task create needs a subject: task create \"Write parser tests\" (or --subject TEXT)")
 }

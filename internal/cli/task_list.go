@@ -44,7 +44,7 @@ warning on stderr (and left untouched).
 				return err
 			}
 			return runTaskList(ctx, env, taskListOptions{taskOptions: readTaskOptions(c, env),
-				Status: status, Owner: readOptional(c, "owner"), Available: c.Bool("available")})
+				Status: status, Owner: readOptional(c, "owner"), Available: readFlags(c).Bool("available")})
 		},
 	}
 }

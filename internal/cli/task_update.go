@@ -64,7 +64,7 @@ func readTaskUpdateOptions(c *ucli.Command, env Env) (taskUpdateOptions, error) 
 	if _, err := readStatus(c); err != nil {
 		return taskUpdateOptions{}, err
 	}
-	if c.IsSet("subject") && strings.TrimSpace(c.String("subject")) == "" {
+	if readFlags(c).IsSet("subject") && strings.TrimSpace(readFlags(c).String("subject")) == "" {
 		return taskUpdateOptions{}, usagef("--subject is empty: give the new title")
 	}
 	addBlockedBy, err := readIDList(c, "add-blocked-by")

@@ -58,9 +58,9 @@ func readTeamCreateOptions(c *ucli.Command) (teamCreateOptions, error) {
 		return teamCreateOptions{}, usagef("team-create takes one NAME, got %d arguments", c.NArg())
 	}
 	return teamCreateOptions{
-		Root: c.String("root"), Name: c.Args().First(), Description: c.String("description"),
-		LeaderPID: c.Int("leader-pid"), Budget: c.Float("budget"), JSON: c.Bool("json"),
-	}, checkBudget(c.Float("budget"))
+		Root: readFlags(c).String("root"), Name: c.Args().First(), Description: readFlags(c).String("description"),
+		LeaderPID: readFlags(c).Int("leader-pid"), Budget: readFlags(c).Float("budget"), JSON: readFlags(c).Bool("json"),
+	}, checkBudget(readFlags(c).Float("budget"))
 }
 
 func runTeamCreate(ctx context.Context, env Env, o teamCreateOptions) error {

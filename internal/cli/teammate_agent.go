@@ -50,9 +50,9 @@ type agentTeammateOptions struct {
 }
 
 func readAgentTeammateOptions(c *ucli.Command) agentTeammateOptions {
-	return agentTeammateOptions{Agent: c.String("agent"), Prompt: c.String("prompt"), Model: c.String("model"),
-		PermissionMode: c.String("permission-mode"), LeadVerifyKey: c.String("lead-verify-key"), Budget: c.Float("budget"),
-		Session: c.String("cli-session")}
+	return agentTeammateOptions{Agent: readFlags(c).String("agent"), Prompt: readFlags(c).String("prompt"), Model: readFlags(c).String("model"),
+		PermissionMode: readFlags(c).String("permission-mode"), LeadVerifyKey: readFlags(c).String("lead-verify-key"), Budget: readFlags(c).Float("budget"),
+		Session: readFlags(c).String("cli-session")}
 }
 
 // checkLeadVerifyKey refuses a malformed --lead-verify-key before

@@ -66,24 +66,24 @@ func readWaitOptions(c *ucli.Command) (waitOptions, error) {
 	if c.NArg() > 0 {
 		return waitOptions{}, usagef("wait takes no arguments (got %q): name teammates with --name or use --all", c.Args().First())
 	}
-	until := teamwatch.State(c.String("until"))
+	until := teamwatch.State(readFlags(c).String("until"))
 	if until == "" {
 		return waitOptions{}, usagef("say what to wait for: --until idle, needs-you or gone")
 	}
 	if teamwatch.CheckUntil(until) != nil {
-		return waitOptions{}, usagef("--until %q: use idle, needs-you or gone", c.String("until"))
+		return waitOptions{}, usagef("--until %q: use idle, needs-you or gone", readFlags(c).String("until"))
 	}
-	names := c.StringSlice("name")
+	names := readFlags(c).StringSlice("name")
 	switch {
-	case c.Bool("all") && len(names) > 0:
+	case readFlags(c).Bool("all") && len(names) > 0:
 		return waitOptions{}, usagef("give --name or --all, not both")
-	case !c.Bool("all") && len(names) == 0:
+	case !readFlags(c).Bool("all") && len(names) == 0:
 		return waitOptions{}, usagef("say whom to wait for: --name NAME (repeatable) or --all")
-	case c.Duration("timeout") < 0 || c.Duration("poll") <= 0:
+	case readFlags(c).Duration("timeout") < 0 || readFlags(c).Duration("poll") <= 0:
 		return waitOptions{}, usagef("--timeout must not be negative and --poll must be positive")
 	}
-	o := waitOptions{Scope: readTeamScope(c), Goal: teamwatch.Goal{Until: until}, Timeout: c.Duration("timeout"), JSON: c.Bool("json")}
-	if !c.Bool("all") {
+	o := waitOptions{Scope: readTeamScope(c), Goal: teamwatch.Goal{Until: until}, Timeout: readFlags(c).Duration("timeout"), JSON: readFlags(c).Bool("json")}
+	if !readFlags(c).Bool("all") {
 		o.Goal.Names = names // nil with --all (urfave/cli v3 gives an empty slice)
 	}
 	return o, nil

@@ -22,7 +22,7 @@ type watchOptions struct {
 }
 
 func readWatchOptions(c *ucli.Command) watchOptions {
-	return watchOptions{Poll: c.Duration("poll"), LockAge: c.Duration("lock-age")}
+	return watchOptions{Poll: readFlags(c).Duration("poll"), LockAge: readFlags(c).Duration("lock-age")}
 }
 
 // newTeamWatcher follows team t, checking pane liveness as status does,

@@ -47,17 +47,17 @@ tag or remote holds; --force removes it and deletes its branch anyway.`,
 				return err
 			}
 			recs := worktree.OpenRecords(state)
-			target := c.String("remove")
+			target := readFlags(c).String("remove")
 			switch {
-			case c.Int("after-pid") > 0 && target != "":
-				reapWorktree(ctx, recs, target, int(c.Int("after-pid")))
+			case readFlags(c).Int("after-pid") > 0 && target != "":
+				reapWorktree(ctx, recs, target, int(readFlags(c).Int("after-pid")))
 				return nil
-			case c.Bool("force") && target == "":
+			case readFlags(c).Bool("force") && target == "":
 				return usagef("--force goes with --remove")
 			case target != "":
-				return removeWorktree(ctx, env, recs, target, c.Bool("force"))
+				return removeWorktree(ctx, env, recs, target, readFlags(c).Bool("force"))
 			}
-			return listWorktrees(ctx, env, recs, c.String("team"), c.Bool("json"))
+			return listWorktrees(ctx, env, recs, readFlags(c).String("team"), readFlags(c).Bool("json"))
 		},
 	}
 }

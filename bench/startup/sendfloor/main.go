@@ -7,6 +7,8 @@
 // send case's inbox stays valid. What `paneteam send` costs above this is
 // paneteam's own: its binary's start, the command line, the team's
 // config, the message, its queue lock and its checks.
+//
+//	sendfloor [NAME]   (the inbox of member NAME of team bench; default bob)
 package main
 
 import (
@@ -24,8 +26,12 @@ func main() {
 }
 
 func run() error {
+	name := "bob"
+	if len(os.Args) > 1 {
+		name = os.Args[1]
+	}
 	dir := filepath.Join(os.Getenv("PANETEAM_ROOT"), "teams", "bench", "inboxes")
-	inbox := filepath.Join(dir, "bob.json")
+	inbox := filepath.Join(dir, name+".json")
 	lock := inbox + ".lock"
 	if err := syscall.Mkdir(lock, 0o700); err != nil {
 		return fmt.Errorf("lock: %w", err)
@@ -35,7 +41,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, ".bob.json.floor.tmp")
+	tmp := filepath.Join(dir, "."+name+".json.floor.tmp")
 	fd, err := syscall.Open(tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err

@@ -346,22 +346,35 @@ func (e *ExitedError) Error() string {
 	return msg + "\n(the pane stays open to show this; close it with: tmux -S " + tmux.ShellQuote(e.Socket) + " kill-pane -t " + e.Pane + ")"
 }
 
-// watchEvery is how often watch looks at the pane; statusGrace bounds the
-// wait, once the pane is dead, for tmux to reap the command and learn its
-// exit status.
+// watchEvery is how often watch looks at a pane whose command died until
+// tmux knows its exit status, and the least time between two looks;
+// watchLongest is the most; statusGrace bounds the wait, once the pane is
+// dead, for tmux to reap the command and learn its exit status.
 const (
-	watchEvery  = 10 * time.Millisecond
-	statusGrace = time.Second
+	watchEvery   = 10 * time.Millisecond
+	watchLongest = 250 * time.Millisecond
+	statusGrace  = time.Second
 )
 
-// watch looks at a new pane until d has passed (at least once): a pane
-// whose command has died (kept by remain-on-exit failed) is an
-// ExitedError; a pane that is gone ended with status 0 and is reported
-// as it is.
+// watch looks at a new pane when d has passed, and every watchLongest
+// before that when d is longer: a pane whose command has died (kept by
+// remain-on-exit failed) is an ExitedError; a pane that is gone ended with
+// status 0 and is reported as it is. Each look is a tmux client, as much
+// CPU as the rest of a spawn: a spawn's 50 ms check looked five times
+// (every 10 ms), though a command alive at the end of it was alive all
+// along and one that died stays dead; now it looks once (bench/RESULTS.md).
 func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (tmux.Pane, error) {
 	deadline := time.Now().Add(d)
+	every := min(max(d, watchEvery), watchLongest)
+	wait := min(every, d)
 	var statusBy time.Time
+	var last tmux.Pane
 	for {
+		if wait > 0 {
+			if err := sleepCtx(ctx, wait); err != nil {
+				return last, err
+			}
+		}
 		p, err := srv.PaneByID(ctx, pane)
 		if errors.Is(err, tmux.ErrPaneNotFound) {
 			return tmux.Pane{}, nil
@@ -369,14 +382,13 @@ func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (
 		if err != nil {
 			return tmux.Pane{}, err
 		}
+		last = p
 		if p.Dead && !p.StatusReady {
 			if statusBy.IsZero() {
 				statusBy = time.Now().Add(statusGrace)
 			}
 			if time.Now().Before(statusBy) {
-				if err := sleepCtx(ctx, watchEvery); err != nil {
-					return p, err
-				}
+				wait = watchEvery
 				continue
 			}
 		}
@@ -386,12 +398,11 @@ func watch(ctx context.Context, srv tmux.Server, pane string, d time.Duration) (
 			sock, _ := srv.SocketPath()
 			return p, &ExitedError{Socket: sock, Pane: pane, Status: p.DeadStatus, StatusKnown: p.StatusReady, Output: lastLines(out, 5)}
 		}
-		if !time.Now().Before(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return p, nil
 		}
-		if err := sleepCtx(ctx, watchEvery); err != nil {
-			return p, err
-		}
+		wait = min(every, left)
 	}
 }
 
