@@ -36,6 +36,7 @@ func TestITerm2ProfilePrintsTheExample(t *testing.T) {
 // passes on the environment it started with, --backend and --json.
 func TestITerm2Doctor(t *testing.T) {
 	f := it2test.New(t, it2test.Python)
+	testutil.Binary(t) // built with the go on this PATH, before PATH goes
 	// PATH holds only the fake it2: no tmux on this machine.
 	t.Setenv("PATH", f.Dir)
 	vars := map[string]string{"PATH": f.Dir, "TERM_PROGRAM": "iTerm.app", "ITERM_SESSION_ID": f.ITermSessionID}

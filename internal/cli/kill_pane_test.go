@@ -113,7 +113,7 @@ func TestOnlyOwnPanesAreTouched(t *testing.T) {
 		t.Fatal("bob's real pane went away")
 	}
 	cfg := s.config()
-	b, err := backend.ForMember(backendEnv(Env{}), cfg, cfg.Member("bob"))
+	b, err := backend.ForMember(backendEnv(SystemEnv()), cfg, cfg.Member("bob"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestAliveFollowsThePane(t *testing.T) {
 	pane := s.spawn("bob", filepath.Join(t.TempDir(), "marks")).PaneID
 	cfg := s.config()
 	m := cfg.Member("bob")
-	b, err := backend.ForMember(backendEnv(Env{}), cfg, m)
+	b, err := backend.ForMember(backendEnv(SystemEnv()), cfg, m)
 	if err != nil {
 		t.Fatal(err)
 	}

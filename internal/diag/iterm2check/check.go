@@ -40,8 +40,8 @@ func Run(env backend.Env, requested string) Report {
 		ITermSessionID: env.Getenv("ITERM_SESSION_ID"),
 		LeadSession:    iterm2.SessionFromEnv(env.Getenv("ITERM_SESSION_ID")),
 	}
-	r.It2, _ = env.LookPath("it2")
-	r.Tmux, _ = env.LookPath("tmux")
+	r.It2, _ = env.Find("it2")
+	r.Tmux, _ = env.Find("tmux")
 	if err := backend.ProbeITerm2(env); err != nil {
 		r.It2Error = err.Error()
 	} else {

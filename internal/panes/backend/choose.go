@@ -72,7 +72,7 @@ func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 	if env.Getenv("TMUX") != "" {
 		return Decision{Backend: team.BackendTmux, Reason: "inside tmux ($TMUX is set)"}, nil
 	}
-	_, tmuxErr := env.lookPath("tmux")
+	_, tmuxErr := env.Find("tmux")
 	var notes []string
 	if InITerm2(env) {
 		if env.Getenv(EnvPreferTmux) == "1" {
@@ -213,9 +213,9 @@ func (e Env) warn(format string, args ...any) {
 	}
 }
 
-// lookPath finds a program on the PATH of the world e describes (its
+// Find finds a program on the PATH of the world e describes (its
 // Getenv's, which is a lead's for claudestart), unless e says otherwise.
-func (e Env) lookPath(name string) (string, error) {
+func (e Env) Find(name string) (string, error) {
 	if e.LookPath != nil {
 		return e.LookPath(name)
 	}

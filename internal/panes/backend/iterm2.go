@@ -50,7 +50,7 @@ func newITerm2(env Env, cfg *team.Config) (Backend, error) {
 
 // it2Client finds it2 through env.LookPath (tests point it at a fake).
 func it2Client(env Env) (iterm2.Client, error) {
-	bin, err := env.lookPath("it2")
+	bin, err := env.Find("it2")
 	if err != nil {
 		return iterm2.Client{}, fmt.Errorf("%w (no it2 on PATH): %s", iterm2.ErrNotInstalled, iterm2.FixInstall)
 	}

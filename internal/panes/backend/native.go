@@ -174,7 +174,7 @@ func newDriver(env Env, name string, addr map[string]string, dir string, readOnl
 		return env.Getenv(k)
 	}
 	lookPath := func(prog string) (string, error) {
-		p, err := env.lookPath(prog)
+		p, err := env.Find(prog)
 		if err != nil && prog == nativeProgram[name] && executable(bin) {
 			return bin, nil
 		}
@@ -195,7 +195,7 @@ func executable(path string) bool {
 // programPath is the terminal's program as this process finds it on
 // PATH, by its full path, to record for later callers ("" when none).
 func (b *nativeBackend) programPath() string {
-	p, err := b.env.lookPath(nativeProgram[b.name])
+	p, err := b.env.Find(nativeProgram[b.name])
 	if err != nil {
 		return ""
 	}

@@ -34,7 +34,7 @@ type Tmux struct {
 }
 
 func newTmux(env Env, _ *team.Config) (Backend, error) {
-	if _, err := env.lookPath("tmux"); err != nil {
+	if _, err := env.Find("tmux"); err != nil {
 		return nil, fmt.Errorf("%w: install tmux, or use --backend in-process", tmux.ErrNotInstalled)
 	}
 	return &Tmux{env: env}, nil
