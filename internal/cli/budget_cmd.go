@@ -45,7 +45,7 @@ was set are not held to it. It is kept in paneteam's state folder.
 				}
 				return setTeamBudget(env, t, v)
 			}
-			return showBudgets(env, t, cfg, c.Bool("json"))
+			return showBudgets(env, t, cfg, readFlags(c).Bool("json"))
 		},
 	}
 }

@@ -26,7 +26,7 @@ func budgetGuardCommand(env Env) *ucli.Command {
 			if len(argv) > 0 && argv[0] == "--" {
 				argv = argv[1:]
 			}
-			if len(argv) == 0 || c.String("name") == "" {
+			if len(argv) == 0 || readFlags(c).String("name") == "" {
 				return usagef("%s is put in a Claude Code teammate's pane by spawn-pane --budget: start it that way", GuardCommand)
 			}
 			t, cfg, err := readTeamScope(c).open(ctx, env)
@@ -34,7 +34,7 @@ func budgetGuardCommand(env Env) *ucli.Command {
 				return err
 			}
 			_, claudeLeads := cfg.LeadProcess()
-			return runGuarded(ctx, env, t, c.String("name"), c.Float("budget"), argv, !claudeLeads)
+			return runGuarded(ctx, env, t, readFlags(c).String("name"), readFlags(c).Float("budget"), argv, !claudeLeads)
 		},
 	}
 }

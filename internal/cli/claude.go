@@ -121,23 +121,23 @@ type claudeOptions struct {
 }
 
 func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
-	kind, err := layout.ParseKind(c.String("layout"))
+	kind, err := layout.ParseKind(readFlags(c).String("layout"))
 	if err != nil {
 		return claudeOptions{}, usagef("--layout: %v", err)
 	}
 	var offer []string
-	for _, o := range c.StringSlice("offer") {
+	for _, o := range readFlags(c).StringSlice("offer") {
 		for _, n := range strings.Split(o, ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				offer = append(offer, n)
 			}
 		}
 	}
-	if c.IsSet("offer") && len(offer) == 0 {
+	if readFlags(c).IsSet("offer") && len(offer) == 0 {
 		offer = []string{"none"}
 	}
-	return claudeOptions{Offer: offer, Layout: kind, Backend: c.String("backend"), Worktree: c.Bool("worktree"), DryRun: c.Bool("dry-run"), Check: c.Bool("check"),
-		JSON: c.Bool("json"), Args: c.Args().Slice(), Budget: c.Float("budget")}, checkBudget(c.Float("budget"))
+	return claudeOptions{Offer: offer, Layout: kind, Backend: readFlags(c).String("backend"), Worktree: readFlags(c).Bool("worktree"), DryRun: readFlags(c).Bool("dry-run"), Check: readFlags(c).Bool("check"),
+		JSON: readFlags(c).Bool("json"), Args: c.Args().Slice(), Budget: readFlags(c).Float("budget")}, checkBudget(readFlags(c).Float("budget"))
 }
 
 func runClaude(ctx context.Context, env Env, co claudeOptions) error {

@@ -99,15 +99,15 @@ type cleanupOptions struct {
 
 func readCleanupOptions(c *ucli.Command, env Env) (cleanupOptions, error) {
 	o := cleanupOptions{
-		Scope: readTeamScope(c), Lifecycle: readLifecycle(c, env), Orphans: c.Bool("orphans"),
-		Force: c.Bool("force"), DryRun: c.Bool("dry-run"), JSON: c.Bool("json"),
+		Scope: readTeamScope(c), Lifecycle: readLifecycle(c, env), Orphans: readFlags(c).Bool("orphans"),
+		Force: readFlags(c).Bool("force"), DryRun: readFlags(c).Bool("dry-run"), JSON: readFlags(c).Bool("json"),
 	}
-	if c.IsSet("older-than") {
-		d := c.Duration("older-than")
+	if readFlags(c).IsSet("older-than") {
+		d := readFlags(c).Duration("older-than")
 		o.OlderThan = &d
 	}
-	if c.IsSet("resume-grace") {
-		d := c.Duration("resume-grace")
+	if readFlags(c).IsSet("resume-grace") {
+		d := readFlags(c).Duration("resume-grace")
 		o.ResumeGrace = &d
 	}
 	if !o.Orphans {

@@ -81,13 +81,13 @@ type shutdownOptions struct {
 }
 
 func readShutdownOptions(c *ucli.Command, env Env) (shutdownOptions, error) {
-	names := append(c.StringSlice("name"), c.Args().Slice()...)
-	if c.Bool("all") == (len(names) > 0) {
+	names := append(readFlags(c).StringSlice("name"), c.Args().Slice()...)
+	if readFlags(c).Bool("all") == (len(names) > 0) {
 		return shutdownOptions{}, usagef("name the teammates to shut down (--name N, repeatable) or pass --all, not both")
 	}
 	return shutdownOptions{
-		Scope: readTeamScope(c), Lifecycle: readLifecycle(c, env), Names: names, All: c.Bool("all"),
-		Timeout: c.Duration("timeout"), Force: c.Bool("force"), Reason: c.String("reason"), JSON: c.Bool("json"),
+		Scope: readTeamScope(c), Lifecycle: readLifecycle(c, env), Names: names, All: readFlags(c).Bool("all"),
+		Timeout: readFlags(c).Duration("timeout"), Force: readFlags(c).Bool("force"), Reason: readFlags(c).String("reason"), JSON: readFlags(c).Bool("json"),
 	}, nil
 }
 

@@ -111,12 +111,12 @@ func readSpawnPaneOptions(c *ucli.Command) (spawnPaneOptions, error) {
 	}
 	o := spawnPaneOptions{
 		Scope: readTeamScope(c), Layout: readLayout(c), Command: command,
-		Name: c.String("name"), Backend: c.String("backend"), Cwd: c.String("cwd"), Color: c.String("color"),
-		AgentType: c.String("agent-type"), Model: c.String("model"), Prompt: c.String("prompt"),
-		Claude: c.Bool("claude"), PermissionMode: c.String("permission-mode"), PermissionModeSet: c.IsSet("permission-mode"),
-		NoSign: c.Bool("no-sign"), PlanModeRequired: c.Bool("plan-mode-required"), AnswersShutdown: c.Bool("answers-shutdown"),
-		StartupCheck: c.Duration("startup-check"), Worktree: c.Bool("worktree"),
-		Agent: c.String("agent"), Budget: c.Float("budget"), Host: readHostOptions(c), JSON: c.Bool("json"),
+		Name: readFlags(c).String("name"), Backend: readFlags(c).String("backend"), Cwd: readFlags(c).String("cwd"), Color: readFlags(c).String("color"),
+		AgentType: readFlags(c).String("agent-type"), Model: readFlags(c).String("model"), Prompt: readFlags(c).String("prompt"),
+		Claude: readFlags(c).Bool("claude"), PermissionMode: readFlags(c).String("permission-mode"), PermissionModeSet: readFlags(c).IsSet("permission-mode"),
+		NoSign: readFlags(c).Bool("no-sign"), PlanModeRequired: readFlags(c).Bool("plan-mode-required"), AnswersShutdown: readFlags(c).Bool("answers-shutdown"),
+		StartupCheck: readFlags(c).Duration("startup-check"), Worktree: readFlags(c).Bool("worktree"),
+		Agent: readFlags(c).String("agent"), Budget: readFlags(c).Float("budget"), Host: readHostOptions(c), JSON: readFlags(c).Bool("json"),
 	}
 	if err := checkBudget(o.Budget); err != nil {
 		return o, err

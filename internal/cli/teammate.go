@@ -69,7 +69,7 @@ func readTeammateOptions(c *ucli.Command) teammateOptions {
 		argv = argv[1:]
 	}
 	return teammateOptions{
-		Scope: readTeamScope(c), Name: c.String("name"), IdleAfter: c.Duration("idle-after"), Poll: c.Duration("poll"),
+		Scope: readTeamScope(c), Name: readFlags(c).String("name"), IdleAfter: readFlags(c).Duration("idle-after"), Poll: readFlags(c).Duration("poll"),
 		Command: argv, Agent: readAgentTeammateOptions(c),
 	}
 }
