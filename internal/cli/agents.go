@@ -9,7 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/agents/turnend"
 	"github.com/paneteam/paneteam/lockfile"
@@ -200,7 +200,7 @@ func runAgentHook(ctx context.Context, env Env, o agentHookOptions) error {
 	if p.HookInput.Session != "" {
 		// The session the turn was of: 'paneteam resume' continues it.
 		id, _ := obj[p.HookInput.Session].(string)
-		if err := launch.WriteSession(t, agent, id); err != nil {
+		if err := agentrun.WriteSession(t, agent, id); err != nil {
 			warnf(env, "%v", err)
 		}
 	}

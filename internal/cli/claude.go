@@ -20,7 +20,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
 	"github.com/paneteam/paneteam/internal/panes/shim"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/layout"
 )
 
@@ -235,7 +235,7 @@ func warnNewerOnce(state string, v claudeversion.Version, warn func(string, ...a
 
 // printLaunch shows what would run: the command, the environment paneteam
 // changes, the shim and its log, and the notes.
-func printLaunch(env Env, l claudestart.Launch, offered []string, asJSON bool) error {
+func printLaunch(env Env, l claudestart.Start, offered []string, asJSON bool) error {
 	changed := map[string]string{}
 	for _, kv := range l.Env {
 		k, v, _ := strings.Cut(kv, "=")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 )
 
 // TestClaudeWarnsOnlyAboveTheTestedRelease: 'paneteam claude' says once

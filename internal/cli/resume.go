@@ -7,7 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/team"
@@ -101,7 +101,7 @@ func runResume(ctx context.Context, env Env, o resumeOptions) error {
 	}
 	base := resume.Options{Lock: o.Scope.Lock, Records: launches.Open(state), BackendEnv: backendEnv(env),
 		Caller: callerOf(env), Exe: env.Exe, DryRun: o.DryRun, StartupCheck: o.StartupCheck, Say: env.Stderr,
-		LeaderPID: o.LeaderPID, AgentSession: func(rec launches.Record) (string, string) { return launch.Session(rec, env.Getenv) }}
+		LeaderPID: o.LeaderPID, AgentSession: func(rec launches.Record) (string, string) { return agentrun.Session(rec, env.Getenv) }}
 	if base.LeaderPID == 0 {
 		base.LeaderPID = defaultLeaderPID(ctx, env)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -66,7 +66,7 @@ func TestResumeContinuesAnAgentCLIsOwnSession(t *testing.T) {
 	tm := team.Team{Root: w.root, Name: crew}
 	testutil.Eventually(t, 10*time.Second, "each hook to name its session", func() bool {
 		for _, n := range []string{"alice", "bob", "carol"} {
-			if id, _ := launch.ReadSession(tm, n); id != "s-"+n {
+			if id, _ := agentrun.ReadSession(tm, n); id != "s-"+n {
 				return false
 			}
 		}

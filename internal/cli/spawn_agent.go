@@ -5,7 +5,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/spawn"
 )
@@ -37,7 +37,7 @@ func agentSpawn(env Env, r spawn.Request, o spawnPaneOptions) (spawn.Request, er
 			return r, usagef("--permission-mode %s has no equivalent for %s: use one of %s", perm, p.Title, strings.Join(p.Modes(), ", "))
 		}
 	}
-	r.Launcher = launch.Spawner{Profile: p, Paneteam: env.Exe, Prompt: r.Member.Prompt, Model: r.Member.Model, PermissionMode: perm}
+	r.Program = agentrun.Spawner{Profile: p, Paneteam: env.Exe, Prompt: r.Member.Prompt, Model: r.Member.Model, PermissionMode: perm}
 	r.Member.Prompt = ""
 	r.Member.PlanModeRequired = nil
 	if r.Member.AgentType == "" {

@@ -3,7 +3,7 @@ package cli
 import (
 	"strconv"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/spawn"
 )
@@ -44,11 +44,11 @@ func budgetSpawn(env Env, req *spawn.Request, o spawnPaneOptions) error {
 	if g := env.Getenv("PANETEAM_BUDGET_GRACE"); g != "" {
 		vars = append(vars, "PANETEAM_BUDGET_GRACE="+g)
 	}
-	if a, ok := req.Launcher.(launch.Spawner); ok {
+	if a, ok := req.Program.(agentrun.Spawner); ok {
 		a.Budget, a.Env = usdLimit, vars
-		req.Launcher = a
+		req.Program = a
 		return nil
 	}
-	req.Launcher = budget.Guarded{Inner: req.Launcher, Prefix: []string{env.Exe, GuardCommand, "--budget", strconv.FormatFloat(usdLimit, 'f', -1, 64), "--"}, Env: vars}
+	req.Program = budget.Guarded{Inner: req.Program, Prefix: []string{env.Exe, GuardCommand, "--budget", strconv.FormatFloat(usdLimit, 'f', -1, 64), "--"}, Env: vars}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsjson"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 

@@ -63,7 +63,7 @@ func onHost(env Env, r *spawn.Request, h hostOptions, cwd string, claude bool) e
 	if r.Worktree {
 		return usagef("--worktree makes a worktree on this machine, and a teammate on --host works in a folder there: give --cwd on the host instead")
 	}
-	r.Launcher = &spawn.Remote{Inner: r.Launcher, Host: h.Host, Cwd: cwd, Exe: env.Exe, Getenv: env.Getenv,
+	r.Program = &spawn.Remote{Inner: r.Program, Host: h.Host, Cwd: cwd, Exe: env.Exe, Getenv: env.Getenv,
 		Claude: claude, Unconfined: h.Unconfined, SSHFS: h.SSHFS, Say: env.Stderr}
 	return nil
 }

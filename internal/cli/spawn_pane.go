@@ -187,9 +187,9 @@ func spawnRequest(env Env, o spawnPaneOptions) (spawn.Request, error) {
 			r.Root = root
 		}
 	}
-	r.Launcher = spawn.Command{Argv: o.Command, Answers: o.AnswersShutdown, Self: env.Exe}
+	r.Program = spawn.Command{Argv: o.Command, Answers: o.AnswersShutdown, Self: env.Exe}
 	if o.Claude {
-		r.Launcher = &spawn.Claude{Command: o.Command, PermissionMode: o.PermissionMode, NoSign: o.NoSign,
+		r.Program = &spawn.Claude{Command: o.Command, PermissionMode: o.PermissionMode, NoSign: o.NoSign,
 			Detector: spawn.Detector(r.Caller, env.Environ())}
 	}
 	if err := onHost(env, &r, o.Host, o.Cwd, o.Claude); err != nil {

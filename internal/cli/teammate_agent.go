@@ -9,7 +9,7 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/teammate"
@@ -84,7 +84,7 @@ func runAgentTeammate(ctx context.Context, env Env, tc teammate.Config, argv []s
 	if err != nil {
 		return err
 	}
-	rt, err := launch.NewRuntime(ctx, launch.Request{
+	rt, err := agentrun.NewRuntime(ctx, agentrun.Request{
 		Profile: p, Team: tc.Team, Agent: tc.Name, Cwd: cwd, Paneteam: env.Exe,
 		Prompt: o.Prompt, Model: o.Model, PermissionMode: o.PermissionMode, Effort: o.Effort, Deny: o.Deny, LeadVerifyKey: o.LeadVerifyKey, Session: o.Session, Getenv: env.Getenv,
 	}, tc, prog)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/mcpserver"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"

@@ -47,10 +47,10 @@ type Options struct {
 	Session string
 }
 
-// Launch is what starting a teammate needs: the argv (the program first,
+// RunPlan is what starting a teammate needs: the argv (the program first,
 // as found on PATH or as the profile names it), the variables to add to
 // its environment, and the files to write first (Write).
-type Launch struct {
+type RunPlan struct {
 	Argv  []string
 	Env   []string
 	Dirs  []string
@@ -108,12 +108,12 @@ func ValidSession(id string) bool {
 }
 
 // Build fills the profile in for one run.
-func Build(p *Profile, o Options) (Launch, error) {
+func Build(p *Profile, o Options) (RunPlan, error) {
 	if o.Getenv == nil {
 		o.Getenv = func(string) string { return "" }
 	}
 	if o.Home == "" || !filepath.IsAbs(o.Home) {
-		return Launch{}, errors.New("the run's folder must be an absolute path")
+		return RunPlan{}, errors.New("the run's folder must be an absolute path")
 	}
 	mode := o.PermissionMode
 	if mode == "" {
@@ -126,15 +126,15 @@ func Build(p *Profile, o Options) (Launch, error) {
 			modes = append(modes, m)
 		}
 		sort.Strings(modes)
-		return Launch{}, fmt.Errorf("--permission-mode %s has no equivalent for %s: use one of %s", mode, p.Title, strings.Join(modes, ", "))
+		return RunPlan{}, fmt.Errorf("--permission-mode %s has no equivalent for %s: use one of %s", mode, p.Title, strings.Join(modes, ", "))
 	}
 	prompt := Brief(o.Agent, o.Team, o.Prompt)
 	if o.Session != "" {
 		if len(p.Resume) == 0 {
-			return Launch{}, fmt.Errorf("%s's profile cannot continue a session (it has no \"resume\"): start it without one", p.Title)
+			return RunPlan{}, fmt.Errorf("%s's profile cannot continue a session (it has no \"resume\"): start it without one", p.Title)
 		}
 		if !ValidSession(o.Session) {
-			return Launch{}, fmt.Errorf("%q is not a session id paneteam passes on (letters, digits, '-' and '_')", o.Session)
+			return RunPlan{}, fmt.Errorf("%q is not a session id paneteam passes on (letters, digits, '-' and '_')", o.Session)
 		}
 		prompt = ResumeBrief(o.Agent, o.Team)
 	}
@@ -144,41 +144,41 @@ func Build(p *Profile, o Options) (Launch, error) {
 		"profile": p.Name, "effort": o.Effort, "leadKey": o.LeadVerifyKey, "session": o.Session,
 	}
 	f := filler{vars: vars, getenv: o.Getenv}
-	l := Launch{Home: o.Home}
+	l := RunPlan{Home: o.Home}
 	l.Argv = []string{p.Program}
 	if o.Session != "" {
 		if err := f.appendAll(&l.Argv, p.Resume); err != nil {
-			return Launch{}, err
+			return RunPlan{}, err
 		}
 	}
 	for _, part := range [][]string{p.Args, p.MCP, p.Hook, perm} {
 		if err := f.appendAll(&l.Argv, part); err != nil {
-			return Launch{}, err
+			return RunPlan{}, err
 		}
 	}
 	if o.Effort != "" {
 		if len(p.Effort) == 0 {
-			return Launch{}, fmt.Errorf("%s's profile has no effort flag: leave the effort out", p.Title)
+			return RunPlan{}, fmt.Errorf("%s's profile has no effort flag: leave the effort out", p.Title)
 		}
 		if err := f.appendAll(&l.Argv, p.Effort); err != nil {
-			return Launch{}, err
+			return RunPlan{}, err
 		}
 	}
 	for _, rule := range o.Deny {
 		args, ok := p.Deny[rule]
 		if !ok {
-			return Launch{}, fmt.Errorf("%s cannot enforce the deny rule %q", p.Title, rule)
+			return RunPlan{}, fmt.Errorf("%s cannot enforce the deny rule %q", p.Title, rule)
 		}
 		if err := f.appendAll(&l.Argv, args); err != nil {
-			return Launch{}, err
+			return RunPlan{}, err
 		}
 	}
 	if o.Model != "" {
 		if len(p.Model) == 0 {
-			return Launch{}, fmt.Errorf("%s's profile has no model flag: leave --model out", p.Title)
+			return RunPlan{}, fmt.Errorf("%s's profile has no model flag: leave --model out", p.Title)
 		}
 		if err := f.appendAll(&l.Argv, p.Model); err != nil {
-			return Launch{}, err
+			return RunPlan{}, err
 		}
 	}
 	if len(p.Prompt) > 0 && (o.Session == "" || !p.ResumeWithoutPrompt) {
@@ -186,7 +186,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 			l.Argv = append(l.Argv, "--")
 		}
 		if err := f.appendAll(&l.Argv, p.Prompt); err != nil {
-			return Launch{}, err
+			return RunPlan{}, err
 		}
 	}
 	l.Env = append(l.Env, "PANETEAM_TEAM="+o.Team, "PANETEAM_AGENT="+o.Agent)
@@ -196,7 +196,7 @@ func Build(p *Profile, o Options) (Launch, error) {
 	for _, k := range sortedKeys(p.Env) {
 		v, err := f.fill(p.Env[k])
 		if err != nil {
-			return Launch{}, fmt.Errorf("env %s: %w", k, err)
+			return RunPlan{}, fmt.Errorf("env %s: %w", k, err)
 		}
 		l.Env = append(l.Env, k+"="+v)
 	}
@@ -206,28 +206,28 @@ func Build(p *Profile, o Options) (Launch, error) {
 	for _, k := range sortedKeys(penv) {
 		v, err := f.fill(penv[k])
 		if err != nil {
-			return Launch{}, fmt.Errorf("permissionEnv %s %s: %w", mode, k, err)
+			return RunPlan{}, fmt.Errorf("permissionEnv %s %s: %w", mode, k, err)
 		}
 		l.Env = append(l.Env, k+"="+v)
 	}
 	for _, k := range sortedKeys(p.EnvJSON) {
 		b, err := f.fillJSON(p.EnvJSON[k])
 		if err != nil {
-			return Launch{}, fmt.Errorf("envJson %s: %w", k, err)
+			return RunPlan{}, fmt.Errorf("envJson %s: %w", k, err)
 		}
 		l.Env = append(l.Env, k+"="+string(b))
 	}
 	for _, d := range p.Dirs {
 		dir, err := f.fill(d)
 		if err != nil {
-			return Launch{}, fmt.Errorf("folder %s: %w", d, err)
+			return RunPlan{}, fmt.Errorf("folder %s: %w", d, err)
 		}
 		l.Dirs = append(l.Dirs, dir)
 	}
 	for _, file := range p.Files {
 		pf, ok, err := f.file(file)
 		if err != nil {
-			return Launch{}, fmt.Errorf("file %s: %w", file.Path, err)
+			return RunPlan{}, fmt.Errorf("file %s: %w", file.Path, err)
 		}
 		if ok {
 			l.Files = append(l.Files, pf)
@@ -251,7 +251,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // of its folders, would have the file written wherever it leads. The
 // links Write makes itself (to the person's logins) are made, not
 // followed.
-func (l Launch) Write() error {
+func (l RunPlan) Write() error {
 	for _, d := range l.Dirs {
 		if err := l.mkdir(d); err != nil {
 			return fmt.Errorf("prepare %s: %w", d, err)
@@ -278,7 +278,7 @@ func (l Launch) Write() error {
 
 // mkdir makes dir, none of whose folders below the run's folder may be a
 // link. A folder elsewhere (a profile may name one) is made as it is.
-func (l Launch) mkdir(dir string) error {
+func (l RunPlan) mkdir(dir string) error {
 	rel, err := filepath.Rel(l.Home, dir)
 	if l.Home == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return os.MkdirAll(dir, 0o700)

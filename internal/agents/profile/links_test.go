@@ -21,7 +21,7 @@ func TestWriteFollowsNoPlantedLink(t *testing.T) {
 	os.WriteFile(outFile, before, 0o644)
 	login := filepath.Join(t.TempDir(), "auth.json")
 	os.WriteFile(login, []byte("secret"), 0o600)
-	l := Launch{Home: home, Dirs: []string{filepath.Join(home, "codex")}, Files: []PlannedFile{
+	l := RunPlan{Home: home, Dirs: []string{filepath.Join(home, "codex")}, Files: []PlannedFile{
 		{Path: filepath.Join(home, "codex", "config.toml"), Data: []byte("model = \"x\"\n")},
 		{Path: filepath.Join(home, "codex", "auth.json"), Link: login},
 	}}

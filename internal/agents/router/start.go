@@ -7,12 +7,12 @@ import (
 	"slices"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
@@ -178,7 +178,7 @@ func (r *run) agent(ctx context.Context, tm Teammate, perr error) (AgentStart, e
 		prompt = told + "\n\nStart by calling read_inbox."
 	}
 	cwd, _ := os.Getwd()
-	r.record(t, tm, p.Name, prog, cwd, "", launch.Home(t, tm.Name))
+	r.record(t, tm, p.Name, prog, cwd, "", agentrun.Home(t, tm.Name))
 	return AgentStart{Team: t, Name: tm.Name, Profile: p.Name, Prompt: prompt, Plan: plan, LeadVerifyKey: tm.LeadVerifyKey, Budget: r.rc.Budget}, nil
 }
 

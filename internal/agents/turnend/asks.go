@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
-	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -30,7 +30,7 @@ func FollowAsks(t team.Team, agent string, a *profile.Asks, obj map[string]any, 
 		return nil
 	}
 	if about, ok := Asked(a, obj); ok {
-		return asking.Set(t, agent, about, now)
+		return panedialog.Set(t, agent, about, now)
 	}
-	return asking.Clear(t, agent)
+	return panedialog.Clear(t, agent)
 }

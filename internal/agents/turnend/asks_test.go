@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
-	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -66,7 +66,7 @@ func TestFollowAsksSetsAndClears(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(asking.RunDir(tm, "gem"), 0o700); err != nil {
+	if err := os.MkdirAll(panedialog.RunDir(tm, "gem"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	g := shipped(t, "gemini")
@@ -81,11 +81,11 @@ func TestFollowAsksSetsAndClears(t *testing.T) {
 		}
 	}
 	follow(`{"hook_event_name":"Notification","notification_type":"ToolPermission","message":"run make?"}`)
-	if m, ok := asking.Read(tm, "gem"); !ok || m.About != "run make?" {
+	if m, ok := panedialog.Read(tm, "gem"); !ok || m.About != "run make?" {
 		t.Fatalf("after the dialog's report: %+v %v", m, ok)
 	}
 	follow(`{"hook_event_name":"AfterTool","tool_name":"run_shell_command"}`)
-	if _, ok := asking.Read(tm, "gem"); ok {
+	if _, ok := panedialog.Read(tm, "gem"); ok {
 		t.Error("the mark outlived the tool's run")
 	}
 }

@@ -3,7 +3,7 @@ package approval
 import (
 	"errors"
 
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 )
 
 // requestDigest is the input_digest Claude Code's lead computes for a

@@ -54,8 +54,8 @@ type Options struct {
 	Release string
 }
 
-// Launch is how to start Claude.
-type Launch struct {
+// Start is how to start Claude.
+type Start struct {
 	Path string   // the program
 	Argv []string // its arguments, argv[0] first
 	Env  []string // its whole environment
@@ -89,7 +89,7 @@ func VirtualDir(state string) string { return virtualtmux.Dir(state) }
 
 // Prepare makes what l needs on disk before Claude starts (paneteam's
 // tmux for a native terminal); a dry run does not call it.
-func (l Launch) Prepare() error {
+func (l Start) Prepare() error {
 	v := l.Virtual
 	if v == nil {
 		return nil
@@ -167,10 +167,10 @@ var ErrNoTmuxPane = errors.New("$TMUX is set but $TMUX_PANE is not: start Claude
 const ReservedFlag = "--teammate-mode"
 
 // Plan works out the Launch for o.
-func Plan(o Options) (Launch, error) {
+func Plan(o Options) (Start, error) {
 	for _, a := range o.Args {
 		if a == ReservedFlag || strings.HasPrefix(a, ReservedFlag+"=") {
-			return Launch{}, &UsageError{Option: OptArgs, Value: a}
+			return Start{}, &UsageError{Option: OptArgs, Value: a}
 		}
 	}
 	nativeName := ""
@@ -178,13 +178,13 @@ func Plan(o Options) (Launch, error) {
 	case "", "auto", "tmux":
 	default:
 		if !slices.Contains(native.Names(), o.Backend) {
-			return Launch{}, &UsageError{Option: OptBackend, Value: o.Backend,
+			return Start{}, &UsageError{Option: OptBackend, Value: o.Backend,
 				Msg: "use auto, tmux, or one of the terminals paneteam drives: " + strings.Join(native.Names(), ", ")}
 		}
 		nativeName = o.Backend
 	}
 	if _, err := layout.ParseKind(string(o.Layout)); err != nil {
-		return Launch{}, &UsageError{Option: OptLayout, Value: string(o.Layout), Msg: err.Error()}
+		return Start{}, &UsageError{Option: OptLayout, Value: string(o.Layout), Msg: err.Error()}
 	}
 	// The programs the terminal's driver finds on the lead's PATH are
 	// recorded for calls made from another PATH (cron's).
@@ -205,7 +205,7 @@ func Plan(o Options) (Launch, error) {
 	var notes []string
 	if nativeName != "" {
 		if err := probe(nativeName); err != nil {
-			return Launch{}, &BackendError{Name: nativeName, Err: err}
+			return Start{}, &BackendError{Name: nativeName, Err: err}
 		}
 	} else if o.Backend != "tmux" && o.Getenv("TMUX") == "" {
 		if name := native.Detect(o.Getenv); name != "" {
@@ -218,12 +218,12 @@ func Plan(o Options) (Launch, error) {
 	}
 	real, _, err := shim.FindReal(o.Getenv, o.Exe)
 	if err != nil && nativeName == "" {
-		return Launch{}, err
+		return Start{}, err
 	}
-	l := Launch{Path: o.Claude, Argv: append([]string{"claude", ReservedFlag, "tmux"}, o.Args...)}
+	l := Start{Path: o.Claude, Argv: append([]string{"claude", ReservedFlag, "tmux"}, o.Args...)}
 	dir, err := linkShim(o.StateDir, o.Exe)
 	if err != nil {
-		return Launch{}, err
+		return Start{}, err
 	}
 	l.Shim = filepath.Join(dir, "tmux")
 	l.Log = filepath.Join(o.StateDir, "claude-tmux.log")
@@ -263,10 +263,10 @@ func Plan(o Options) (Launch, error) {
 	} else if v := o.Getenv("TMUX"); v != "" {
 		srv, err := tmux.FromTMUX(v)
 		if err != nil {
-			return Launch{}, err
+			return Start{}, err
 		}
 		if o.Getenv("TMUX_PANE") == "" {
-			return Launch{}, ErrNoTmuxPane
+			return Start{}, ErrNoTmuxPane
 		}
 		set[shim.EnvSocket] = srv.Socket
 		delete(drop, shim.EnvSocket)

@@ -35,7 +35,7 @@ func world(t *testing.T, vars map[string]string) Options {
 	}
 }
 
-func envOf(l Launch) map[string]string {
+func envOf(l Start) map[string]string {
 	m := map[string]string{}
 	for _, kv := range l.Env {
 		k, v, _ := strings.Cut(kv, "=")

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/usage"
@@ -106,7 +106,7 @@ func SourceOf(state string, t team.Team, cfg *team.Config, name string) (usage.S
 	if rec == nil {
 		return usage.Source{Unknown: noRecord}, nil
 	}
-	return usage.ForLaunch(*rec, asking.RunDir(t, name)), nil
+	return usage.ForLaunch(*rec, panedialog.RunDir(t, name)), nil
 }
 
 // Team is every member's cost, by name, and the team's total. A member
@@ -158,7 +158,7 @@ func (r *Reader) sources(batch *usage.Batch, t team.Team, cfg *team.Config) map[
 			continue
 		}
 		if rec, ok := byName[m.Name]; ok {
-			srcs[m.Name] = usage.ForLaunch(rec, asking.RunDir(t, m.Name))
+			srcs[m.Name] = usage.ForLaunch(rec, panedialog.RunDir(t, m.Name))
 		} else {
 			srcs[m.Name] = usage.Source{Unknown: noRecord}
 		}

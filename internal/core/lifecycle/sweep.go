@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 )
 
 // SweptWorktree is a teammate's untouched worktree that Reap removed

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/post"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -96,19 +96,19 @@ func Detector(caller post.Caller, environ []string) *claudeversion.Detector {
 // inbox cleared to [] so nothing older than the key is waiting, then (by
 // Run) the prompt written signed, then the command started. Launch.Undo
 // forgets the key.
-func (c *Claude) Prepare(ctx context.Context, s Setup) (Launch, error) {
+func (c *Claude) Prepare(ctx context.Context, s Setup) (Prepared, error) {
 	l := claudeLaunch{version: c.Version, backend: s.Backend}
-	var out Launch
+	var out Prepared
 	if keys, ok := c.signs(s); ok {
 		inbox := s.Team.InboxPath(s.Member.Name)
 		key, err := keys.Create(inbox, time.Now())
 		if err != nil {
-			return Launch{}, fmt.Errorf("make %s's signing key: %w", s.Member.Name, err)
+			return Prepared{}, fmt.Errorf("make %s's signing key: %w", s.Member.Name, err)
 		}
 		forget := func() { keys.Forget(inbox) } //nolint:errcheck
 		if err := mailbox.New(inbox, s.Lock).Reset(ctx); err != nil {
 			forget()
-			return Launch{}, fmt.Errorf("clear %s's inbox: %w", s.Member.Name, err)
+			return Prepared{}, fmt.Errorf("clear %s's inbox: %w", s.Member.Name, err)
 		}
 		l.key = key
 		out.Signer, out.Keyed, out.Undo = provenance.Lead{Store: keys}, true, forget

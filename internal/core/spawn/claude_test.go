@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/post"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )
@@ -25,7 +25,7 @@ func TestClaudeTeammateCommandLine(t *testing.T) {
 	v88 := claudeversion.Version{Major: 2, Minor: 1, Patch: 88}
 	tests := []struct {
 		name     string
-		launcher Launcher
+		launcher Program
 		member   team.Member
 		launch   claudeLaunch
 		root     string
@@ -179,7 +179,7 @@ func TestKeyOnlyWherePaneteamLeads(t *testing.T) {
 	}}
 	tests := []struct {
 		name     string
-		launcher Launcher
+		launcher Program
 		caller   post.Caller
 		cfg      *team.Config
 		wantKey  bool

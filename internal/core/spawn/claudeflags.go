@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/post"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -49,7 +49,7 @@ func forgetMember(ctx context.Context, t team.Team, lock lockfile.Options, m tea
 // recordPane writes the started pane and what it runs (the CLI) into the
 // member's row, the backend into the team's, and with r.KeepLayout the
 // layout.
-func recordPane(ctx context.Context, r Request, b backend.Backend, m team.Member, pane backend.Pane, l Launch) error {
+func recordPane(ctx context.Context, r Request, b backend.Backend, m team.Member, pane backend.Pane, l Prepared) error {
 	_, err := r.Team.Update(ctx, r.Lock, func(cur *team.Config) error {
 		row := memberByID(cur, m.AgentID)
 		if row == nil {

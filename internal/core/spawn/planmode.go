@@ -13,7 +13,7 @@ const planPermissionMode = "plan"
 // alone approves its own ExitPlanMode and leaves plan mode without asking
 // anyone; with --plan-mode-required it sends plan_approval_request and
 // waits for the lead. A row already marked is left as it is.
-func requirePlan(m *team.Member, l Launcher) {
+func requirePlan(m *team.Member, l Program) {
 	if permissionMode(l) != planPermissionMode || m.PlanModeRequired != nil && *m.PlanModeRequired {
 		return
 	}
@@ -23,7 +23,7 @@ func requirePlan(m *team.Member, l Launcher) {
 
 // permissionMode is the mode l starts a Claude Code teammate in, through
 // the launchers that wrap one ("": none given, or not Claude Code's).
-func permissionMode(l Launcher) string {
+func permissionMode(l Program) string {
 	switch l := l.(type) {
 	case *Claude:
 		return l.PermissionMode

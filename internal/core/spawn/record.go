@@ -6,7 +6,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/team"
 )
@@ -14,7 +14,7 @@ import (
 // launchRecord is what was started for m: the command as it runs (on
 // the host, for a teammate there), the folder it really runs in (after
 // its worktree), its session, backend and pane.
-func launchRecord(r Request, m team.Member, l Launch, pane backend.Pane) launches.Record {
+func launchRecord(r Request, m team.Member, l Prepared, pane backend.Pane) launches.Record {
 	argv, cwd := l.Argv, m.Cwd
 	if l.Host != "" {
 		argv, cwd = l.HostArgv, l.HostCwd
@@ -40,7 +40,7 @@ func launchRecord(r Request, m team.Member, l Launch, pane backend.Pane) launche
 // teammate runs whatever happens here: a record that cannot be written
 // is a warning, never a failed spawn. A caller without an environment
 // (Caller.Getenv nil) keeps none, rather than guess a state folder.
-func keepLaunch(r Request, m team.Member, l Launch, pane backend.Pane) {
+func keepLaunch(r Request, m team.Member, l Prepared, pane backend.Pane) {
 	if r.Caller.Getenv == nil {
 		return
 	}

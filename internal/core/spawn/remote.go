@@ -13,7 +13,7 @@ import (
 // variables Inner builds run there (see remote.Start), and the pane on
 // the lead runs the ssh session that shows it.
 type Remote struct {
-	Inner Launcher
+	Inner Program
 	Host  string
 	// Cwd is the teammate's folder on the host ("": the remote user's
 	// home). The code is not synced: it is whatever the host has there.
@@ -38,10 +38,10 @@ func (l *Remote) Check(_ context.Context, _ string, _ post.Caller) error {
 // Prepare builds the teammate's command with Inner, then connects, mounts
 // and returns the pane's ssh command line; Undo takes back both. The
 // host's start lock stays held until the pane is started (Started).
-func (l *Remote) Prepare(ctx context.Context, s Setup) (Launch, error) {
+func (l *Remote) Prepare(ctx context.Context, s Setup) (Prepared, error) {
 	in, err := l.Inner.Prepare(ctx, s)
 	if err != nil {
-		return Launch{}, err
+		return Prepared{}, err
 	}
 	var release func()
 	argv, undo, err := remote.Start(ctx, remote.Spawn{
@@ -53,9 +53,9 @@ func (l *Remote) Prepare(ctx context.Context, s Setup) (Launch, error) {
 		if in.Undo != nil {
 			in.Undo()
 		}
-		return Launch{}, err
+		return Prepared{}, err
 	}
-	return Launch{Argv: argv, Env: in.Env, Signer: in.Signer, Keyed: in.Keyed, Undo: func() {
+	return Prepared{Argv: argv, Env: in.Env, Signer: in.Signer, Keyed: in.Keyed, Undo: func() {
 		undo()
 		if in.Undo != nil {
 			in.Undo()

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
 )
@@ -24,7 +24,7 @@ func TestMemberRecordsHowItIsStopped(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		l    spawn.Launcher
+		l    spawn.Program
 		want string
 	}{
 		{"plain", spawn.Command{Argv: []string{filepath.Join(dir, "aider"), "--yes"}}, team.ShutdownEnd},

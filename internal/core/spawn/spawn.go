@@ -3,16 +3,16 @@
 // starts teammates. Its mirror, departure, is package lifecycle.
 //
 // Run takes one Request and does, in order: choose the backend, check the
-// program (Launcher.Check), add the member under the config lock (its
+// program (Program.Check), add the member under the config lock (its
 // final name and colour decided there), give it a git worktree, prepare
-// its command line (a Claude Code teammate's signing key, Launcher.Prepare),
+// its command line (a Claude Code teammate's signing key, Program.Prepare),
 // deliver its first prompt, start the pane, record the pane and the launch
 // (in paneteam's state folder: package launches). When a step
 // fails, every earlier one is undone in reverse order: the prompt taken
 // back, the key forgotten, the worktree removed (fail-closed: a worktree
 // holding work is kept), the member row removed.
 //
-// What the teammate runs is a Launcher's business (Command, Claude):
+// What the teammate runs is a Program's business (Command, Claude):
 // building its argv and environment is kept apart from starting it on a
 // backend, so other launchers plug in beside them.
 package spawn
@@ -48,8 +48,8 @@ type Request struct {
 	// (the first message, see PromptFrom), PlanModeRequired and Cwd (the
 	// command's folder, an existing one; "": the current folder).
 	Member team.Member
-	// Launcher builds what the teammate runs: Command, or Claude.
-	Launcher Launcher
+	// Program builds what the teammate runs: Command, or Claude.
+	Program Program
 	// Backend starts the pane; nil: chosen by BackendName ("" or
 	// backend.Auto, tmux, iterm2, in-process) from BackendEnv, beside a
 	// live Claude Code lead's own pane in a team it leads.
@@ -88,10 +88,10 @@ type Result struct {
 // Run adds r.Member to the team and starts it; on failure nothing of it
 // is left (see the package comment).
 func Run(ctx context.Context, r Request) (Result, error) {
-	if r.Launcher == nil {
+	if r.Program == nil {
 		return Result{}, fmt.Errorf("spawn %s: no launcher: say what the teammate runs", r.Member.Name)
 	}
-	requirePlan(&r.Member, r.Launcher)
+	requirePlan(&r.Member, r.Program)
 	if r.Member.Cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -120,7 +120,7 @@ func Run(ctx context.Context, r Request) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if err := r.Launcher.Check(ctx, r.Member.Cwd, r.Caller); err != nil {
+	if err := r.Program.Check(ctx, r.Member.Cwd, r.Caller); err != nil {
 		return Result{}, err
 	}
 	r.Member.BackendType = b.Name()
@@ -149,7 +149,7 @@ func start(ctx context.Context, r Request, b backend.Backend) (Result, error) {
 		undo.push(drop)
 	}
 	s := Setup{Team: r.Team, Config: before, Member: m, Lock: r.Lock, Backend: b.Name(), Root: r.Root, Caller: r.Caller}
-	launch, err := r.Launcher.Prepare(ctx, s)
+	launch, err := r.Program.Prepare(ctx, s)
 	if err != nil {
 		return Result{}, undo.run(ctx, err)
 	}

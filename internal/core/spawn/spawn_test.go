@@ -14,8 +14,8 @@ import (
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
@@ -58,9 +58,9 @@ func (w *world) getenv(k string) string { return w.vars[k] }
 
 // request is a spawn of name on the tmux backend, watched long enough to
 // see a command that fails at once.
-func (w *world) request(name, cwd string, l spawn.Launcher) spawn.Request {
+func (w *world) request(name, cwd string, l spawn.Program) spawn.Request {
 	return spawn.Request{
-		Team: w.team, Member: team.Member{Name: name, Cwd: cwd, Prompt: "review the diff"}, Launcher: l,
+		Team: w.team, Member: team.Member{Name: name, Cwd: cwd, Prompt: "review the diff"}, Program: l,
 		BackendName: team.BackendTmux, Caller: post.Caller{Getenv: w.getenv},
 		BackendEnv:   backend.Env{Getenv: w.getenv, LookPath: exec.LookPath, Warn: func(string, ...any) {}},
 		StartupCheck: 300 * time.Millisecond,
@@ -142,8 +142,8 @@ func TestFailedStartLeavesNothing(t *testing.T) {
 // failingLauncher is a launcher that cannot prepare its command.
 type failingLauncher struct{ spawn.Command }
 
-func (failingLauncher) Prepare(context.Context, spawn.Setup) (spawn.Launch, error) {
-	return spawn.Launch{}, errors.New("no command for you")
+func (failingLauncher) Prepare(context.Context, spawn.Setup) (spawn.Prepared, error) {
+	return spawn.Prepared{}, errors.New("no command for you")
 }
 
 // TestFailedPrepareLeavesNothing: a launcher's failure undoes the member

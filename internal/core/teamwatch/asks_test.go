@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -28,7 +28,7 @@ func TestAnAgentCLIAskingInItsPaneNeedsYou(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, who := range []string{"gem", "bob"} {
-		if err := os.MkdirAll(asking.RunDir(tm, who), 0o700); err != nil {
+		if err := os.MkdirAll(panedialog.RunDir(tm, who), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,19 +43,19 @@ func TestAnAgentCLIAskingInItsPaneNeedsYou(t *testing.T) {
 		t.Fatalf("gem needs you before it asks: %+v", gem)
 	}
 	for _, who := range []string{"gem", "bob"} {
-		if err := asking.Set(tm, who, "Allow execution of: 'make'?", time.Now()); err != nil {
+		if err := panedialog.Set(tm, who, "Allow execution of: 'make'?", time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s := take()
 	gem, bob := s.Member("gem"), s.Member("bob")
-	if !gem.NeedsYou || gem.State != StateNeedsYou || gem.Asks != asking.Reason || gem.AsksAbout != "Allow execution of: 'make'?" || gem.Waiting != 0 {
+	if !gem.NeedsYou || gem.State != StateNeedsYou || gem.Asks != panedialog.Reason || gem.AsksAbout != "Allow execution of: 'make'?" || gem.Waiting != 0 {
 		t.Errorf("gem asks in its pane: %+v", gem)
 	}
 	if bob.NeedsYou || bob.Asks != "" {
 		t.Errorf("bob is Claude Code's, yet his run folder's mark was read: %+v", bob)
 	}
-	if err := asking.Clear(tm, "gem"); err != nil {
+	if err := panedialog.Clear(tm, "gem"); err != nil {
 		t.Fatal(err)
 	}
 	if gem := take().Member("gem"); gem.NeedsYou || gem.Asks != "" {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 

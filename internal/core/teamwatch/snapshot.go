@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
@@ -425,8 +425,8 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	// the others.
 	asks := 0
 	if (out.IdleBy == team.IdleByHook || out.RunBy == team.RunByPaneteam || m.Routed()) && out.Pane != PaneDead {
-		if mk, ok := asking.Read(t, m.Name); ok {
-			out.Asks, out.AsksAbout, asks = asking.Reason, mk.About, 1
+		if mk, ok := panedialog.Read(t, m.Name); ok {
+			out.Asks, out.AsksAbout, asks = panedialog.Reason, mk.About, 1
 		}
 	}
 	out.NeedsYou = out.Waiting > 0 || asks > 0

@@ -41,7 +41,7 @@ var cliPatterns = map[string]struct {
 const OpenCodeFile = "usage.jsonl"
 
 // ForLaunch is where the teammate of launch record rec writes its usage.
-// runDir is its run's folder in the team's (asking.RunDir), for an agent
+// runDir is its run's folder in the team's (panedialog.RunDir), for an agent
 // CLI whose record names no config folder.
 func ForLaunch(rec launches.Record, runDir string) Source {
 	if rec.Host != "" {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 )
 
 func readDocContract(t *testing.T) Contract {

@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/tmux"

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/panes/shim"
-	"github.com/paneteam/paneteam/internal/protocol/claudeversion"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/tmux"
 )

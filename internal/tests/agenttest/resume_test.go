@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/tests/agenttest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -101,10 +101,10 @@ func resumeScenario(t *testing.T, w *world, cli string) {
 	}()
 	// The exchange ends; the CLI's hook names its session.
 	testutil.Eventually(t, 120*time.Second, "coder's first turn to end, its session named", func() bool {
-		id, _ := launch.ReadSession(w.team, "coder")
+		id, _ := agentrun.ReadSession(w.team, "coder")
 		return len(w.idles("coder")) > 0 && id != ""
 	})
-	session, _ := launch.ReadSession(w.team, "coder")
+	session, _ := agentrun.ReadSession(w.team, "coder")
 	if idle := w.idles("coder")[0]; idle.Summary != firstReply {
 		t.Errorf("coder's first turn ended with %+v, want its reply %q", idle, firstReply)
 	}
@@ -195,7 +195,7 @@ func resumeScenario(t *testing.T, w *world, cli string) {
 		t.Errorf("coder's launch record after resume: %+v, want its CLI session %s", recs, session)
 	}
 	testutil.Eventually(t, 60*time.Second, "coder's turn after resume to end, in the same session", func() bool {
-		id, _ := launch.ReadSession(w.team, "coder")
+		id, _ := agentrun.ReadSession(w.team, "coder")
 		return len(w.idles("coder")) >= 2 && id == session
 	})
 }

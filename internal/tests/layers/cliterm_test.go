@@ -19,7 +19,7 @@ import (
 var cliForbidden = map[string]string{
 	"github.com/charmbracelet/x/term":                           "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
 	"github.com/creack/pty":                                     "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
-	"github.com/paneteam/paneteam/internal/protocol/provenance": "reach the state folder, keys and verifier through the run's factory (Env.factory, internal/core/factory)",
+	"github.com/paneteam/paneteam/internal/claudecode/provenance": "reach the state folder, keys and verifier through the run's factory (Env.factory, internal/core/factory)",
 }
 
 // Every non-test file of internal/cli, whatever its build tags: none

@@ -27,7 +27,7 @@ func newReleaseRoot(t *testing.T) *releaseRoot {
 	t.Helper()
 	mod := testutil.ModuleRoot()
 	r := &releaseRoot{dir: t.TempDir(), script: filepath.Join(mod, "scripts", "claude-release")}
-	for _, f := range []string{"internal/tests/claudetest/binary.go", "internal/protocol/claudeversion/version.go", "docs/CLAUDE-TMUX.md"} {
+	for _, f := range []string{"internal/tests/claudetest/binary.go", "internal/claudecode/claudeversion/version.go", "docs/CLAUDE-TMUX.md"} {
 		b, err := os.ReadFile(filepath.Join(mod, f))
 		if err != nil {
 			t.Fatal(err)
@@ -126,12 +126,12 @@ func TestClaudeReleasePin(t *testing.T) {
 	r.write(t, "docs/claude-tmux-calls/9.9.9.txt", record("9.9.9", baseCalls[1:], "CLAUDECODE", "--agent-id"))
 
 	// Other calls: nothing is pinned.
-	before := r.read(t, "internal/tests/claudetest/binary.go") + r.read(t, "internal/protocol/claudeversion/version.go") + r.read(t, "docs/CLAUDE-TMUX.md")
+	before := r.read(t, "internal/tests/claudetest/binary.go") + r.read(t, "internal/claudecode/claudeversion/version.go") + r.read(t, "docs/CLAUDE-TMUX.md")
 	out, code := r.run(t, nil, "pin", "9.9.9")
 	if code != 1 || !strings.Contains(out, "write its contract") {
 		t.Errorf("pinning a release with other calls: exit %d\n%s", code, out)
 	}
-	if after := r.read(t, "internal/tests/claudetest/binary.go") + r.read(t, "internal/protocol/claudeversion/version.go") + r.read(t, "docs/CLAUDE-TMUX.md"); after != before {
+	if after := r.read(t, "internal/tests/claudetest/binary.go") + r.read(t, "internal/claudecode/claudeversion/version.go") + r.read(t, "docs/CLAUDE-TMUX.md"); after != before {
 		t.Error("a refused pin changed the files")
 	}
 
@@ -143,10 +143,10 @@ func TestClaudeReleasePin(t *testing.T) {
 	if !strings.Contains(bin, "const DefaultVersion = \"9.8.7\"\n") || !strings.Contains(bin, "const PreviousVersion = \""+old+"\"\n") {
 		t.Errorf("claudetest after pin:\n%s", bin)
 	}
-	if v := r.read(t, "internal/protocol/claudeversion/version.go"); !strings.Contains(v, "\tTested = Version{9, 8, 7}\n") {
+	if v := r.read(t, "internal/claudecode/claudeversion/version.go"); !strings.Contains(v, "\tTested = Version{9, 8, 7}\n") {
 		t.Errorf("claudeversion.Tested not moved to 9.8.7")
 	}
-	for _, f := range []string{"internal/tests/claudetest/binary.go", "internal/protocol/claudeversion/version.go"} {
+	for _, f := range []string{"internal/tests/claudetest/binary.go", "internal/claudecode/claudeversion/version.go"} {
 		if _, err := parser.ParseFile(token.NewFileSet(), f, r.read(t, f), 0); err != nil {
 			t.Errorf("%s after pin: %v", f, err)
 		}

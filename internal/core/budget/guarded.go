@@ -8,11 +8,11 @@ import (
 	"github.com/paneteam/paneteam/internal/core/spawn"
 )
 
-// Guarded is a spawn.Launcher whose command runs under a guard: Prefix
+// Guarded is a spawn.Program whose command runs under a guard: Prefix
 // (a program that runs the rest of the command line as its child and
 // stops it past its budget), with Env added.
 type Guarded struct {
-	Inner  spawn.Launcher
+	Inner  spawn.Program
 	Prefix []string
 	Env    []string
 }
@@ -23,7 +23,7 @@ func (g Guarded) Check(ctx context.Context, cwd string, caller post.Caller) erro
 }
 
 // Prepare is the inner launcher's command behind the guard.
-func (g Guarded) Prepare(ctx context.Context, s spawn.Setup) (spawn.Launch, error) {
+func (g Guarded) Prepare(ctx context.Context, s spawn.Setup) (spawn.Prepared, error) {
 	l, err := g.Inner.Prepare(ctx, s)
 	if err != nil {
 		return l, err

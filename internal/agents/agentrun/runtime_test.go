@@ -1,4 +1,4 @@
-package launch_test
+package agentrun_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/teammate"
 	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
@@ -31,7 +31,7 @@ func TestRuntimeFollowsTheHooksTurnFile(t *testing.T) {
 		t.Fatalf("the codex profile has no idle hook; pick one that has")
 	}
 	tc := teammate.Config{Team: tm, Name: "coder"}
-	rt, err := launch.NewRuntime(context.Background(), launch.Request{Profile: p, Team: tm, Agent: "coder",
+	rt, err := agentrun.NewRuntime(context.Background(), agentrun.Request{Profile: p, Team: tm, Agent: "coder",
 		Cwd: t.TempDir(), Paneteam: "/usr/bin/paneteam", Getenv: getenv}, tc, "/opt/codex")
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestRuntimeFollowsTheHooksTurnFile(t *testing.T) {
 	if rt.Argv[0] != "/opt/codex" || rt.Turns == nil || rt.Wrap == nil {
 		t.Fatalf("runtime %+v: want the program first, its turns followed, a wrapper", rt)
 	}
-	turns := launch.TurnFile(tm, "coder")
+	turns := agentrun.TurnFile(tm, "coder")
 	if !strings.Contains(strings.Join(rt.Env, "\n"), "="+turns) {
 		t.Errorf("env %q names no turn file %s", rt.Env, turns)
 	}
@@ -72,8 +72,8 @@ func TestRuntimeHandsTheLoopsKeyToTheMCPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "1767225590000.MCowBQYDK2VwAyEAA6EHv_POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbg"
-	req := launch.Request{Profile: p, Team: tm, Agent: "coder", Cwd: t.TempDir(), Paneteam: "/usr/bin/paneteam", Getenv: getenv}
-	rt, err := launch.NewRuntime(context.Background(), req, teammate.Config{Team: tm, Name: "coder", LeadKey: key}, "/opt/codex")
+	req := agentrun.Request{Profile: p, Team: tm, Agent: "coder", Cwd: t.TempDir(), Paneteam: "/usr/bin/paneteam", Getenv: getenv}
+	rt, err := agentrun.NewRuntime(context.Background(), req, teammate.Config{Team: tm, Name: "coder", LeadKey: key}, "/opt/codex")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestRuntimeHandsTheLoopsKeyToTheMCPServer(t *testing.T) {
 		t.Errorf("argv %s: the MCP server is not given the loop's key", argv)
 	}
 	req.LeadVerifyKey = "1.other"
-	if _, err := launch.NewRuntime(context.Background(), req, teammate.Config{Team: tm, Name: "coder", LeadKey: key}, "/opt/codex"); err == nil {
+	if _, err := agentrun.NewRuntime(context.Background(), req, teammate.Config{Team: tm, Name: "coder", LeadKey: key}, "/opt/codex"); err == nil {
 		t.Error("different keys for the MCP server and the loop were accepted")
 	}
 }

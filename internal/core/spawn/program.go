@@ -15,16 +15,16 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// A Launcher builds what a teammate runs: its command line and the
+// A Program builds what a teammate runs: its command line and the
 // variables added to its environment. Starting it is the backend's job.
-type Launcher interface {
+type Program interface {
 	// Check runs before anything is written: the program exists (seen
 	// from cwd, through the caller's PATH), its release is known.
 	Check(ctx context.Context, cwd string, caller post.Caller) error
 	// Prepare builds the command once the member's row is final, and
 	// readies what it depends on (a signing key); Launch.Undo takes that
 	// back if the spawn then fails.
-	Prepare(ctx context.Context, s Setup) (Launch, error)
+	Prepare(ctx context.Context, s Setup) (Prepared, error)
 }
 
 // Setup is what a teammate's command is built from.
@@ -42,8 +42,8 @@ type Setup struct {
 	Caller post.Caller
 }
 
-// Launch is a teammate's prepared command.
-type Launch struct {
+// Prepared is a teammate's prepared command.
+type Prepared struct {
 	Argv []string
 	// Env is added to the command's environment (KEY=VALUE).
 	Env []string
@@ -100,12 +100,12 @@ func (c Command) Check(_ context.Context, cwd string, caller post.Caller) error 
 }
 
 // Prepare returns the command line and the paneteam variables.
-func (c Command) Prepare(_ context.Context, s Setup) (Launch, error) {
+func (c Command) Prepare(_ context.Context, s Setup) (Prepared, error) {
 	stop := team.ShutdownEnd
 	if c.Answers || RunsTeammate(c.Argv, c.Self) {
 		stop = team.ShutdownAsk
 	}
-	return Launch{Argv: c.Argv, Env: TeammateEnv(s), Shutdown: stop}, nil
+	return Prepared{Argv: c.Argv, Env: TeammateEnv(s), Shutdown: stop}, nil
 }
 
 // RunsTeammate reports whether argv is paneteam's teammate loop

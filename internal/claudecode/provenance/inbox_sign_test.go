@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/encoding/jsjson"
-	"github.com/paneteam/paneteam/internal/protocol/provenance"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 )

@@ -1,4 +1,4 @@
-package launch
+package agentrun
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// Spawner is the spawn.Launcher of an agent CLI teammate
+// Spawner is the spawn.Program of an agent CLI teammate
 // ('spawn-pane --agent NAME'): the pane runs 'paneteam teammate --agent
 // NAME', which prepares the CLI's run (Prepare) and follows its turns.
 // Check fails before anything is written when the CLI is not installed
@@ -46,7 +46,7 @@ func (a Spawner) Check(_ context.Context, cwd string, caller post.Caller) error 
 }
 
 // Prepare is the wrapper's command line.
-func (a Spawner) Prepare(_ context.Context, s spawn.Setup) (spawn.Launch, error) {
+func (a Spawner) Prepare(_ context.Context, s spawn.Setup) (spawn.Prepared, error) {
 	argv := []string{a.Paneteam, "teammate", "--agent", a.Profile.Name}
 	for _, f := range [][2]string{{"--prompt", a.Prompt}, {"--model", a.Model}, {"--permission-mode", a.PermissionMode}} {
 		if f[1] != "" {
@@ -56,6 +56,6 @@ func (a Spawner) Prepare(_ context.Context, s spawn.Setup) (spawn.Launch, error)
 	if a.Budget > 0 {
 		argv = append(argv, "--budget", strconv.FormatFloat(a.Budget, 'f', -1, 64))
 	}
-	return spawn.Launch{Argv: argv, Env: append(spawn.TeammateEnv(s), a.Env...), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk,
+	return spawn.Prepared{Argv: argv, Env: append(spawn.TeammateEnv(s), a.Env...), CLI: a.Profile.Name, Shutdown: team.ShutdownAsk,
 		ConfigDir: Home(s.Team, s.Member.Name)}, nil
 }

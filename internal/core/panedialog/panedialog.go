@@ -1,4 +1,4 @@
-// Package asking is the mark an agent CLI teammate (Codex, Gemini CLI,
+// Package panedialog is the mark an agent CLI teammate (Codex, Gemini CLI,
 // OpenCode run by 'paneteam teammate --agent') leaves while it waits, in
 // its own pane, for a person to approve a tool. Such a CLI never writes a
 // permission request to the lead's inbox: its dialog is on its screen, and
@@ -11,7 +11,7 @@
 // teammates and other hosts can write: it is only ever a hint to look at a
 // pane, read without following a link, and a mark that is not one costs
 // nothing.
-package asking
+package panedialog
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ const maxMark = 4 << 10
 const aboutMax = 200
 
 // RunDir is an agent CLI teammate's own folder, below the team's, where
-// its launch writes the CLI's config (internal/agents/launch) and its hook
+// its launch writes the CLI's config (internal/agents/agentrun) and its hook
 // leaves its marks.
 func RunDir(t team.Team, agent string) string {
 	return filepath.Join(t.Dir(), "agents", team.SanitizePath(agent))

@@ -1,10 +1,10 @@
-package launch_test
+package agentrun_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/agents/launch"
+	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/team"
@@ -14,7 +14,7 @@ import (
 // answers a shutdown_request (after its CLI's own quit): its member is
 // recorded as one to ask.
 func TestAgentTeammateIsRecordedAsAnswering(t *testing.T) {
-	l, err := launch.Spawner{Profile: &profile.Profile{Name: "codex"}, Paneteam: "/opt/paneteam"}.Prepare(context.Background(),
+	l, err := agentrun.Spawner{Profile: &profile.Profile{Name: "codex"}, Paneteam: "/opt/paneteam"}.Prepare(context.Background(),
 		spawn.Setup{Team: team.Team{Name: "crew"}, Member: team.Member{Name: "coder"}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,12 @@
-// Package launch prepares one agent CLI teammate's run from its profile:
-// the run's own folder under the team's, the files in it, the command
-// line and its environment. spawn-pane checks a launch before it makes a
-// pane; 'paneteam teammate --agent' prepares it in the pane and runs it.
-package launch
+// Package agentrun is one run of an agent CLI as a teammate, prepared from
+// its profile: the run's own folder under the team's, the files in it,
+// the command line and its environment; then how the running CLI is
+// driven (its turns from its hook, a notice instead of a message, its own
+// quit before a hang-up). spawn-pane checks a run before it makes a pane;
+// 'paneteam teammate --agent' prepares it in the pane and runs it. (A
+// "launch" in paneteam is only ever the record of a teammate started:
+// internal/core/launches.)
+package agentrun
 
 import (
 	"fmt"
@@ -10,7 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/paneteam/paneteam/internal/agents/profile"
-	"github.com/paneteam/paneteam/internal/core/asking"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"github.com/paneteam/paneteam/team"
 )
@@ -40,16 +44,16 @@ type Request struct {
 
 // Home is the run's own folder: inside the team's folder, so it goes
 // with the team ('paneteam cleanup'), and never the person's config.
-func Home(t team.Team, agent string) string { return asking.RunDir(t, agent) }
+func Home(t team.Team, agent string) string { return panedialog.RunDir(t, agent) }
 
 // TurnFile is where the CLI's hook marks each turn's end.
 func TurnFile(t team.Team, agent string) string { return filepath.Join(Home(t, agent), "turns") }
 
 // Plan fills the profile in without writing anything: what spawn-pane
 // checks before it makes a pane.
-func Plan(r Request) (profile.Launch, error) {
+func Plan(r Request) (profile.RunPlan, error) {
 	if r.Profile == nil {
-		return profile.Launch{}, fmt.Errorf("no agent profile")
+		return profile.RunPlan{}, fmt.Errorf("no agent profile")
 	}
 	return profile.Build(r.Profile, profile.Options{
 		Team: r.Team.Name, Agent: r.Agent, Root: r.Team.Root, Cwd: r.Cwd, Home: Home(r.Team, r.Agent),
@@ -61,7 +65,7 @@ func Plan(r Request) (profile.Launch, error) {
 // Prepare plans the launch, writes the run's files, starts a fresh turn
 // file and clears a mark of asking a previous run left (and, starting a
 // new session, the session it ran).
-func Prepare(r Request) (profile.Launch, error) {
+func Prepare(r Request) (profile.RunPlan, error) {
 	l, err := Plan(r)
 	if err != nil {
 		return l, err
@@ -82,7 +86,7 @@ func Prepare(r Request) (profile.Launch, error) {
 	if err := l.Write(); err != nil {
 		return l, err
 	}
-	if err := asking.Clear(r.Team, r.Agent); err != nil {
+	if err := panedialog.Clear(r.Team, r.Agent); err != nil {
 		return l, err
 	}
 	if r.Session == "" {
