@@ -14,13 +14,13 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/agents/router"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
 	"github.com/paneteam/paneteam/internal/panes/shim"
-	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/layout"
 )
 

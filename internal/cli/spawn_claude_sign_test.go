@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/encoding/jsjson"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/encoding/jsjson"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 

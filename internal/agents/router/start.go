@@ -9,10 +9,10 @@ import (
 
 	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/agents/profile"
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"

@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/prices"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/usage"
 	"github.com/paneteam/paneteam/team"

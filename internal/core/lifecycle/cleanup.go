@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/core/worktree"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -17,11 +17,11 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"

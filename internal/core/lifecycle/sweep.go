@@ -3,8 +3,8 @@ package lifecycle
 import (
 	"context"
 
-	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 )
 
 // SweptWorktree is a teammate's untouched worktree that Reap removed

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/sys/program"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"

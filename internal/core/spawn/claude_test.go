@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 

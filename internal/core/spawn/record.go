@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/team"
 )

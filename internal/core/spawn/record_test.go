@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/spawn"
-	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 

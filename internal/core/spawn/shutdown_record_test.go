@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/core/spawn"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
 )

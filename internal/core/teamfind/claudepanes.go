@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"

@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -1,9 +1,9 @@
 package teamwatch
 
 import (
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/team"
 )
 

@@ -1,9 +1,9 @@
 package teamwatch
 
 import (
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/remote"
 	"github.com/paneteam/paneteam/team"
 )

@@ -23,9 +23,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
+	"github.com/paneteam/paneteam/internal/core/panedialog"
 	"github.com/paneteam/paneteam/internal/core/teamfind"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/remote"

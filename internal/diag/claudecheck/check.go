@@ -24,9 +24,9 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/docs"
+	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/shim"
-	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/tmux"

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/layout"
 	"github.com/paneteam/paneteam/team"
 )

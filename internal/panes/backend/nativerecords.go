@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
+	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/tmux"
 )

@@ -17,8 +17,8 @@ import (
 // These modules are what a second raw mode, resize loop or state-folder
 // reckoning in the command line would import, each with where it goes.
 var cliForbidden = map[string]string{
-	"github.com/charmbracelet/x/term":                           "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
-	"github.com/creack/pty":                                     "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
+	"github.com/charmbracelet/x/term":                             "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
+	"github.com/creack/pty":                                       "take the terminal through internal/term/tty (Take, MakeRaw, SizeOf)",
 	"github.com/paneteam/paneteam/internal/claudecode/provenance": "reach the state folder, keys and verifier through the run's factory (Env.factory, internal/core/factory)",
 }
 

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
-	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
