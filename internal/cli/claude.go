@@ -21,6 +21,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/diag/claudecheck"
 	"github.com/paneteam/paneteam/internal/panes/shim"
+	"github.com/paneteam/paneteam/internal/sys/envlist"
 	"github.com/paneteam/paneteam/layout"
 )
 
@@ -204,7 +205,7 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	// types through --agents.
 	l.Notes = append(l.Notes, rt.Notes...)
 	l.Argv = append(l.Argv, rt.Args...)
-	l.Env = setEnvVar(l.Env, router.EnvTeammateCommand, rt.Link)
+	l.Env = envlist.Set(l.Env, router.EnvTeammateCommand, rt.Link)
 	offered := rt.Offered
 	if co.DryRun {
 		return printLaunch(env, l, offered, co.JSON)
@@ -245,7 +246,7 @@ func printLaunch(env Env, l claudestart.Start, offered []string, asJSON bool) er
 	}
 	var removed []string
 	for k := range env.Vars {
-		if !hasEnv(l.Env, k) {
+		if !envlist.Has(l.Env, k) {
 			removed = append(removed, k)
 		}
 	}
@@ -282,15 +283,6 @@ func printLaunch(env Env, l claudestart.Start, offered []string, asJSON bool) er
 }
 
 func hasVar(m map[string]string, k string) bool { _, ok := m[k]; return ok }
-
-func hasEnv(env []string, k string) bool {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, k+"=") {
-			return true
-		}
-	}
-	return false
-}
 
 // runCheck runs 'paneteam claude --check' and prints its report.
 func runCheck(ctx context.Context, env Env, claude, release string, asJSON bool) error {
@@ -370,17 +362,6 @@ func takeAgentsFlag(args []string) (string, []string, error) {
 		}
 	}
 	return theirs, out, nil
-}
-
-// setEnvVar is env with k set to v (replaced where it was, else added).
-func setEnvVar(env []string, k, v string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, k+"=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, k+"="+v)
 }
 
 // worktreeNotes is what 'paneteam claude --worktree' says at start about

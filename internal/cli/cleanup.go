@@ -8,8 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/core/claudestart"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
+	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 )
 
 func cleanupCommand(env Env) *ucli.Command {
@@ -159,7 +159,7 @@ func runCleanupOrphans(ctx context.Context, env Env, o cleanupOptions) error {
 	}
 	ro := lifecycle.ReapOptions{DryRun: o.DryRun}
 	if state, err := env.stateDir(); err == nil {
-		ro.VirtualDir = claudestart.VirtualDir(state)
+		ro.VirtualDir = virtualtmux.Dir(state)
 	}
 	if o.OlderThan != nil {
 		ro.OlderThan = *o.OlderThan

@@ -11,6 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/sys/configdir"
 	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
@@ -20,7 +21,7 @@ func costReader(env Env, state string) *cost.Reader {
 	if state == "" {
 		return nil
 	}
-	return cost.NewReader(state, prices.ConfigDir(env.Getenv))
+	return cost.NewReader(state, configdir.Dir(env.Getenv))
 }
 
 // tokensWord is a member's tokens for the TOKENS column: input, output,

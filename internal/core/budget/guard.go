@@ -12,7 +12,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/post"
-	"github.com/paneteam/paneteam/internal/core/prices"
+	"github.com/paneteam/paneteam/internal/sys/configdir"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -58,7 +58,7 @@ func NewGuard(getenv func(string) string, t team.Team, name string, usd float64)
 	if err != nil {
 		return Guard{}, fmt.Errorf("a budget needs paneteam's state folder: %w", err)
 	}
-	g := Guard{State: state, Prices: prices.ConfigDir(getenv), Team: t, Name: name, USD: usd, Grace: DefaultGrace}
+	g := Guard{State: state, Prices: configdir.Dir(getenv), Team: t, Name: name, USD: usd, Grace: DefaultGrace}
 	if d, err := time.ParseDuration(getenv("PANETEAM_BUDGET_GRACE")); err == nil && d >= 0 {
 		g.Grace = d
 	}

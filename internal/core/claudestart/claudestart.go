@@ -83,10 +83,6 @@ type Virtual struct {
 	virtualtmux.State
 }
 
-// VirtualDir is the folder, under paneteam's state folder, holding one
-// folder per lead in a native terminal (virtualtmux.Dir).
-func VirtualDir(state string) string { return virtualtmux.Dir(state) }
-
 // Prepare makes what l needs on disk before Claude starts (paneteam's
 // tmux for a native terminal); a dry run does not call it.
 func (l Start) Prepare() error {
@@ -244,7 +240,7 @@ func Plan(o Options) (Start, error) {
 		// paneteam's own server, which opens the panes in the terminal.
 		start, _ := proc.StartTime(os.Getpid())
 		lead := strconv.Itoa(os.Getpid()) + ":" + start
-		vdir := filepath.Join(VirtualDir(o.StateDir), strconv.Itoa(os.Getpid()))
+		vdir := filepath.Join(virtualtmux.Dir(o.StateDir), strconv.Itoa(os.Getpid()))
 		l.Virtual = &Virtual{Dir: vdir, State: virtualtmux.State{
 			Terminal: nativeName, Env: shim.TerminalVars(o.Environ), Lead: lead, Exe: o.Exe, Log: l.Log, Programs: programs,
 		}}

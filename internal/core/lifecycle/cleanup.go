@@ -10,9 +10,9 @@ import (
 	"github.com/paneteam/paneteam/internal/core/budget"
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/launches"
-	"github.com/paneteam/paneteam/internal/core/prices"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/internal/sys/configdir"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -188,7 +188,7 @@ func (o Options) keepSpending(t team.Team, cfg *team.Config) {
 	if err != nil {
 		return
 	}
-	r := cost.NewReader(state, prices.ConfigDir(o.Backend.Getenv))
+	r := cost.NewReader(state, configdir.Dir(o.Backend.Getenv))
 	r.Keep(state, t, cfg) //nolint:errcheck // best effort: the team goes either way
 	// Its budgets go with it: a new team of the same name starts with none.
 	budget.Forget(state, t) //nolint:errcheck // best effort, as above

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/usage"
-	"github.com/paneteam/paneteam/internal/sys/configdir"
 	"github.com/paneteam/paneteam/internal/sys/safefs"
 )
 
@@ -292,11 +291,6 @@ func Cost(p Pricer, s usage.Spend) (usd float64, unpriced []string) {
 
 // Cost is Cost at the table's prices.
 func (t Table) Cost(s usage.Spend) (float64, []string) { return Cost(t, s) }
-
-// ConfigDir is paneteam's config folder, where prices.json is
-// (configdir.Dir: $XDG_CONFIG_HOME/paneteam, else ~/.config/paneteam;
-// "" without a home).
-func ConfigDir(getenv func(string) string) string { return configdir.Dir(getenv) }
 
 // cost is m's tokens at p; false when a token kind spent has no price, or
 // a tier starts where usage did not count the prompts over it.
