@@ -251,6 +251,9 @@ func TestReapSparesAClaudeTeamWhosePaneTeammateRuns(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
+	if env["PANETEAM_STATE_DIR"] == "" {
+		env["PANETEAM_STATE_DIR"] = os.Getenv("PANETEAM_STATE_DIR") // the test's own, not HOME's
+	}
 	o := Options{Backend: backend.Env{Getenv: func(k string) string { return env[k] }}}
 	res, err := o.Reap(context.Background(), root, ReapOptions{SocketDir: testutil.ShortTempDir(t)})
 	if err != nil {

@@ -39,10 +39,17 @@ func addMembers(t *testing.T, tm team.Team, names ...string) {
 }
 
 // opts is the options of a lifecycle call from a bare environment: no
-// variable reaches it, so no test asks the tmux server of the terminal
-// it runs in.
+// variable reaches it but PATH (where tmux is found) and the state folder
+// the test process was given (testutil), so no test asks the tmux server
+// of the terminal it runs in, and what a cleanup keeps (the ended team's
+// costs) stays out of HOME.
 func opts() Options {
-	return Options{Backend: backend.Env{Getenv: func(string) string { return "" }}}
+	return Options{Backend: backend.Env{Getenv: func(k string) string {
+		if k == "PANETEAM_STATE_DIR" || k == "PATH" {
+			return os.Getenv(k)
+		}
+		return ""
+	}}}
 }
 
 // teammate answers shutdown requests in its inbox the way a teammate
