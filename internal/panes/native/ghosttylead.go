@@ -38,7 +38,7 @@ func (g *ghostty) leadID(ctx context.Context) (string, error) {
 		}
 		return "", fmt.Errorf("Ghostty lists no terminals: start paneteam from a Ghostty terminal")
 	}
-	tty := ownTTY(ctx)
+	tty := ghosttyOwnTTY(ctx)
 	cwd := leadFolder()
 	key := tty + "\n" + cwd
 	if ts[0].TTY != "" {
@@ -107,6 +107,9 @@ func (g *ghostty) byFocus(ctx context.Context, ts []ghosttyTerminal, key, cwd st
 	}
 	return id, nil
 }
+
+// ghosttyOwnTTY is ownTTY (a test names a pane's terminal instead).
+var ghosttyOwnTTY = ownTTY
 
 // ownTTY is the name of this process's controlling terminal as ps(1)
 // prints it without /dev/ ("ttys016" on macOS, "pts/3" on Linux), or ""
