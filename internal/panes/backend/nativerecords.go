@@ -50,6 +50,7 @@ const recordPrefix = "pane-"
 var nativeListsAll = map[string]bool{
 	team.BackendKitty:   true,
 	team.BackendWezTerm: true,
+	backendGhostty:      true,
 }
 
 // recordAddress is address.json.
