@@ -23,12 +23,9 @@ import (
 // The terminals whose own panes paneteam opens for its teammates, through
 // their native drivers (internal/panes/native). iTerm2 has its own backend
 // (iterm2.go).
-var nativeTerminals = []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij, backendGhostty}
+var nativeTerminals = []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij, team.BackendGhostty}
 
-// backendGhostty is Ghostty's splits on macOS (native's ghostty driver).
 // It belongs beside team.BackendKitty and the others.
-const backendGhostty = "ghostty"
-
 func init() {
 	for _, name := range nativeTerminals {
 		registry[name] = func(env Env, cfg *team.Config) (Backend, error) { return &nativeBackend{env: env, name: name}, nil }
@@ -45,7 +42,7 @@ var nativeAddress = map[string][]string{
 	team.BackendZellij:  {"ZELLIJ_SESSION_NAME", "ZELLIJ_SOCKET_DIR"},
 	// Ghostty is one application per person, reached by name through
 	// AppleScript: nothing tells one instance from another.
-	backendGhostty: {"TERM_PROGRAM"},
+	team.BackendGhostty: {"TERM_PROGRAM"},
 }
 
 // listNames says whether a List of the terminal through addr can only
@@ -156,7 +153,7 @@ var nativeProgram = map[string]string{
 	team.BackendKitty:   "kitty",
 	team.BackendWezTerm: "wezterm",
 	team.BackendZellij:  "zellij",
-	backendGhostty:      "osascript",
+	team.BackendGhostty: "osascript",
 }
 
 // driver returns the terminal's driver addressed by addr (the caller's
