@@ -25,7 +25,6 @@ import (
 // (iterm2.go).
 var nativeTerminals = []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij, team.BackendGhostty}
 
-// It belongs beside team.BackendKitty and the others.
 func init() {
 	for _, name := range nativeTerminals {
 		registry[name] = func(env Env, cfg *team.Config) (Backend, error) { return &nativeBackend{env: env, name: name}, nil }
