@@ -116,6 +116,9 @@ func (o Options) removeWorktree(ctx context.Context, t team.Team, name, rowPath 
 		if rowPath == "" {
 			return nil
 		}
+		if err := worktree.Owned(rowPath, t.Name, name); err != nil {
+			return &Worktree{Path: rowPath, NotOurs: true, Kept: err.Error()}
+		}
 		return &Worktree{Path: rowPath, NotOurs: true, Kept: fmt.Sprintf("kept worktree %s: paneteam has no record of giving %s a worktree there "+
 			"(only the member row in config.json says so, and others write it), so it removes nothing on its word; remove it yourself if it is yours to remove", rowPath, name)}
 	}
