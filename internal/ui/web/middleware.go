@@ -53,7 +53,10 @@ func headers(next http.Handler) http.Handler {
 
 type sessionKey struct{}
 
-func sessionOf(r *http.Request) *session { s, _ := r.Context().Value(sessionKey{}).(*session); return s }
+func sessionOf(r *http.Request) *session {
+	s, _ := r.Context().Value(sessionKey{}).(*session)
+	return s
+}
 
 // withSession lets through a browser with a live session. A GET that
 // brings the token (?token=) is given a session cookie and sent to the
