@@ -7,6 +7,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/term/visible"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -80,25 +81,25 @@ func viewOf(s *teamwatch.Snapshot, reqs []approval.Request, now time.Time) View 
 	v := View{Team: s.Team, Taken: s.Taken, Members: []Member{}, Tasks: []Task{}, Requests: []Request{},
 		Messages: []Message{}, Notices: []Notice{}, Problems: s.Problems}
 	for _, m := range s.Members {
-		v.Members = append(v.Members, Member{Name: m.Label(), State: string(m.State), CLI: m.Runs(), Backend: m.Backend,
-			Branch: m.Branch, Unread: m.Unread, Cost: costWord(m), Asks: m.AsksAbout, Lead: m.Name == team.LeadName})
+		v.Members = append(v.Members, Member{Name: line(m.Label()), State: string(m.State), CLI: line(m.Runs()), Backend: line(m.Backend),
+			Branch: line(m.Branch), Unread: m.Unread, Cost: costWord(m), Asks: line(m.AsksAbout), Lead: m.Name == team.LeadName})
 	}
 	for _, t := range s.Tasks {
-		v.Tasks = append(v.Tasks, Task{ID: t.ID, Subject: t.Subject, Status: t.Status, Owner: t.Owner})
+		v.Tasks = append(v.Tasks, Task{ID: line(t.ID), Subject: line(t.Subject), Status: line(t.Status), Owner: line(t.Owner)})
 	}
 	for _, r := range reqs {
 		// Subject is made for a terminal (control characters shown as
 		// escapes); the page shows it as text too.
-		w := Request{ID: r.ID, From: r.From, Kind: string(r.Kind), Subject: approval.Subject(r), Waited: waited(now, r.Time)}
+		w := Request{ID: r.ID, From: line(r.From), Kind: string(r.Kind), Subject: approval.Subject(r), Waited: waited(now, r.Time)}
 		if r.Kind == approval.KindPlan {
-			w.Plan = r.PlanContent
+			w.Plan = visible.Block(r.PlanContent)
 		}
 		v.Requests = append(v.Requests, w)
 	}
 	var msgs []Message
 	for _, m := range s.Messages {
 		if m.From == team.LeadName || m.To == team.LeadName {
-			msgs = append(msgs, Message{From: m.From, To: m.To, Kind: m.Kind, Summary: m.Summary, Time: m.Time})
+			msgs = append(msgs, Message{From: line(m.From), To: line(m.To), Kind: line(m.Kind), Summary: line(m.Summary), Time: m.Time})
 		}
 	}
 	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].Time.Before(msgs[j].Time) })
@@ -108,6 +109,13 @@ func viewOf(s *teamwatch.Snapshot, reqs []approval.Request, now time.Time) View 
 	v.Messages = append(v.Messages, msgs...)
 	return v
 }
+
+// line is how a text someone else wrote reaches the page: the one rule
+// the terminal uses (visible.Line), so an escape sequence or another
+// control character arrives as visible characters (\x1b as \x1b), never
+// as a control the browser or a copy into a terminal could act on. The
+// page then puts it in as text.
+func line(s string) string { return visible.Line(s) }
 
 func costWord(m teamwatch.Member) string {
 	if m.Usage == nil || m.Usage.CostUSD == nil {
