@@ -147,7 +147,10 @@ func css(s string) chromedp.CSS { return chromedp.CSS(s) }
 
 type testLog struct{ t *testing.T }
 
-func (l *testLog) Write(b []byte) (int, error) { l.t.Log(strings.TrimSpace(string(b))); return len(b), nil }
+func (l *testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
 
 func TestBrowserShowsTheTeamAndActs(t *testing.T) {
 	ctx := browser(t)

@@ -36,7 +36,10 @@ func (r *recorder) Answer(_ context.Context, id, from string, d approval.Decisio
 	r.add("answer " + id + " " + from)
 	return nil
 }
-func (r *recorder) Send(_ context.Context, to, text string) error { r.add("send " + to + " " + text); return nil }
+func (r *recorder) Send(_ context.Context, to, text string) error {
+	r.add("send " + to + " " + text)
+	return nil
+}
 func (r *recorder) Stop(_ context.Context, name string) (string, error) {
 	r.add("stop " + name)
 	return "stopped", nil
