@@ -150,10 +150,8 @@ func (o Options) record(ctx context.Context, b backend.Backend, m member, p plan
 		return err
 	}
 	rec := m.rec
-	rec.Backend, rec.Pane, rec.PID, rec.Started = pane.Backend, pane.ID, 0, ""
-	if pane.Meta != nil {
-		rec.PID = pane.Meta.PID
-	}
+	rec.Backend, rec.Pane, rec.Started = pane.Backend, pane.ID, ""
+	spawn.SetProcess(&rec, pane)
 	switch {
 	case m.rec.CLI == "claude" && p.how == Fresh && p.session != "":
 		rec.SessionID, rec.Program, rec.Args = p.session, p.argv[0], p.argv[1:]
