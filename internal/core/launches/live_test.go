@@ -56,4 +56,3 @@ func TestRunningIsJudgedByPIDAndStartTime(t *testing.T) {
 		t.Error("an older record without a start time claims to know whether its pid is the teammate")
 	}
 }
-
