@@ -81,7 +81,7 @@ func (o Options) Cleanup(ctx context.Context, t team.Team, co CleanupOptions) (*
 	if !co.Force {
 		var active []string
 		for _, m := range cfg.Members {
-			if m.Name != team.LeadName && m.Active() {
+			if !team.IsLeadName(cfg, m.Name) && m.Active() {
 				active = append(active, m.Name)
 			}
 		}
@@ -108,7 +108,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 	var paneClosed []string
 	for i := range cfg.Members {
 		m := &cfg.Members[i]
-		if m.Name == team.LeadName || RefuseClaudeTeammate(cfg, m) != nil {
+		if team.IsLeadName(cfg, m.Name) || RefuseClaudeTeammate(cfg, m) != nil {
 			continue
 		}
 		d := Departure{Name: m.Name}

@@ -181,7 +181,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			continue
 		}
 		out[i].Name = m.Name
-		if m.Name == team.LeadName {
+		if team.IsLeadName(cfg, m.Name) {
 			out[i].Error = "the team lead cannot leave its team: delete the team with 'paneteam cleanup'"
 			continue
 		}
