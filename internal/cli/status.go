@@ -293,7 +293,13 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		// A BRANCH column only for a team with worktrees.
 		branchCol := slices.ContainsFunc(ts.Members, func(m teamwatch.Member) bool { return m.Branch != "" })
-		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD\tTOKENS\tCOST"
+		// TOKENS and COST only when some member's spending is known: a
+		// team of plain commands would have columns of "?" alone.
+		spendCols := spendingKnown(ts.Members)
+		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD"
+		if spendCols {
+			head += "\tTOKENS\tCOST"
+		}
 		if branchCol {
 			head += "\tBRANCH"
 		}
@@ -302,8 +308,11 @@ func writeStatus(env Env, teams []teamStatus) error {
 			// A teammate on another machine is name@host (the host from
 			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
-				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m), tokensWord(m.Usage), usdWord(m.Usage))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
+				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
+			if spendCols {
+				fmt.Fprintf(tw, "\t%s\t%s", tokensWord(m.Usage), usdWord(m.Usage))
+			}
 			if branchCol {
 				fmt.Fprintf(tw, "\t%s", visible.Line(orDefault(m.Branch, "-")))
 			}
