@@ -53,8 +53,10 @@ Codex's, Gemini CLI's, OpenCode's through paneteam's plugin); COST is an
 estimate at the prices of @pydantic/genai-prices shipped with paneteam,
 under your own in ~/.config/paneteam/prices.json. "?" is unknown (a
 teammate on another host, a plain command, a model with no price): the
-lines under the table say why. --json has the same in each member's
-"usage" (null for unknown, never 0) and the team's total. A member held
+lines under the table say why. A team where no member's spending can be
+known (plain commands only) has no TOKENS or COST column and no such
+lines. --json has the same in each member's "usage" (null for unknown,
+never 0, and why) and the team's total. A member held
 to a budget (spawn-pane --budget, claude --budget, a team's budget) has a
 "budget" line under the table, and in --json a "budget" object: usd,
 spentUSD, state (ok, warned at 80%, stopped over budget) and why.
