@@ -199,6 +199,10 @@ func TestLandConflictRefusesThenLandsOnceUpdated(t *testing.T) {
 	if _, err := f.land(alice, Merge); err != nil {
 		t.Fatal(err)
 	}
+	// A merge is a merge commit even where a fast-forward would do.
+	if parents := strings.Fields(f.git(f.repo, "log", "-1", "--format=%P")); len(parents) != 2 {
+		t.Errorf("merge onto an unmoved branch: HEAD has parents %v, want a merge commit", parents)
+	}
 	state := f.leadState()
 	_, err := f.land(bob, Merge)
 	var ce *ConflictError
