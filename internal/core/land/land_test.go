@@ -82,7 +82,7 @@ func (f *fixture) commit(dir, msg string, files map[string]string) {
 		f.write(dir, p, c)
 	}
 	f.git(dir, "add", ".")
-	f.git(dir, "commit", "-q", "-m", msg)
+	f.git(dir, "commit", "-q", "--allow-empty", "-m", msg)
 }
 
 func (f *fixture) land(r worktree.Record, mode Mode) (*Result, error) {
