@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/paneteam/paneteam/internal/core/land"
+	"github.com/paneteam/paneteam/internal/core/worktree"
+)
+
+func landCommand(env Env) *ucli.Command {
+	return &ucli.Command{
+		Name:      "land",
+		Usage:     "take a teammate's commits onto your branch (merge by default, --squash, --rebase), then remove its worktree; prints the undo",
+		ArgsUsage: "NAME",
+		Description: `Run from the working tree of the branch the work should reach (see
+'paneteam review' for who has work and whether it lands cleanly):
+
+    paneteam land alice                  # a merge commit (the default)
+    paneteam land alice --squash -m "parser: keep the error"
+    paneteam land alice --rebase         # its commits replayed on yours
+
+The land is made in a scratch worktree detached at your branch's tip, with
+your own git configuration: your hooks run and commits are signed as yours
+are; a hook that fails stops the land and is named. Only then do your
+branch and working tree move to the result, as 'git merge --ff-only' moves
+them, and only if nothing moved your branch meanwhile: your uncommitted
+changes in other files stay as they are. An interrupted land (Ctrl-C, a
+crash) leaves your tree, index, HEAD and branches as they were.
+
+Then the teammate's worktree and branch go, by the fail-closed rules of
+'paneteam worktrees --remove': the branch counts as held once every
+commit's change is on your branch (a squash or rebase lets it go), and
+anything made after the land keeps it (--keep keeps it anyway). The exact
+command that undoes the land is printed after it.
+
+It refuses, changing nothing, and says what to run next, when: the
+teammate is still running ('paneteam shutdown NAME' first); it has
+uncommitted files (ask it to commit, or --include-uncommitted commits them
+on its branch under your git identity); your working tree has uncommitted
+changes in a file the land would change; or the change conflicts with your
+branch: the files are named, and --ask sends the teammate a message to
+bring its branch up to date with yours, resolve them and report back
+(--ask works while it runs).`,
+		Flags: []ucli.Flag{
+			teamFlag(),
+			&ucli.BoolFlag{Name: "merge", Usage: "a merge commit, the teammate's commits kept as they are (the default)"},
+			&ucli.BoolFlag{Name: "squash", Usage: "one commit of the whole change; its message from the teammate's commits, or --message"},
+			&ucli.BoolFlag{Name: "rebase", Usage: "the teammate's commits replayed on your branch"},
+			&ucli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the merge or squash commit's message"},
+			&ucli.BoolFlag{Name: "include-uncommitted", Usage: "commit the teammate's uncommitted files on its branch first (under your git identity), instead of refusing"},
+			&ucli.BoolFlag{Name: "keep", Usage: "keep the teammate's worktree and branch after the land"},
+			&ucli.BoolFlag{Name: "ask", Usage: "on a conflict: message the teammate to bring its branch up to date with yours and resolve the files (it may be running)"},
+			jsonFlag(),
+		},
+		Action: func(ctx context.Context, c *ucli.Command) error {
+			v := readFlags(c)
+			o := landOptions{Team: v.String("team"), Message: v.String("message"),
+				IncludeUncommitted: v.Bool("include-uncommitted"), Keep: v.Bool("keep"), Ask: v.Bool("ask"),
+				JSON: v.Bool("json"), Args: c.Args().Slice()}
+			for _, m := range []land.Mode{land.Merge, land.Squash, land.Rebase} {
+				if v.Bool(string(m)) {
+					if o.Mode != "" {
+						return usagef("give one of --merge, --squash and --rebase")
+					}
+					o.Mode = m
+				}
+			}
+			return runLand(ctx, env, o)
+		},
+	}
+}
+
+type landOptions struct {
+	Team               string
+	Mode               land.Mode
+	Message            string
+	IncludeUncommitted bool
+	Keep               bool
+	Ask                bool
+	JSON               bool
+	Args               []string
+}
+
+// landRow is a land as --json prints it.
+type landRow struct {
+	Name string `json:"name"`
+	Team string `json:"team"`
+	Onto string `json:"onto"`
+	*land.Result
+	Kept string `json:"kept,omitempty"`
+}
+
+func runLand(ctx context.Context, env Env, o landOptions) error {
+	if len(o.Args) != 1 {
+		return usagef("give the teammate to land: paneteam land NAME ('paneteam review' lists who has work)")
+	}
+	lead, recs, err := leadAndRecords(ctx, env)
+	if err != nil {
+		return err
+	}
+	r, err := findTeammate(recs, o.Team, o.Args[0])
+	if err != nil {
+		return err
+	}
+	if o.Ask {
+		return askToUpdate(ctx, env, lead, r)
+	}
+	res, err := land.Land(ctx, land.Request{Lead: lead, Record: r, Records: recs, Mode: o.Mode, Message: o.Message,
+		IncludeUncommitted: o.IncludeUncommitted, KeepWorktree: o.Keep})
+	if err != nil {
+		return landRefused(err, lead, r)
+	}
+	if o.JSON {
+		row := landRow{Name: r.Member, Team: r.Team, Onto: lead.Branch, Result: res}
+		if res.Kept != nil {
+			row.Kept = res.Kept.Error()
+		}
+		return printJSON(env.Stdout, row)
+	}
+	printLanded(env, lead, r, res, o.Keep)
+	return nil
+}
+
+func printLanded(env Env, lead land.Lead, r worktree.Record, res *land.Result, keep bool) {
+	if res.Committed != "" {
+		fmt.Fprintf(env.Stdout, "committed %s's uncommitted files on %s as %s, in your name\n", r.Member, r.Branch, shortID(res.Committed))
+	}
+	if res.Nothing {
+		fmt.Fprintf(env.Stdout, "%s holds every change of %s already: nothing to land\n", lead.Branch, r.Branch)
+	} else {
+		fmt.Fprintf(env.Stdout, "landed %s (%s) on %s: %s..%s, %d commit(s), %d file(s)\n",
+			r.Member, res.Mode, lead.Branch, shortID(res.Before), shortID(res.After), res.Commits, len(res.Files))
+	}
+	switch {
+	case res.Removed:
+		fmt.Fprintf(env.Stdout, "removed %s's worktree %s and its branch %s\n", r.Member, r.Path, r.Branch)
+	case keep:
+	case res.Kept != nil:
+		fmt.Fprintf(env.Stdout, "kept %s's worktree: %v\n", r.Member, res.Kept)
+	}
+	fmt.Fprintf(env.Stdout, "undo: %s\n", res.Undo)
+}
+
+// landRefused words a refusal with the command to run next.
+func landRefused(err error, lead land.Lead, r worktree.Record) error {
+	again := "paneteam land " + landTarget(r)
+	var (
+		running *land.RunningError
+		unc     *land.UncommittedError
+		dirty   *land.DirtyError
+		conf    *land.ConflictError
+		hook    *land.HookError
+		moved   *land.MovedError
+		det     *land.DetachedError
+	)
+	var next string
+	switch {
+	case errors.As(err, &running):
+		next = fmt.Sprintf("ask it to finish and stop first: paneteam shutdown --team %s %s; then: %s", r.Team, r.Member, again)
+	case errors.As(err, &unc):
+		next = fmt.Sprintf("ask it to commit (paneteam send --team %s --to %s \"commit your work\"), or commit them on its branch in your name: %s --include-uncommitted", r.Team, r.Member, again)
+	case errors.As(err, &dirty):
+		next = "commit or stash them (git stash), then: " + again
+	case errors.As(err, &conf):
+		next = fmt.Sprintf("ask %s to bring its branch up to date with %s and resolve them: %s --ask", r.Member, lead.Branch, again)
+	case errors.As(err, &hook):
+		next = "nothing moved; fix what the hook reports, then: " + again
+	case errors.As(err, &moved):
+		next = "nothing of yours moved; look at your branch, then: " + again
+	case errors.As(err, &det):
+		next = "switch to the branch the work should reach (git switch BRANCH), then: " + again
+	default:
+		return err
+	}
+	return exitError{code: ExitFailure, err: fmt.Errorf("%w\n%s", err, next)}
+}
+
+func landTarget(r worktree.Record) string { return "--team " + r.Team + " " + r.Member }
+
+// askToUpdate tells the teammate its branch conflicts with the lead's,
+// in which files, and how to bring it up to date; it may be running.
+func askToUpdate(ctx context.Context, env Env, lead land.Lead, r worktree.Record) error {
+	rows, err := land.Review(ctx, lead, []worktree.Record{r})
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 || rows[0].Clean {
+		fmt.Fprintf(env.Stdout, "%s lands cleanly on %s: nothing to ask (paneteam land %s)\n", r.Member, lead.Branch, landTarget(r))
+		return nil
+	}
+	files := rows[0].LeadConflicts
+	msg := fmt.Sprintf("Your branch %s conflicts with %s, the branch your work should reach, in: %s.\n"+
+		"Please bring your branch up to date: in your worktree run `git merge %s`, resolve those files, "+
+		"commit, check it still works, and report back to me when it is done.",
+		r.Branch, lead.Branch, strings.Join(files, ", "), lead.Branch)
+	if err := tellTeammate(ctx, env, r, msg, "your branch conflicts with "+lead.Branch); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, strings.Join(files, ", "))
+	return nil
+}
