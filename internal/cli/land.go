@@ -59,7 +59,7 @@ bring its branch up to date with yours, resolve them and report back
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			v := readFlags(c)
-			o := landOptions{Team: v.String("team"), Message: v.String("message"),
+			o := landOptions{Team: v.String("team"), Root: v.String("root"), Message: v.String("message"),
 				IncludeUncommitted: v.Bool("include-uncommitted"), Keep: v.Bool("keep"), Ask: v.Bool("ask"),
 				JSON: v.Bool("json"), Args: c.Args().Slice()}
 			for _, m := range []land.Mode{land.Merge, land.Squash, land.Rebase} {
@@ -77,6 +77,7 @@ bring its branch up to date with yours, resolve them and report back
 
 type landOptions struct {
 	Team               string
+	Root               string
 	Mode               land.Mode
 	Message            string
 	IncludeUncommitted bool
@@ -108,7 +109,7 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 		return err
 	}
 	if o.Ask {
-		return askToUpdate(ctx, env, lead, r)
+		return askToUpdate(ctx, env, o, lead, r)
 	}
 	res, err := land.Land(ctx, land.Request{Lead: lead, Record: r, Records: recs, Mode: o.Mode, Message: o.Message,
 		IncludeUncommitted: o.IncludeUncommitted, KeepWorktree: o.Keep})
@@ -184,7 +185,7 @@ func landTarget(r worktree.Record) string { return "--team " + r.Team + " " + r.
 
 // askToUpdate tells the teammate its branch conflicts with the lead's,
 // in which files, and how to bring it up to date; it may be running.
-func askToUpdate(ctx context.Context, env Env, lead land.Lead, r worktree.Record) error {
+func askToUpdate(ctx context.Context, env Env, o landOptions, lead land.Lead, r worktree.Record) error {
 	rows, err := land.Review(ctx, lead, []worktree.Record{r})
 	if err != nil {
 		return err
@@ -198,7 +199,7 @@ func askToUpdate(ctx context.Context, env Env, lead land.Lead, r worktree.Record
 		"Please bring your branch up to date: in your worktree run `git merge %s`, resolve those files, "+
 		"commit, check it still works, and report back to me when it is done.",
 		r.Branch, lead.Branch, strings.Join(files, ", "), lead.Branch)
-	if err := tellTeammate(ctx, env, r, msg, "your branch conflicts with "+lead.Branch); err != nil {
+	if err := tellTeammate(ctx, env, o.Root, r, msg, "your branch conflicts with "+lead.Branch); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, strings.Join(files, ", "))

@@ -56,9 +56,10 @@ func shortID(c string) string {
 // tellTeammate sends r's teammate text by send's rules: the sender
 // post.Caller.Sender chooses, signed where send signs. A teammate that
 // has left its team cannot be told.
-func tellTeammate(ctx context.Context, env Env, r worktree.Record, text, summary string) error {
-	scope := teamScope{Team: r.Team}
-	if env.Getenv("PANETEAM_ROOT") == "" {
+// root is --root as given; "" is the root the teammate's record names.
+func tellTeammate(ctx context.Context, env Env, root string, r worktree.Record, text, summary string) error {
+	scope := teamScope{Team: r.Team, Root: root}
+	if root == "" {
 		scope.Root = r.Root
 	}
 	t, cfg, err := scope.open(ctx, env)

@@ -52,7 +52,7 @@ told.`,
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			v := readFlags(c)
-			o := reviewOptions{Team: v.String("team"), Stat: v.Bool("stat"), Comments: v.StringSlice("comment"),
+			o := reviewOptions{Team: v.String("team"), Root: v.String("root"), Stat: v.Bool("stat"), Comments: v.StringSlice("comment"),
 				JSON: v.Bool("json"), Args: c.Args().Slice()}
 			return runReview(ctx, env, o)
 		},
@@ -61,6 +61,7 @@ told.`,
 
 type reviewOptions struct {
 	Team     string
+	Root     string
 	Stat     bool
 	Comments []string
 	JSON     bool
@@ -207,7 +208,7 @@ func sendComments(ctx context.Context, env Env, r worktree.Record, o reviewOptio
 		return exitError{code: ExitFailure, err: err}
 	}
 	summary := fmt.Sprintf("review: %d comment(s) on your work", len(cs))
-	if err := tellTeammate(ctx, env, r, msg, summary); err != nil {
+	if err := tellTeammate(ctx, env, o.Root, r, msg, summary); err != nil {
 		return err
 	}
 	if o.JSON {
