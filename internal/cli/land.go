@@ -24,6 +24,9 @@ func landCommand(env Env) *ucli.Command {
     paneteam land alice --squash -m "parser: keep the error"
     paneteam land alice --rebase         # its commits replayed on yours
 
+    paneteam land --all --test "go test ./..."   # the merge queue
+    paneteam land --all --dry-run
+
 The land is made in a scratch worktree detached at your branch's tip, with
 your own git configuration: your hooks run and commits are signed as yours
 are; a hook that fails stops the land and is named. Only then do your
@@ -45,7 +48,16 @@ on its branch under your git identity); your working tree has uncommitted
 changes in a file the land would change; or the change conflicts with your
 branch: the files are named, and --ask sends the teammate a message to
 bring its branch up to date with yours, resolve them and report back
-(--ask works while it runs).`,
+(--ask works while it runs).
+
+--all is the merge queue: every teammate with work that has ended, one at
+a time, oldest last commit first, in one scratch worktree; after each,
+--test CMD must pass. One that conflicts, fails a hook or fails CMD is
+skipped, not the queue, and told why (the files, or the tail of CMD's
+output) while it is still a member. At the end your branch and tree move
+to the result as for one land, or not at all, and a table says per
+teammate: landed, conflict, tests failed, hook failed, still running,
+uncommitted.`,
 		Flags: []ucli.Flag{
 			teamFlag(),
 			&ucli.BoolFlag{Name: "merge", Usage: "a merge commit, the teammate's commits kept as they are (the default)"},
@@ -54,6 +66,9 @@ bring its branch up to date with yours, resolve them and report back
 			&ucli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the merge or squash commit's message"},
 			&ucli.BoolFlag{Name: "include-uncommitted", Usage: "commit the teammate's uncommitted files on its branch first (under your git identity), instead of refusing"},
 			&ucli.BoolFlag{Name: "keep", Usage: "keep the teammate's worktree and branch after the land"},
+			&ucli.BoolFlag{Name: "all", Usage: "the merge queue: land every teammate with work that has ended, one at a time, oldest last commit first"},
+			&ucli.StringFlag{Name: "test", Usage: "with --all: a command your shell runs in the scratch worktree after each land; a teammate that fails it is skipped"},
+			&ucli.BoolFlag{Name: "dry-run", Usage: "with --all: say what would happen, merging in memory only (no hook or --test runs)"},
 			&ucli.BoolFlag{Name: "ask", Usage: "on a conflict: message the teammate to bring its branch up to date with yours and resolve the files (it may be running)"},
 			jsonFlag(),
 		},
@@ -61,6 +76,7 @@ bring its branch up to date with yours, resolve them and report back
 			v := readFlags(c)
 			o := landOptions{Team: v.String("team"), Root: v.String("root"), Message: v.String("message"),
 				IncludeUncommitted: v.Bool("include-uncommitted"), Keep: v.Bool("keep"), Ask: v.Bool("ask"),
+				All: v.Bool("all"), Test: v.String("test"), DryRun: v.Bool("dry-run"),
 				JSON: v.Bool("json"), Args: c.Args().Slice()}
 			for _, m := range []land.Mode{land.Merge, land.Squash, land.Rebase} {
 				if v.Bool(string(m)) {
@@ -83,6 +99,9 @@ type landOptions struct {
 	IncludeUncommitted bool
 	Keep               bool
 	Ask                bool
+	All                bool
+	Test               string
+	DryRun             bool
 	JSON               bool
 	Args               []string
 }
@@ -97,6 +116,12 @@ type landRow struct {
 }
 
 func runLand(ctx context.Context, env Env, o landOptions) error {
+	if o.All {
+		return runQueue(ctx, env, o)
+	}
+	if o.Test != "" || o.DryRun {
+		return usagef("--test and --dry-run go with --all")
+	}
 	if len(o.Args) != 1 {
 		return usagef("give the teammate to land: paneteam land NAME ('paneteam review' lists who has work)")
 	}
@@ -114,7 +139,7 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 	res, err := land.Land(ctx, land.Request{Lead: lead, Record: r, Records: recs, Mode: o.Mode, Message: o.Message,
 		IncludeUncommitted: o.IncludeUncommitted, KeepWorktree: o.Keep})
 	if err != nil {
-		return landRefused(err, lead, r)
+		return landRefused(err, lead, r, "paneteam land "+landTarget(r))
 	}
 	if o.JSON {
 		row := landRow{Name: r.Member, Team: r.Team, Onto: lead.Branch, Result: res}
@@ -148,8 +173,8 @@ func printLanded(env Env, lead land.Lead, r worktree.Record, res *land.Result, k
 }
 
 // landRefused words a refusal with the command to run next.
-func landRefused(err error, lead land.Lead, r worktree.Record) error {
-	again := "paneteam land " + landTarget(r)
+// again is the command that tries once more.
+func landRefused(err error, lead land.Lead, r worktree.Record, again string) error {
 	var (
 		running *land.RunningError
 		unc     *land.UncommittedError
