@@ -163,3 +163,26 @@ func TestLandRefusesARunningTeammate(t *testing.T) {
 		t.Errorf("a refused land moved HEAD")
 	}
 }
+
+// The merge queue: a dry run changes nothing; the queue lands alice,
+// skips bob (his change conflicts with hers), tells him why, and prints
+// a table and the undo.
+func TestLandAllQueueTellsTheSkipped(t *testing.T) {
+	_, vars, tm := msgTeam(t)
+	repo, _ := landRepo(t, vars, "alice", "bob")
+	before := gitT(t, repo, "rev-parse", "HEAD")
+	out, errs, code := ptRun(t, vars, "", "land", "--all", "--dry-run")
+	if code != 0 || !strings.Contains(out, "would land") || !strings.Contains(out, "conflict") || !strings.Contains(out, "dry run: nothing changed") {
+		t.Fatalf("land --all --dry-run: exit %d\n%s%s", code, out, errs)
+	}
+	if gitT(t, repo, "rev-parse", "HEAD") != before || len(inboxOf(t, tm, "bob")) != 0 {
+		t.Fatal("a dry run changed the branch or told someone")
+	}
+	out, errs, code = ptRun(t, vars, "", "land", "--all", "--test", "true")
+	if code != 0 || !strings.Contains(out, "landed") || !strings.Contains(out, "conflict") || !strings.Contains(out, "undo: git -C") {
+		t.Fatalf("land --all: exit %d\n%s%s", code, out, errs)
+	}
+	if msg := lastText(t, inboxOf(t, tm, "bob")); !strings.Contains(msg, "conflicts with main in: a.txt") {
+		t.Errorf("bob was not told why he was skipped: %q", msg)
+	}
+}
