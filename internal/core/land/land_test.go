@@ -294,3 +294,33 @@ func TestLandRefusesADetachedLead(t *testing.T) {
 		t.Fatalf("land on a detached HEAD: %v, want a DetachedError", err)
 	}
 }
+
+// A lead in a linked worktree, on a branch whose name has a slash, with
+// a binary file in the change: its own branch moves, main does not.
+func TestLandOntoALinkedWorktreesBranch(t *testing.T) {
+	f := newFixture(t)
+	linked := filepath.Join(t.TempDir(), "feature")
+	f.git(f.repo, "worktree", "add", "-q", "-b", "feature/x", linked)
+	main := f.git(f.repo, "rev-parse", "main")
+	wt, err := worktree.Create(context.Background(), linked, "t", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := worktree.Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base, Team: "t", Member: "alice"}
+	f.recs.Write(r)
+	f.commit(wt.Path, "binary", map[string]string{"img.bin": "\x00\x01\x02\xff"})
+	l, err := FindLead(context.Background(), linked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Land(context.Background(), Request{Lead: l, Record: r, Records: f.recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.git(linked, "rev-parse", "feature/x"); got != res.After || f.git(f.repo, "rev-parse", "main") != main {
+		t.Errorf("feature/x at %s (land %s), main moved: %v", got, res.After, f.git(f.repo, "rev-parse", "main") != main)
+	}
+	if b, _ := os.ReadFile(filepath.Join(linked, "img.bin")); string(b) != "\x00\x01\x02\xff" {
+		t.Errorf("the binary file in the linked worktree: %q", b)
+	}
+}
