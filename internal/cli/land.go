@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/land"
+	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 )
 
@@ -42,7 +44,9 @@ anything made after the land keeps it (--keep keeps it anyway). The exact
 command that undoes the land is printed after it.
 
 It refuses, changing nothing, and says what to run next, when: the
-teammate is still running ('paneteam shutdown NAME' first); it has
+teammate is still running (--stop asks it to shut down first, by
+shutdown's rules: a teammate Claude's lead started is refused, ask that
+lead); it has
 uncommitted files (ask it to commit, or --include-uncommitted commits them
 on its branch under your git identity); your working tree has uncommitted
 changes in a file the land would change; or the change conflicts with your
@@ -65,6 +69,7 @@ uncommitted.`,
 			&ucli.BoolFlag{Name: "rebase", Usage: "the teammate's commits replayed on your branch"},
 			&ucli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the merge or squash commit's message"},
 			&ucli.BoolFlag{Name: "include-uncommitted", Usage: "commit the teammate's uncommitted files on its branch first (under your git identity), instead of refusing"},
+			&ucli.BoolFlag{Name: "stop", Usage: "a teammate still running: ask it to shut down first (by shutdown's rules), then land once it has ended"},
 			&ucli.BoolFlag{Name: "keep", Usage: "keep the teammate's worktree and branch after the land"},
 			&ucli.BoolFlag{Name: "all", Usage: "the merge queue: land every teammate with work that has ended, one at a time, oldest last commit first"},
 			&ucli.StringFlag{Name: "test", Usage: "with --all: a command your shell runs in the scratch worktree after each land; a teammate that fails it is skipped"},
@@ -76,6 +81,7 @@ uncommitted.`,
 			v := readFlags(c)
 			o := landOptions{Team: v.String("team"), Root: v.String("root"), Message: v.String("message"),
 				IncludeUncommitted: v.Bool("include-uncommitted"), Keep: v.Bool("keep"), Ask: v.Bool("ask"),
+				Stop: v.Bool("stop"), Lifecycle: readLifecycle(c, env),
 				All: v.Bool("all"), Test: v.String("test"), DryRun: v.Bool("dry-run"),
 				JSON: v.Bool("json"), Args: c.Args().Slice()}
 			for _, m := range []land.Mode{land.Merge, land.Squash, land.Rebase} {
@@ -99,6 +105,8 @@ type landOptions struct {
 	IncludeUncommitted bool
 	Keep               bool
 	Ask                bool
+	Stop               bool
+	Lifecycle          lifecycle.Options
 	All                bool
 	Test               string
 	DryRun             bool
@@ -135,6 +143,11 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 	}
 	if o.Ask {
 		return askToUpdate(ctx, env, o, lead, r)
+	}
+	if o.Stop && r.Running() {
+		if err := stopTeammate(ctx, env, o, r); err != nil {
+			return err
+		}
 	}
 	res, err := land.Land(ctx, land.Request{Lead: lead, Record: r, Records: recs, Mode: o.Mode, Message: o.Message,
 		IncludeUncommitted: o.IncludeUncommitted, KeepWorktree: o.Keep})
@@ -187,7 +200,7 @@ func landRefused(err error, lead land.Lead, r worktree.Record, again string) err
 	var next string
 	switch {
 	case errors.As(err, &running):
-		next = fmt.Sprintf("ask it to finish and stop first: paneteam shutdown --team %s %s; then: %s", r.Team, r.Member, again)
+		next = fmt.Sprintf("let it finish, then: %s --stop (asks it to shut down first; or paneteam shutdown --team %s %s)", again, r.Team, r.Member)
 	case errors.As(err, &unc):
 		next = fmt.Sprintf("ask it to commit (paneteam send --team %s --to %s \"commit your work\"), or commit them on its branch in your name: %s --include-uncommitted", r.Team, r.Member, again)
 	case errors.As(err, &dirty):
@@ -228,5 +241,42 @@ func askToUpdate(ctx context.Context, env Env, o landOptions, lead land.Lead, r 
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, strings.Join(files, ", "))
+	return nil
+}
+
+// stopTeammate asks r's teammate to shut down by shutdown's rules and
+// waits for its process to end, so its worktree holds still while it
+// lands.
+func stopTeammate(ctx context.Context, env Env, o landOptions, r worktree.Record) error {
+	t, _, err := teamScope{Root: orDefault(o.Root, r.Root), Team: r.Team}.open(ctx, env)
+	if err != nil {
+		return fmt.Errorf("stop %s first: %w", r.Member, err)
+	}
+	res, err := o.Lifecycle.Shutdown(ctx, t, lifecycle.ShutdownOptions{Names: []string{r.Member},
+		Reason: "your work is being landed", Timeout: lifecycle.DefaultShutdownTimeout})
+	if err != nil {
+		return fmt.Errorf("stop %s first: %w", r.Member, err)
+	}
+	for _, m := range res.Members {
+		if m.Answer == lifecycle.AnswerRejected || m.Answer == lifecycle.AnswerNone {
+			why := m.Answer
+			if m.Reason != "" {
+				why += ": " + m.Reason
+			}
+			return exitError{code: ExitFailure, err: fmt.Errorf("%s did not shut down (%s), so nothing was landed: ask it to finish, then: paneteam land %s",
+				r.Member, why, landTarget(r))}
+		}
+	}
+	for deadline := time.Now().Add(lifecycle.DefaultShutdownTimeout); r.Running(); {
+		if time.Now().After(deadline) {
+			return exitError{code: ExitFailure, err: fmt.Errorf("%s agreed to shut down but its process %d still runs, so nothing was landed", r.Member, r.PID)}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	fmt.Fprintf(env.Stderr, "paneteam: %s has shut down\n", r.Member)
 	return nil
 }

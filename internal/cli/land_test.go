@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/mailbox"
 )
 
@@ -184,5 +186,53 @@ func TestLandAllQueueTellsTheSkipped(t *testing.T) {
 	}
 	if msg := lastText(t, inboxOf(t, tm, "bob")); !strings.Contains(msg, "conflicts with main in: a.txt") {
 		t.Errorf("bob was not told why he was skipped: %q", msg)
+	}
+}
+
+// A teammate running in a real tmux pane is refused with --stop named;
+// land --stop asks it to shut down, waits for it to end, and lands.
+func TestLandStopsARunningTeammateInTmux(t *testing.T) {
+	w := newLCWorld(t)
+	state := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "gitconfig")
+	os.WriteFile(cfg, []byte("[user]\n\tname = Person\n\temail = person@example.com\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
+	w.vars = append(w.vars, "PANETEAM_STATE_DIR="+state, "GIT_CONFIG_GLOBAL="+cfg, "GIT_CONFIG_NOSYSTEM=1")
+	repo := testutil.GitRepo(t)
+	t.Chdir(repo)
+	tn := w.must(t, "team-create", "landing")
+	pane := w.spawn(t, tn, "alice", "reference", "--cwd", repo, "--worktree")
+	tree := filepath.Join(repo, ".paneteam", "worktrees", tn, "alice")
+	pidText, err := w.srv.Run(context.Background(), "display-message", "-p", "-t", pane, "#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(pidText))
+	start, _ := proc.StartTime(pid)
+	r := worktree.Record{Repo: repo, Path: tree, Branch: worktree.Branch(tn, "alice"), Base: gitT(t, repo, "rev-parse", "HEAD"),
+		Root: w.root, Team: tn, Member: "alice", PID: pid, PIDStart: start}
+	if err := worktree.OpenRecords(state).Write(r); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tree, "done.txt"), []byte("done\n"), 0o644)
+	gitT(t, tree, "add", ".")
+	gitT(t, tree, "commit", "-q", "-m", "alice's work")
+
+	_, errs, code := w.run(t, nil, "land", "alice")
+	if code == 0 || !strings.Contains(errs, "still running") || !strings.Contains(errs, "--stop") {
+		t.Fatalf("land of a running teammate: exit %d, %q", code, errs)
+	}
+	out, errs, code := w.run(t, nil, "land", "alice", "--stop")
+	if code != 0 || !strings.Contains(out, "landed alice (merge) on main") || !strings.Contains(errs, "alice has shut down") {
+		t.Fatalf("land --stop: exit %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "done.txt")); string(b) != "done\n" {
+		t.Errorf("done.txt after land --stop: %q", b)
+	}
+	if hasPane(w.srv, pane) {
+		t.Errorf("the teammate's pane %s is still open after land --stop", pane)
+	}
+	if _, err := os.Stat(tree); !os.IsNotExist(err) {
+		t.Errorf("the landed teammate's worktree stays: %v", err)
 	}
 }
