@@ -54,6 +54,11 @@ branch: the files are named, and --ask sends the teammate a message to
 bring its branch up to date with yours, resolve them and report back
 (--ask works while it runs).
 
+Two attempts at one task: 'paneteam review --compare A B' shows how their
+branches differ; 'paneteam land A --drop B' lands A and then removes B's
+worktree and branch, by the same fail-closed rules: B's own commits are
+named, and kept unless --force.
+
 --all is the merge queue: every teammate with work that has ended, one at
 a time, oldest last commit first, in one scratch worktree; after each,
 --test CMD must pass. One that conflicts, fails a hook or fails CMD is
@@ -70,6 +75,8 @@ uncommitted.`,
 			&ucli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the merge or squash commit's message"},
 			&ucli.BoolFlag{Name: "include-uncommitted", Usage: "commit the teammate's uncommitted files on its branch first (under your git identity), instead of refusing"},
 			&ucli.BoolFlag{Name: "stop", Usage: "a teammate still running: ask it to shut down first (by shutdown's rules), then land once it has ended"},
+			&ucli.StringFlag{Name: "drop", Usage: "after the land, remove teammate B's worktree and branch too (another attempt at the task); its own commits are named and kept unless --force"},
+			&ucli.BoolFlag{Name: "force", Usage: "with --drop: remove B's worktree and branch even with commits or changes of its own"},
 			&ucli.BoolFlag{Name: "keep", Usage: "keep the teammate's worktree and branch after the land"},
 			&ucli.BoolFlag{Name: "all", Usage: "the merge queue: land every teammate with work that has ended, one at a time, oldest last commit first"},
 			&ucli.StringFlag{Name: "test", Usage: "with --all: a command your shell runs in the scratch worktree after each land; a teammate that fails it is skipped"},
@@ -81,6 +88,7 @@ uncommitted.`,
 			v := readFlags(c)
 			o := landOptions{Team: v.String("team"), Root: v.String("root"), Message: v.String("message"),
 				IncludeUncommitted: v.Bool("include-uncommitted"), Keep: v.Bool("keep"), Ask: v.Bool("ask"),
+				Drop: v.String("drop"), Force: v.Bool("force"),
 				Stop: v.Bool("stop"), Lifecycle: readLifecycle(c, env),
 				All: v.Bool("all"), Test: v.String("test"), DryRun: v.Bool("dry-run"),
 				JSON: v.Bool("json"), Args: c.Args().Slice()}
@@ -106,6 +114,8 @@ type landOptions struct {
 	Keep               bool
 	Ask                bool
 	Stop               bool
+	Drop               string
+	Force              bool
 	Lifecycle          lifecycle.Options
 	All                bool
 	Test               string
@@ -144,6 +154,17 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 	if o.Ask {
 		return askToUpdate(ctx, env, o, lead, r)
 	}
+	var drop worktree.Record
+	if o.Drop != "" {
+		if drop, err = findTeammate(recs, o.Team, o.Drop); err != nil {
+			return err
+		}
+		if drop.Running() {
+			return exitError{code: ExitFailure, err: fmt.Errorf("%s, whose worktree --drop would remove, is still running: nothing was landed; stop it first (paneteam shutdown --team %s %s)", drop.Member, drop.Team, drop.Member)}
+		}
+	} else if o.Force {
+		return usagef("--force goes with --drop B")
+	}
 	if o.Stop && r.Running() {
 		if err := stopTeammate(ctx, env, o, r); err != nil {
 			return err
@@ -154,14 +175,42 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 	if err != nil {
 		return landRefused(err, lead, r, "paneteam land "+landTarget(r))
 	}
+	var dropErr error
+	if o.Drop != "" {
+		dropErr = dropOther(ctx, env, lead, recs, drop, o.Force)
+	}
 	if o.JSON {
 		row := landRow{Name: r.Member, Team: r.Team, Onto: lead.Branch, Result: res}
 		if res.Kept != nil {
 			row.Kept = res.Kept.Error()
 		}
-		return printJSON(env.Stdout, row)
+		if err := printJSON(env.Stdout, row); err != nil {
+			return err
+		}
+	} else {
+		printLanded(env, lead, r, res, o.Keep)
 	}
-	printLanded(env, lead, r, res, o.Keep)
+	return dropErr
+}
+
+// dropOther removes the other attempt's worktree and branch once the
+// land is made, naming its own commits first; kept unless force.
+func dropOther(ctx context.Context, env Env, lead land.Lead, recs worktree.Records, b worktree.Record, force bool) error {
+	unique, err := land.Unique(ctx, lead, b)
+	if err != nil {
+		return err
+	}
+	for _, c := range unique {
+		fmt.Fprintf(env.Stderr, "paneteam: %s's own commit, not on %s: %s\n", b.Member, lead.Branch, c)
+	}
+	err = land.Drop(ctx, lead, recs, b, force)
+	switch {
+	case worktree.IsKept(err):
+		return exitError{code: ExitFailure, err: fmt.Errorf("the land is made, but %w; to drop it anyway: paneteam worktrees --remove %s/%s --force", err, b.Team, b.Member)}
+	case err != nil:
+		return fmt.Errorf("the land is made, but %s's worktree was not dropped: %w", b.Member, err)
+	}
+	fmt.Fprintf(env.Stderr, "paneteam: dropped %s's worktree %s and its branch %s\n", b.Member, b.Path, b.Branch)
 	return nil
 }
 

@@ -236,3 +236,37 @@ func TestLandStopsARunningTeammateInTmux(t *testing.T) {
 		t.Errorf("the landed teammate's worktree stays: %v", err)
 	}
 }
+
+// Two attempts at one task: --compare shows how they differ; land A
+// --drop B lands A and removes B, but keeps B while it has commits of its
+// own, named, and says how to drop it anyway.
+func TestLandDropTheOtherAttempt(t *testing.T) {
+	_, vars, _ := msgTeam(t)
+	repo, recs := landRepo(t, vars, "alice", "bob")
+	out, _, code := ptRun(t, vars, "", "review", "--compare", "alice", "bob")
+	if code != 0 || !strings.Contains(out, "-ALICE") || !strings.Contains(out, "+BOB") {
+		t.Errorf("review --compare alice bob: exit %d\n%s", code, out)
+	}
+	out, errs, code := ptRun(t, vars, "", "land", "alice", "--drop", "bob")
+	if code == 0 || !strings.Contains(out, "landed alice") || !strings.Contains(errs, "bob changes line two") ||
+		!strings.Contains(errs, "paneteam worktrees --remove t/bob --force") {
+		t.Errorf("land alice --drop bob (with a commit of its own): exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(recs["bob"].Path); err != nil {
+		t.Errorf("bob's worktree with a commit of its own went: %v", err)
+	}
+
+	// carol started the task but made nothing: she goes.
+	wt, err := worktree.Create(context.Background(), repo, "t", "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	worktree.OpenRecords(vars["PANETEAM_STATE_DIR"]).Write(worktree.Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base, Team: "t", Member: "carol"})
+	gitT(t, recs["bob"].Path, "merge", "-q", "--no-edit", "-X", "ours", "main") // bob brings his branch up to date
+	if out, errs, code := ptRun(t, vars, "", "land", "bob", "--drop", "carol"); code != 0 || !strings.Contains(errs, "dropped carol's worktree") {
+		t.Errorf("land bob --drop carol: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(wt.Path); !os.IsNotExist(err) {
+		t.Errorf("carol's untouched worktree stays after --drop")
+	}
+}

@@ -43,9 +43,14 @@ diffstat.
 each commented line with two lines each side, and the comment, by send's
 rules (as the lead, signed, in a team paneteam leads; under your own name
 in a team Claude Code leads). A teammate that has left the team cannot be
-told.`,
+told.
+
+--compare A B shows how two teammates' branches differ, as git diff A B
+would: two attempts at one task ('paneteam land A --drop B' then keeps
+one).`,
 		Flags: []ucli.Flag{
 			teamFlag(),
+			&ucli.BoolFlag{Name: "compare", Usage: "review --compare A B [PATH...]: how two teammates' branches differ (two attempts at one task)"},
 			&ucli.BoolFlag{Name: "stat", Usage: "with NAME: a diffstat instead of the patch"},
 			&ucli.StringSliceFlag{Name: "comment", Usage: "with NAME: FILE:LINE, the next argument its text (repeat the pair); sent as one message"},
 			jsonFlag(),
@@ -53,13 +58,14 @@ told.`,
 		Action: func(ctx context.Context, c *ucli.Command) error {
 			v := readFlags(c)
 			o := reviewOptions{Team: v.String("team"), Root: v.String("root"), Stat: v.Bool("stat"), Comments: v.StringSlice("comment"),
-				JSON: v.Bool("json"), Args: c.Args().Slice()}
+				JSON: v.Bool("json"), Compare: v.Bool("compare"), Args: c.Args().Slice()}
 			return runReview(ctx, env, o)
 		},
 	}
 }
 
 type reviewOptions struct {
+	Compare  bool
 	Team     string
 	Root     string
 	Stat     bool
@@ -78,6 +84,9 @@ func runReview(ctx context.Context, env Env, o reviewOptions) error {
 			return usagef("--comment and --stat go with a teammate: paneteam review NAME ...")
 		}
 		return reviewAll(ctx, env, lead, recs, o)
+	}
+	if o.Compare {
+		return compareTwo(ctx, env, lead, recs, o)
 	}
 	r, err := findTeammate(recs, o.Team, o.Args[0])
 	if err != nil {
@@ -216,4 +225,31 @@ func sendComments(ctx context.Context, env Env, r worktree.Record, o reviewOptio
 	}
 	fmt.Fprintf(env.Stdout, "sent %s %d comment(s) in one message\n", r.Member, len(cs))
 	return nil
+}
+
+// compareTwo shows git diff between two teammates' branches.
+func compareTwo(ctx context.Context, env Env, lead land.Lead, recs worktree.Records, o reviewOptions) error {
+	if len(o.Args) < 2 || len(o.Comments) > 0 {
+		return usagef("--compare takes two teammates: paneteam review --compare A B [PATH...]")
+	}
+	a, err := findTeammate(recs, o.Team, o.Args[0])
+	if err != nil {
+		return err
+	}
+	b, err := findTeammate(recs, o.Team, o.Args[1])
+	if err != nil {
+		return err
+	}
+	color, pager := land.ShowSettings(ctx, lead.Dir, env.StdoutTTY && !o.JSON)
+	if _, noColor := env.Vars["NO_COLOR"]; noColor {
+		color = false
+	}
+	d, err := land.Compare(ctx, lead, a, b, land.DiffOptions{Stat: o.Stat, Paths: o.Args[2:], Color: color})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(env.Stdout, map[string]string{"a": a.Member, "b": b.Member, "diff": d})
+	}
+	return page(env, pager, fmt.Sprintf("# %s (%s) to %s (%s)\n%s", a.Member, a.Branch, b.Member, b.Branch, d))
 }

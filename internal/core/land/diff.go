@@ -90,3 +90,17 @@ func ShowSettings(ctx context.Context, dir string, tty bool) (color bool, pager 
 	}
 	return color, pager
 }
+
+// Compare is how two teammates' branches differ (`git diff A B`): two
+// attempts at one task, side by side.
+func Compare(ctx context.Context, l Lead, a, b worktree.Record, o DiffOptions) (string, error) {
+	args := []string{"diff"}
+	if o.Stat {
+		args = append(args, "--stat")
+	}
+	if o.Color {
+		args = append(args, "--color=always")
+	}
+	args = append(args, "refs/heads/"+a.Branch, "refs/heads/"+b.Branch, "--")
+	return gitCmd{dir: l.Dir, args: append(args, o.Paths...)}.run(ctx)
+}
