@@ -43,7 +43,7 @@ func Drop(ctx context.Context, l Lead, store worktree.Records, r worktree.Record
 	if force {
 		err = worktree.Drop(ctx, r)
 	} else {
-		err = worktree.RemoveSince(ctx, r.Path, r.Base)
+		err = worktree.Remove(ctx, r)
 	}
 	if err != nil {
 		return err

@@ -27,7 +27,9 @@ func letGo(ctx context.Context, req Request, res *Result, have bool) (bool, erro
 		return false, &worktree.KeptError{Path: r.Path, Reason: "its branch has commits whose change is not on " + l.Branch}
 	}
 	if have {
-		if err := worktree.RemoveSince(ctx, r.Path, res.Tip); err != nil {
+		held := r
+		held.Base = res.Tip // the landed tip counts as saved; nothing past it
+		if err := worktree.Remove(ctx, held); err != nil {
 			return false, err
 		}
 	} else if strings.HasPrefix(r.Branch, worktree.BranchPrefix) {
