@@ -39,6 +39,8 @@ func commandTable() []commandEntry {
 		{"shutdown", shutdownCommand},
 		{"cleanup", cleanupCommand},
 		{"worktrees", worktreesCommand},
+		{"review", reviewCommand},
+		{"land", landCommand},
 		{"iterm2", iterm2Command},
 		{"demo", demoCommand},
 		{"pty-host", hostCommand},

@@ -1,0 +1,92 @@
+package cli
+
+// What review and land share: the lead's working tree, the teammate's
+// record, telling the teammate.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/paneteam/paneteam/internal/core/land"
+	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/worktree"
+)
+
+// leadAndRecords is the working tree the command runs in and paneteam's
+// worktree records.
+func leadAndRecords(ctx context.Context, env Env) (land.Lead, worktree.Records, error) {
+	state, err := env.stateDir()
+	if err != nil {
+		return land.Lead{}, worktree.Records{}, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return land.Lead{}, worktree.Records{}, err
+	}
+	lead, err := land.FindLead(ctx, cwd)
+	if err != nil {
+		return land.Lead{}, worktree.Records{}, fmt.Errorf("%w: run paneteam review and land from the working tree of the branch the work should reach", err)
+	}
+	return lead, worktree.OpenRecords(state), nil
+}
+
+func findTeammate(recs worktree.Records, teamName, name string) (worktree.Record, error) {
+	r, err := land.FindRecord(recs, teamName, name)
+	var amb *land.AmbiguousError
+	switch {
+	case errors.Is(err, land.ErrNoRecord):
+		return r, usagef("paneteam gave no teammate called %s a worktree it still knows of ('paneteam review' lists those with work)", name)
+	case errors.As(err, &amb):
+		return r, usagef("teammates of teams %s are called %s: pass --team", strings.Join(amb.Teams, ", "), name)
+	}
+	return r, err
+}
+
+func shortID(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// tellTeammate sends r's teammate text by send's rules: the sender
+// post.Caller.Sender chooses, signed where send signs. A teammate that
+// has left its team cannot be told.
+// root is --root as given; "" is the root the teammate's record names.
+func tellTeammate(ctx context.Context, env Env, root string, r worktree.Record, text, summary string) error {
+	scope := teamScope{Team: r.Team, Root: root}
+	if root == "" {
+		scope.Root = r.Root
+	}
+	t, cfg, err := scope.open(ctx, env)
+	if err != nil {
+		return fmt.Errorf("%s's team %s: %w", r.Member, r.Team, err)
+	}
+	if cfg.Member(r.Member) == nil {
+		return exitError{code: ExitFailure, err: fmt.Errorf("%s has left team %s, so it cannot be told (its work is still here: paneteam review %s)", r.Member, r.Team, r.Member)}
+	}
+	caller := callerOf(env)
+	from, err := caller.Sender(cfg, "")
+	if err != nil {
+		return usageError{err}
+	}
+	p, err := caller.Open(t, cfg, scope.Lock, from, []string{r.Member}, "")
+	if err != nil {
+		return postError(err)
+	}
+	if _, err := p.SendEach(ctx, []string{r.Member}, post.Plain(text, summary)); err != nil {
+		return postError(err)
+	}
+	return nil
+}
+
+func countOrUnknown(n int) string {
+	if n < 0 {
+		return "?"
+	}
+	return strconv.Itoa(n)
+}

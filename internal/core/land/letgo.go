@@ -1,0 +1,46 @@
+package land
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/paneteam/paneteam/internal/core/worktree"
+)
+
+// letGo removes the landed teammate's worktree and branch by worktree's
+// fail-closed rules, once every commit of the branch's change is on the
+// lead's branch (as `git cherry` sees it). Counting the landed tip as
+// saved lets a squash or a rebase go, and nothing made after it: a commit
+// past the tip, or a file changed since, keeps the worktree. The
+// repository's lock is held by the caller.
+func letGo(ctx context.Context, req Request, res *Result, have bool) (bool, error) {
+	r, l := req.Record, req.Lead
+	held, err := holds(ctx, l.Dir, res.After, res.Tip)
+	if err != nil {
+		return false, err
+	}
+	if !held {
+		return false, &worktree.KeptError{Path: r.Path, Reason: "its branch has commits whose change is not on " + l.Branch}
+	}
+	if have {
+		held := r
+		held.Base = res.Tip // the landed tip counts as saved; nothing past it
+		if err := worktree.Remove(ctx, held); err != nil {
+			return false, err
+		}
+	} else if strings.HasPrefix(r.Branch, worktree.BranchPrefix) {
+		// The folder went by hand; the branch goes only if it is still
+		// at the tip that was landed.
+		if _, err := git(ctx, l.Dir, "update-ref", "-d", "refs/heads/"+r.Branch, res.Tip); err != nil {
+			return false, fmt.Errorf("the branch %s was not deleted: %w", r.Branch, err)
+		}
+	}
+	if _, err := os.Lstat(r.Path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return true, req.Records.Forget(r.Path)
+}

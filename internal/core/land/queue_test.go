@@ -1,0 +1,113 @@
+package land
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/core/worktree"
+)
+
+// teammateAt is teammate with its commit dated at (Unix seconds), for
+// the queue's oldest-first order.
+func (f *fixture) teammateAt(name string, at string, files map[string]string) worktree.Record {
+	f.t.Helper()
+	r := f.teammate(name, files)
+	cmd := exec.Command("git", "-C", r.Path, "commit", "-q", "--amend", "--no-edit")
+	cmd.Env = append(os.Environ(), "GIT_COMMITTER_DATE=@"+at+" +0000")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		f.t.Fatalf("amend: %v\n%s", err, out)
+	}
+	return r
+}
+
+func (f *fixture) queue(test string, dry bool) *QueueResult {
+	f.t.Helper()
+	l, err := FindLead(context.Background(), f.repo)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	recs, _ := TeamRecords(f.recs, "t")
+	res, err := Queue(context.Background(), QueueRequest{Lead: l, Records: recs, Store: f.recs, Test: test, DryRun: dry})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func outcomes(res *QueueResult) string {
+	var s []string
+	for _, it := range res.Items {
+		s = append(s, it.Name+":"+string(it.Outcome))
+	}
+	return strings.Join(s, " ")
+}
+
+func TestQueueLandsOldestFirstSkippingConflictsAndFailedTests(t *testing.T) {
+	f := newFixture(t)
+	f.teammateAt("carol", "3000", map[string]string{"a.txt": "one\nCAROL\nthree\n"})
+	f.teammateAt("alice", "1000", map[string]string{"c.txt": "sea\n"})
+	bob := f.teammateAt("bob", "2000", map[string]string{"a.txt": "one\nBOB\nthree\n"})
+	dan := f.teammateAt("dan", "1500", map[string]string{"fail.txt": "x\n"})
+	state := f.leadState()
+
+	dry := f.queue("", true)
+	if got := outcomes(dry); got != "alice:would land dan:would land bob:would land carol:conflict" {
+		t.Errorf("dry run: %s", got)
+	}
+	if f.leadState() != state {
+		t.Fatal("a dry run changed the lead")
+	}
+
+	res := f.queue("test ! -e fail.txt || { echo 'fail.txt must not exist'; exit 1; }", false)
+	if got := outcomes(res); got != "alice:landed dan:tests failed bob:landed carol:conflict" {
+		t.Errorf("queue: %s", got)
+	}
+	if !res.Moved || f.read("c.txt") != "sea\n" || f.read("a.txt") != "one\nBOB\nthree\n" || f.read("fail.txt") != "" {
+		t.Errorf("the lead after the queue: moved %v, c.txt %q, a.txt %q, fail.txt %q", res.Moved, f.read("c.txt"), f.read("a.txt"), f.read("fail.txt"))
+	}
+	for _, it := range res.Items {
+		if it.Name == "dan" && !strings.Contains(it.Output, "fail.txt must not exist") {
+			t.Errorf("dan's failure keeps no output tail: %q", it.Output)
+		}
+		if it.Name == "carol" && (len(it.Files) != 1 || it.Files[0] != "a.txt") {
+			t.Errorf("carol's conflict names %v", it.Files)
+		}
+		if (it.Outcome == Landed) != it.Removed {
+			t.Errorf("%s %s, removed %v", it.Name, it.Outcome, it.Removed)
+		}
+	}
+	if _, err := os.Stat(dan.Path); err != nil {
+		t.Errorf("a skipped teammate's worktree went: %v", err)
+	}
+	if _, err := os.Stat(bob.Path); !os.IsNotExist(err) {
+		t.Errorf("a landed teammate's worktree stays")
+	}
+	if out, err := exec.Command("sh", "-c", res.Undo).CombinedOutput(); err != nil {
+		t.Fatalf("undo %q: %v\n%s", res.Undo, err, out)
+	}
+	if f.git(f.repo, "rev-parse", "HEAD") != res.Before || f.git(f.repo, "rev-parse", "refs/heads/"+bob.Branch) == "" {
+		t.Errorf("undo did not put main and bob's branch back")
+	}
+}
+
+// Something else moves the lead's branch while the queue runs (here, its
+// test command): nothing of the queue's moves it.
+func TestQueueLeavesABranchSomethingElseMoved(t *testing.T) {
+	f := newFixture(t)
+	alice := f.teammate("alice", map[string]string{"c.txt": "sea\n"})
+	res := f.queue("git -C "+f.repo+" commit -q --allow-empty -m sneaky", false)
+	var me *MovedError
+	if !errors.As(res.Err, &me) || res.Moved {
+		t.Fatalf("queue with the branch moved under it: err %v, moved %v", res.Err, res.Moved)
+	}
+	if msg := f.git(f.repo, "log", "-1", "--format=%s"); msg != "sneaky" || f.read("c.txt") != "" {
+		t.Errorf("HEAD is %q, c.txt %q: the queue moved a branch something else had moved", msg, f.read("c.txt"))
+	}
+	if _, err := os.Stat(alice.Path); err != nil || outcomes(res) != "alice:not moved" {
+		t.Errorf("alice: %s, worktree %v", outcomes(res), err)
+	}
+}
