@@ -110,15 +110,17 @@ func serve(t *testing.T, tm team.Team, readOnly bool) (*httptest.Server, string)
 		t.Fatal(err)
 	}
 	w := teamwatch.NewWatcher(tm, teamwatch.WatchOptions{})
-	t.Cleanup(w.Close)
 	live := &web.Live{Team: tm, Caller: post.Caller{Getenv: func(string) string { return "" }}, ShutdownTimeout: 5 * time.Second}
 	srv, err := web.New(web.Config{Team: tm.Name, Actions: live, Watch: w, Token: tok, ReadOnly: readOnly, Log: []io.Writer{&testLog{t}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go srv.Run(ctx)
+	// Last: the watcher is closed once Run, which reads it, has returned
+	// (a Watcher is one goroutine's).
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done; w.Close() })
+	go func() { defer close(done); srv.Run(ctx) }()
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Config.BaseContext = func(net.Listener) context.Context { return ctx } // as Serve: its end ends the event streams
 	hs.Start()

@@ -127,8 +127,11 @@ func Serve(ctx context.Context, o Options) error {
 		ln = tls.NewListener(ln, hs.TLSConfig)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go srv.Run(runCtx)
+	runDone := make(chan struct{})
+	go func() { defer close(runDone); srv.Run(runCtx) }()
+	// Run reads the team's watcher, which the caller closes once Serve
+	// returns: it must have stopped by then (a Watcher is one goroutine's).
+	defer func() { cancel(); <-runDone }()
 	if o.Ready != nil {
 		o.Ready(mkURL(cfg.Token))
 	}
