@@ -161,7 +161,7 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err 
 	if err != nil {
 		return "", err
 	}
-	var pane string
+	var pane tmux.NewPane
 	switch {
 	case plan.NewWindow:
 		pane, err = pl.srv.NewSession(ctx, PrivateSession, cmd, privateWidth, privateHeight)
@@ -176,10 +176,10 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err 
 	look := tmux.Look{Agent: s.Member.AgentID, Title: s.Member.Name, Color: team.TmuxColor(s.Member.Color)}
 	if err := pl.srv.Start(ctx, pane, look, gate, plan.Relayout); err != nil {
 		// The command has not started (its gate is shut): nothing is lost.
-		pl.srv.KillPane(context.WithoutCancel(ctx), pane)
+		pl.srv.KillPane(context.WithoutCancel(ctx), pane.ID)
 		return "", explain(pl, err)
 	}
-	return pane, nil
+	return pane.ID, nil
 }
 
 // discardTimeout bounds the clean-up after a failed spawn, which runs even
