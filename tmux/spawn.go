@@ -69,12 +69,13 @@ func (s Server) Gated(cmd Command, gate string) (Command, error) {
 // Start needs no tmux client of its own to read them (one a spawn less).
 type NewPane struct {
 	ID                   string
+	PID                  int    // its process: a Gated command's sh, which execs the command (0: not read)
 	Border, ActiveBorder string // pane-border-style, pane-active-border-style
 	read                 bool   // the styles were read (a NewPane{ID: id} of a pane made elsewhere: Start reads them)
 }
 
 // newPaneVars are what a new pane's making prints.
-var newPaneVars = [...]string{"pane_id", "pane-border-style", "pane-active-border-style"}
+var newPaneVars = [...]string{"pane_id", "pane_pid", "pane-border-style", "pane-active-border-style"}
 
 // newPane runs args, a command making one pane, with -P -F and cmd's
 // arguments, and reads what it prints.
@@ -91,7 +92,8 @@ func (s Server) newPane(ctx context.Context, args []string, cmd Command) (NewPan
 		id, _, _ := strings.Cut(out, fieldSep)
 		return NewPane{ID: id}, nil
 	}
-	return NewPane{ID: recs[0][0], Border: recs[0][1], ActiveBorder: recs[0][2], read: true}, nil
+	pid, _ := strconv.Atoi(recs[0][1])
+	return NewPane{ID: recs[0][0], PID: pid, Border: recs[0][2], ActiveBorder: recs[0][3], read: true}, nil
 }
 
 // SplitPane makes a new pane as sp says, running cmd as tmux execs it
