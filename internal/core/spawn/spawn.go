@@ -7,7 +7,8 @@
 // final name and colour decided there), give it a git worktree, prepare
 // its command line (a Claude Code teammate's signing key, Program.Prepare),
 // deliver its first prompt, start the pane, record the pane and the launch
-// (in paneteam's state folder: package launches). When a step
+// (in paneteam's state folder: package launches; on tmux while the
+// startup check waits). When a step
 // fails, every earlier one is undone in reverse order: the prompt taken
 // back, the key forgotten, the worktree removed (fail-closed: a worktree
 // holding work is kept), the member row removed.
