@@ -66,6 +66,7 @@ const (
 	BackendKitty   = "kitty"
 	BackendWezTerm = "wezterm"
 	BackendZellij  = "zellij"
+	BackendGhostty = "ghostty" // Ghostty's splits, on macOS (1.3.0+)
 )
 
 // InProcessPaneID is the tmuxPaneId Claude Code records for in-process members.

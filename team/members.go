@@ -77,6 +77,9 @@ func (c *Config) AddMember(m Member) (*Member, error) {
 		return nil, err
 	}
 	m.Name = c.UniqueName(MemberName(m.Name))
+	if err := c.checkClash(m.Name); err != nil {
+		return nil, err
+	}
 	if m.Color == "" {
 		m.Color = c.NextColor()
 	} else if !ValidColor(m.Color) {
@@ -90,4 +93,40 @@ func (c *Config) AddMember(m Member) (*Member, error) {
 	}
 	c.Members = append(c.Members, m)
 	return &c.Members[len(c.Members)-1], nil
+}
+
+// checkClash refuses a new member's name that is the lead's, or another
+// member's, in one of the forms names are compared in (SameName): rows in
+// config.json are written by others too (Claude Code, a teammate), and
+// two members behind one inbox file would read each other's messages.
+// UniqueName has already moved the name off an exact match.
+func (c *Config) checkClash(name string) error {
+	for _, lead := range []string{LeadName, c.LeadAgentName()} {
+		if f := sharedForm(name, lead); f != "" {
+			return &NameClashError{Name: name, Other: lead, Form: f, Lead: true}
+		}
+	}
+	for _, o := range c.Members {
+		if f := sharedForm(o.Name, name); f != "" {
+			return &NameClashError{Name: name, Other: o.Name, Form: f}
+		}
+	}
+	return nil
+}
+
+// NameClashError is a new member's name that is, in another spelling,
+// the lead's or a member's already.
+type NameClashError struct {
+	Name, Other string
+	Form        string // what both read as: a normalised name or an inbox file's
+	Lead        bool   // Other is the team's lead
+}
+
+func (e *NameClashError) Error() string {
+	who := fmt.Sprintf("member %q", e.Other)
+	if e.Lead {
+		who = fmt.Sprintf("the team's lead (%q)", e.Other)
+	}
+	return fmt.Sprintf("member name %q is %s in another spelling (both read as %q, one name to Claude Code or one inbox file): "+
+		"choose another name, such as %q", e.Name, who, e.Form, e.Name+"-2")
 }

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,5 +70,42 @@ func TestAddMemberStampsJoinedAt(t *testing.T) {
 	}
 	if m.JoinedAt != 1234 {
 		t.Fatalf("joinedAt %d, want the given 1234", m.JoinedAt)
+	}
+}
+
+// A name that is the lead's or another member's in another spelling (its
+// inbox file, or Claude Code's normalised form) is refused, naming the
+// clash: a row someone else wrote ("a.b") holds the inbox file a new
+// "a-b" would get, and a member behind the lead's inbox reads and marks
+// read the lead's messages.
+func TestAddMemberRefusesOneNameInTwoSpellings(t *testing.T) {
+	cfg := &Config{Name: "crew", LeadAgentID: "team-lead@crew", Members: []Member{
+		{Name: LeadName, AgentID: "team-lead@crew"},
+		{Name: "a.b", AgentID: "a.b@crew"}, // planted: Claude Code or a teammate wrote it
+		{Name: "Reviewer", AgentID: "Reviewer@crew"},
+	}}
+	for _, tc := range []struct{ name, other string }{
+		{"a-b", `member "a.b"`},
+		{"A_B", ""}, // another inbox (A_B.json), another name: allowed
+		{"team.lead", "reserved"},
+		{"Team/Lead", "reserved"},
+	} {
+		_, err := cfg.AddMember(Member{Name: tc.name})
+		switch {
+		case tc.other == "" && err != nil:
+			t.Errorf("%q: %v; want it added", tc.name, err)
+		case tc.other != "" && (err == nil || !strings.Contains(err.Error(), tc.other)):
+			t.Errorf("%q: %v; want refused, naming %s", tc.name, err, tc.other)
+		}
+	}
+	// An exact match is still moved aside, as before.
+	if m, err := cfg.AddMember(Member{Name: "reviewer"}); err != nil || m.Name != "reviewer-2" {
+		t.Errorf("reviewer beside Reviewer: %+v, %v; want reviewer-2", m, err)
+	}
+	// The lead leadAgentId names counts as the lead, with or without its
+	// row (which others can remove).
+	other := &Config{Name: "crew", LeadAgentID: "the-boss@crew"}
+	if _, err := other.AddMember(Member{Name: "the.boss"}); err == nil || !strings.Contains(err.Error(), "the team's lead") {
+		t.Errorf("the.boss where the-boss leads: %v; want refused as the lead's name", err)
 	}
 }

@@ -154,6 +154,49 @@ func IsLeadSender(from string) bool {
 	return false
 }
 
+// Two spellings of one name. Claude Code compares names for its
+// reserved-name checks in NormalizeName's form, and names a member's
+// inbox file in SanitizePath's (team.InboxPath): "team.lead" is not
+// "team-lead" to the first and is to the second, so a member of that name
+// reads and writes the lead's own team-lead.json. Every check of who a
+// name is compares it in each form.
+
+// nameForms are the forms a name is compared in: Claude Code's
+// normalised form, its inbox file's, and the inbox file of the normalised
+// form ("team\u200b.lead"). The inbox forms are case-folded: the default
+// file systems of macOS and Windows hold "Team-Lead.json" and
+// "team-lead.json" as one file.
+func nameForms(name string) [3]string {
+	n := NormalizeName(name)
+	return [3]string{n, inboxForm(name), inboxForm(n)}
+}
+
+func inboxForm(name string) string { return strings.ToLower(SanitizePath(name)) }
+
+// SameName reports whether a and b name one recipient in some form: the
+// same normalised name, or the same inbox file.
+func SameName(a, b string) bool { return sharedForm(a, b) != "" }
+
+// sharedForm is a form a and b have in common, "" when none.
+func sharedForm(a, b string) string {
+	fa, fb := nameForms(a), nameForms(b)
+	for _, x := range fa {
+		for _, y := range fb {
+			if x != "" && x == y {
+				return x
+			}
+		}
+	}
+	return ""
+}
+
+// IsLeadName reports whether name is the lead's in some form: LeadName,
+// or the name cfg's leadAgentId gives its lead (cfg may be nil). A
+// member so named would read and mark read the lead's inbox.
+func IsLeadName(cfg *Config, name string) bool {
+	return SameName(name, LeadName) || SameName(name, cfg.LeadAgentName())
+}
+
 // The shapes of Claude Code's own ids, matched by hand: compiling them as
 // regular expressions cost every spawn-pane about 1.3M of its 7.1M
 // instructions (bench/RESULTS.md); TestIDShapes holds them to the
@@ -255,7 +298,7 @@ func CheckTeammateName(name string) error {
 	}
 	n := NormalizeName(name)
 	for _, r := range reservedNames {
-		if n == r {
+		if SameName(name, r) {
 			return fmt.Errorf("teammate name %q is reserved: %q is %s; choose another name, such as \"reviewer\"", name, r, reservedWhy(r))
 		}
 	}

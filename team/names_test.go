@@ -132,3 +132,24 @@ func TestIsLeadSender(t *testing.T) {
 		}
 	}
 }
+
+// SameName compares every form a name is read in: Claude Code's
+// normalised name and the inbox file's name (case-folded).
+func TestSameName(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"team.lead", LeadName, true}, // one inbox file
+		{"Team Lead", LeadName, true}, // one normalised name
+		{"TEAM-LEAD", LeadName, true}, // one file where case folds
+		{"team\u200b.lead", LeadName, true},
+		{"team_lead", LeadName, false},
+		{"a.b", "a-b", true},
+		{"a.b", "ab", false},
+	} {
+		if got := SameName(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameName(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}

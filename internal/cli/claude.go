@@ -88,7 +88,7 @@ teammate got its prompt, the lead's exit closed it, and which tmux calls
 of that release paneteam does not know.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "layout", Usage: "main-vertical, tiled or windows (default main-vertical)", Sources: ucli.EnvVars("PANETEAM_LAYOUT")},
-			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto, tmux, kitty, wezterm, zellij or iterm2", Value: "auto"},
+			&ucli.StringFlag{Name: "backend", Usage: "where the teammates' panes go: auto, tmux, kitty, wezterm, zellij, ghostty (macOS) or iterm2", Value: "auto"},
 			&ucli.StringSliceFlag{Name: "offer", Usage: "the agent CLIs Claude's lead may start as teammates (codex, gemini, opencode, your profiles), " +
 				"or none; default: the config folder's claude.json, else every one installed"},
 			&ucli.BoolFlag{Name: "worktree", Usage: "give every pane teammate a git worktree and branch of its own (see above)", Sources: ucli.EnvVars("PANETEAM_WORKTREE")},

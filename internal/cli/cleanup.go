@@ -32,7 +32,7 @@ With --orphans (for cron): does the same for every team whose lead process
 is gone (its pid is dead, or now names a process with another start time),
 and stops the private tmux servers of leads that are gone (found in
 $TMUX_TMPDIR or /tmp, tmux-<uid>/): Claude Code's claude-swarm-<pid>, and
-paneteam-<pid> unless a pane paneteam did not make is on it.
+paneteam-<pid>-<team>-<hash> (one per team) unless a pane paneteam did not make is on it.
 
 A team led by Claude Code (its session team, chosen by config.json's
 leadProcess, never by its name) is reaped only when its lead is provably

@@ -46,6 +46,7 @@ func commandTable() []commandEntry {
 		{"approve", approveCommand},
 		{"deny", denyCommand},
 		{"dashboard", dashboardCommand},
+		{"web", webCommand},
 		{"monitor", monitorCommand},
 		{"wait", waitCommand},
 		{"prompt", promptCommand},

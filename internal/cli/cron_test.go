@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
@@ -74,9 +75,10 @@ func (w *cronWorld) must(t *testing.T, args ...string) string {
 	return strings.TrimSpace(out)
 }
 
-// server is the private tmux server paneteam starts for a lead pid.
-func (w *cronWorld) server(t *testing.T, leadPID int) tmux.Server {
-	srv := tmux.Server{Socket: filepath.Join(w.sockets, "paneteam-"+strconv.Itoa(leadPID))}
+// server is the private tmux server paneteam starts for team name led by
+// leadPID.
+func (w *cronWorld) server(t *testing.T, leadPID int, name string) tmux.Server {
+	srv := tmux.Server{Socket: filepath.Join(w.sockets, backend.PrivateServerName(leadPID, team.Team{Root: w.root, Name: name}))}
 	t.Cleanup(func() { exec.Command("tmux", "-S", srv.Socket, "kill-server").Run() })
 	return srv
 }
@@ -109,7 +111,7 @@ func processGone(t *testing.T, pid int) {
 func TestCronSpawnAndReapWithoutLocale(t *testing.T) {
 	w := newCronWorld(t)
 	lead := leadProcess(t)
-	srv := w.server(t, lead.Process.Pid)
+	srv := w.server(t, lead.Process.Pid, "crew")
 	crew := w.must(t, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid))
 
 	// A working folder whose name tmux would print as "_" without -u.
@@ -175,7 +177,7 @@ func TestCronSpawnAndReapWithoutLocale(t *testing.T) {
 func TestCronSpawnInterruptedLeavesNothing(t *testing.T) {
 	w := newCronWorld(t)
 	lead := leadProcess(t)
-	srv := w.server(t, lead.Process.Pid)
+	srv := w.server(t, lead.Process.Pid, "crew")
 	crew := w.must(t, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid))
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := w.command(append([]string{"spawn-pane", "--team", crew, "--name", "alice", "--startup-check", "60s", "--"}, pidScript(pidFile)...)...)
@@ -217,7 +219,7 @@ func TestNoHomeNeedsARoot(t *testing.T) {
 func TestBackendIsNotStickyAfterInProcess(t *testing.T) {
 	w := newCronWorld(t)
 	lead := leadProcess(t)
-	srv := w.server(t, lead.Process.Pid)
+	srv := w.server(t, lead.Process.Pid, "crew")
 	crew := w.must(t, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid))
 	t.Cleanup(func() { w.run(t, "cleanup", "--team", crew, "--force") })
 	spawn := func(name string, flags ...string) spawnResult {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,7 @@ func readDemoOptions(c *ucli.Command) demoOptions {
 }
 
 func runDemo(ctx context.Context, env Env, o demoOptions) error {
-	root := o.Root
+	root, state := o.Root, ""
 	if root == "" {
 		tmp, err := os.MkdirTemp("", "paneteam-demo-")
 		if err != nil {
@@ -68,9 +69,11 @@ func runDemo(ctx context.Context, env Env, o demoOptions) error {
 		if !o.Keep {
 			defer os.RemoveAll(tmp)
 		}
-		root = tmp
+		// The team's launch records, usage cursors and kept costs go
+		// with it, not into the person's own state folder.
+		root, state = tmp, filepath.Join(tmp, "state")
 	}
-	d := &demo{env: env, root: root, backend: o.Backend, timeout: o.Timeout, keep: o.Keep}
+	d := &demo{env: env, root: root, state: state, backend: o.Backend, timeout: o.Timeout, keep: o.Keep}
 	return d.run(ctx)
 }
 
@@ -78,6 +81,7 @@ func runDemo(ctx context.Context, env Env, o demoOptions) error {
 type demo struct {
 	env     Env
 	root    string
+	state   string // paneteam's state folder for the demo's commands; "": the person's
 	backend string
 	timeout time.Duration
 	keep    bool
@@ -93,7 +97,8 @@ func (d *demo) say(format string, a ...any) {
 
 // childEnv is the environment of every paneteam the demo runs: the
 // user's, without anything that points at their tmux, iTerm2, team or
-// ~/.claude, and with the demo's root.
+// ~/.claude, and with the demo's root (and, in its temporary folder, its
+// own state folder).
 func (d *demo) childEnv() []string {
 	var out []string
 	for k, v := range d.env.Vars {
@@ -101,8 +106,15 @@ func (d *demo) childEnv() []string {
 		case "TMUX", "TMUX_PANE", "ITERM_SESSION_ID", "TERM_PROGRAM", "CLAUDE_CONFIG_DIR",
 			"PANETEAM_TEAM", "PANETEAM_AGENT", "PANETEAM_ROOT", "PANETEAM_BACKEND":
 			continue
+		case "PANETEAM_STATE_DIR":
+			if d.state != "" {
+				continue
+			}
 		}
 		out = append(out, k+"="+v)
+	}
+	if d.state != "" {
+		out = append(out, "PANETEAM_STATE_DIR="+d.state)
 	}
 	return append(out, "PANETEAM_ROOT="+d.root)
 }

@@ -18,14 +18,20 @@ func runDemoBinary(t *testing.T, pathDirs string, args ...string) (string, strin
 	t.Helper()
 	tmp := t.TempDir()
 	sockets := testutil.ShortTempDir(t)
+	// A HOME of its own with no state folder named: the person's, as a
+	// first run sees it, which the demo must leave as it found it.
+	home := t.TempDir()
 	var env []string
 	for _, kv := range testutil.Env() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "TMPDIR=") && !strings.HasPrefix(kv, "TMUX_TMPDIR=") {
-			env = append(env, kv)
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "TMPDIR", "TMUX_TMPDIR", "HOME", "PANETEAM_STATE_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME":
+			continue
 		}
+		env = append(env, kv)
 	}
 	cmd := exec.Command(testutil.Binary(t), append([]string{"demo"}, args...)...)
-	cmd.Env = append(env, "PATH="+pathDirs, "TMPDIR="+tmp, "TMUX_TMPDIR="+sockets)
+	cmd.Env = append(env, "PATH="+pathDirs, "TMPDIR="+tmp, "TMUX_TMPDIR="+sockets, "HOME="+home)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -34,6 +40,13 @@ func runDemoBinary(t *testing.T, pathDirs string, args ...string) (string, strin
 	left, _ := filepath.Glob(filepath.Join(tmp, "paneteam-demo-*"))
 	if len(left) > 0 {
 		t.Errorf("the demo left its root behind: %v", left)
+	}
+	if left, _ := os.ReadDir(home); len(left) > 0 {
+		names := []string{}
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the demo wrote into HOME: %v (its state belongs in its own temporary folder)", names)
 	}
 	// Nothing in tmux's socket folder either: no socket, no pane lock.
 	if socks, _ := filepath.Glob(filepath.Join(sockets, "tmux-*", "*")); len(socks) > 0 {

@@ -22,7 +22,10 @@ teammate: it carries the tmux option @paneteam-agent), removes the member
 from config.json, and puts its unfinished tasks back to pending with no
 owner, as Claude Code does when a teammate shuts down. A worktree made
 with spawn-pane --worktree is removed too, unless it holds uncommitted or
-unpushed work: then it is kept and kill-pane says where.
+unpushed work: then it is kept and kill-pane says where. Only the folder
+paneteam recorded making is removed: a link or another folder in its place,
+or a worktreePath in config.json paneteam has no record of, is left alone
+and kill-pane says why.
 
     paneteam kill-pane --team review --name alice
 

@@ -144,7 +144,7 @@ func TestAliveFollowsThePane(t *testing.T) {
 }
 
 // TestSpawnOutsideTmuxUsesAPrivateServer runs with no $TMUX: teammates go
-// to a server of paneteam's own, named for the leader's pid, under
+// to a server of paneteam's own, named for the leader's pid and the team, under
 // TMUX_TMPDIR (a test folder), tiled in session "paneteam".
 func TestSpawnOutsideTmuxUsesAPrivateServer(t *testing.T) {
 	testutil.RequireTool(t, "tmux")
@@ -155,7 +155,7 @@ func TestSpawnOutsideTmuxUsesAPrivateServer(t *testing.T) {
 	pid := os.Getpid()
 	s.mustRun("team-create", "solo", "--leader-pid", strconv.Itoa(pid))
 	real, _ := filepath.EvalSymlinks(tmpdir)
-	sock := filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid()), "paneteam-"+strconv.Itoa(pid))
+	sock := filepath.Join(real, "tmux-"+strconv.Itoa(os.Getuid()), backend.PrivateServerName(pid, team.Team{Root: root, Name: "solo"}))
 	s.srv = tmux.Server{Socket: sock}
 	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
 

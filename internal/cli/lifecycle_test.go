@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/mailbox"
@@ -276,7 +277,7 @@ func TestCleanupOrphans(t *testing.T) {
 	gone := w.must(t, "team-create", "gone", "--leader-pid", strconv.Itoa(leadA.Process.Pid))
 	w.spawn(t, gone, "alice", "silent", "--backend", "tmux")
 	w.spawn(t, gone, "bob", "silent", "--backend", "tmux", "--cwd", repo, "--worktree")
-	goneSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadA.Process.Pid))}
+	goneSrv := tmux.Server{Socket: filepath.Join(sockets, backend.PrivateServerName(leadA.Process.Pid, team.Team{Root: w.root, Name: gone}))}
 	bobTree := filepath.Join(repo, ".paneteam", "worktrees", gone, "bob")
 	if cfg, _ := team.Load(team.Team{Root: w.root, Name: gone}.ConfigPath()); cfg.Member("bob").WorktreePath != bobTree {
 		t.Fatalf("worktreePath not recorded: %+v", cfg.Member("bob"))
@@ -292,7 +293,7 @@ func TestCleanupOrphans(t *testing.T) {
 	leadB := leadProcess(t)
 	reused := w.must(t, "team-create", "reused", "--leader-pid", strconv.Itoa(leadB.Process.Pid))
 	w.spawn(t, reused, "carol", "silent", "--backend", "tmux")
-	reusedSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadB.Process.Pid))}
+	reusedSrv := tmux.Server{Socket: filepath.Join(sockets, backend.PrivateServerName(leadB.Process.Pid, team.Team{Root: w.root, Name: reused}))}
 	if _, err := (team.Team{Root: w.root, Name: reused}).Update(ctx, lockOptsDefault(), func(c *team.Config) error {
 		c.Paneteam.LeaderStart = "1"
 		return nil
@@ -302,7 +303,7 @@ func TestCleanupOrphans(t *testing.T) {
 	leadC := leadProcess(t)
 	live := w.must(t, "team-create", "live", "--leader-pid", strconv.Itoa(leadC.Process.Pid))
 	dave := w.spawn(t, live, "dave", "silent", "--backend", "tmux")
-	liveSrv := tmux.Server{Socket: filepath.Join(sockets, "paneteam-"+strconv.Itoa(leadC.Process.Pid))}
+	liveSrv := tmux.Server{Socket: filepath.Join(sockets, backend.PrivateServerName(leadC.Process.Pid, team.Team{Root: w.root, Name: live}))}
 	// The reaper must spare the live team's server, so the test stops it.
 	for _, srv := range []tmux.Server{goneSrv, reusedSrv, liveSrv} {
 		sock := srv.Socket

@@ -182,7 +182,17 @@ func writeResume(env Env, r *resume.Result) {
 			showf(w, "  note: %s\n", s.Note)
 		}
 	}
+	why := map[string]string{}
+	for _, l := range r.Left {
+		why[l.Name] = l.Why
+	}
 	for _, n := range r.Running {
+		if why[n] != "" {
+			// How paneteam knows: its recorded process, or its pane, never
+			// the row in config.json alone.
+			showf(w, "%s/%s: still running, left alone (%s)\n", r.Team, n, why[n])
+			continue
+		}
 		showf(w, "%s/%s: still running, left alone\n", r.Team, n)
 	}
 	for _, s := range r.Skipped {

@@ -74,7 +74,14 @@ func TestResumeContinuesAnAgentCLIsOwnSession(t *testing.T) {
 	})
 
 	socket := w.config(t, crew).Paneteam.TmuxSocket
-	t.Cleanup(func() { exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	t.Cleanup(func() {
+		// The server the resumed team runs on, whichever it is, goes
+		// too, before the team's folder is removed under its teammates.
+		exec.Command("tmux", "-S", socket, "kill-server").Run()
+		if cfg, err := team.Load(tm.ConfigPath()); err == nil && cfg.Paneteam != nil && cfg.Paneteam.TmuxSocket != socket {
+			exec.Command("tmux", "-S", cfg.Paneteam.TmuxSocket, "kill-server").Run()
+		}
+	})
 	exec.Command("tmux", "-S", socket, "kill-server").Run()
 	lead.Process.Kill()
 	lead.Wait()

@@ -48,7 +48,7 @@ COMMAND) with the flags and environment Claude Code gives its own.` + claudeHelp
 		Flags: append([]ucli.Flag{
 			teamFlag(),
 			&ucli.StringFlag{Name: "name", Aliases: []string{"n"}, Usage: "teammate name (made unique: alice, alice-2, ...)"},
-			&ucli.StringFlag{Name: "backend", Usage: "where the pane goes: auto, tmux, iterm2, kitty, wezterm, zellij (a pane of the terminal paneteam runs in) or in-process", Value: backend.Auto},
+			&ucli.StringFlag{Name: "backend", Usage: "where the pane goes: auto, tmux, iterm2, kitty, wezterm, zellij, ghostty (macOS) (a pane of the terminal paneteam runs in) or in-process", Value: backend.Auto},
 			&ucli.StringFlag{Name: "cwd", Usage: "the command's working directory (default: the current one)"},
 			&ucli.StringFlag{Name: "color", Usage: "the teammate's colour: " + strings.Join(team.Colors, ", ") + " (default: the first no member has yet)"},
 			&ucli.StringFlag{Name: "agent-type", Usage: "agent type recorded for the member (Claude Code: its subagent type)"},

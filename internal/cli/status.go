@@ -53,8 +53,10 @@ Codex's, Gemini CLI's, OpenCode's through paneteam's plugin); COST is an
 estimate at the prices of @pydantic/genai-prices shipped with paneteam,
 under your own in ~/.config/paneteam/prices.json. "?" is unknown (a
 teammate on another host, a plain command, a model with no price): the
-lines under the table say why. --json has the same in each member's
-"usage" (null for unknown, never 0) and the team's total. A member held
+lines under the table say why. A team where no member's spending can be
+known (plain commands only) has no TOKENS or COST column and no such
+lines. --json has the same in each member's "usage" (null for unknown,
+never 0, and why) and the team's total. A member held
 to a budget (spawn-pane --budget, claude --budget, a team's budget) has a
 "budget" line under the table, and in --json a "budget" object: usd,
 spentUSD, state (ok, warned at 80%, stopped over budget) and why.
@@ -293,7 +295,13 @@ func writeStatus(env Env, teams []teamStatus) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		// A BRANCH column only for a team with worktrees.
 		branchCol := slices.ContainsFunc(ts.Members, func(m teamwatch.Member) bool { return m.Branch != "" })
-		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD\tTOKENS\tCOST"
+		// TOKENS and COST only when some member's spending is known: a
+		// team of plain commands would have columns of "?" alone.
+		spendCols := spendingKnown(ts.Members)
+		head = "  NAME\tRUN BY\tSTATE\tBACKEND\tPANE\tUNREAD"
+		if spendCols {
+			head += "\tTOKENS\tCOST"
+		}
 		if branchCol {
 			head += "\tBRANCH"
 		}
@@ -302,8 +310,11 @@ func writeStatus(env Env, teams []teamStatus) error {
 			// A teammate on another machine is name@host (the host from
 			// the lead's own record, never config.json).
 			bend := orDefault(m.Backend, "-")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
-				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m), tokensWord(m.Usage), usdWord(m.Usage))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s", visible.Line(m.Label()), visible.Line(m.Runs()), visible.Line(stateWord(m)),
+				visible.Line(bend), visible.Line(paneWord(m)), unreadWord(m))
+			if spendCols {
+				fmt.Fprintf(tw, "\t%s\t%s", tokensWord(m.Usage), usdWord(m.Usage))
+			}
 			if branchCol {
 				fmt.Fprintf(tw, "\t%s", visible.Line(orDefault(m.Branch, "-")))
 			}

@@ -71,10 +71,39 @@ func tokenCount(n int64) string {
 	}
 }
 
+// spendingKnown reports whether paneteam knows what any member spent: its
+// tokens, or a cost. When it knows none, status says nothing of spending
+// beyond one short line (writeCostNotes); --json keeps each member's
+// reason.
+func spendingKnown(members []teamwatch.Member) bool {
+	return slices.ContainsFunc(members, func(m teamwatch.Member) bool {
+		return m.Usage != nil && (m.Usage.Known() || m.Usage.CostUSD != nil)
+	})
+}
+
 // writeCostNotes says the team's total and why a member's spending or
-// cost is unknown, under the members' table.
+// cost is unknown, under the members' table. When no member's spending
+// is known it says nothing of it, or, when some member runs a model whose
+// spending paneteam would have read (an agent CLI, Claude Code), one line
+// naming them: a "?" line per plain command, whose spending paneteam
+// never sees, was most of what a newcomer's first status showed.
 func writeCostNotes(w io.Writer, total *cost.Cost, members []teamwatch.Member) {
 	if total == nil {
+		return
+	}
+	if !spendingKnown(members) {
+		var models []string
+		for _, m := range members {
+			if m.Usage != nil && m.CLI != "" {
+				models = append(models, visible.Line(m.Name))
+			}
+		}
+		if len(models) > 0 {
+			fmt.Fprintf(w, "  spent: not known for %s ('status --json' says why)\n", strings.Join(models, ", "))
+		}
+		for _, m := range members {
+			writeReadNotes(w, m)
+		}
 		return
 	}
 	line := "  spent: " + usdWord(total)
@@ -95,12 +124,18 @@ func writeCostNotes(w io.Writer, total *cost.Cost, members []teamwatch.Member) {
 			fmt.Fprintf(w, "  ? %s: no price for %s (add it to %s)\n", visible.Line(m.Name),
 				visible.Line(strings.Join(c.Unpriced, ", ")), prices.OverrideFile)
 		}
-		if c != nil && c.Unreadable > 0 {
-			fmt.Fprintf(w, "  ! %s: %d unreadable line(s) in its usage records, not counted\n", visible.Line(m.Name), c.Unreadable)
-		}
-		if c != nil && c.Behind {
-			fmt.Fprintf(w, "  ! %s: its usage records are still being read; counted so far\n", visible.Line(m.Name))
-		}
+		writeReadNotes(w, m)
+	}
+}
+
+// writeReadNotes warns that m's usage records were read only in part.
+func writeReadNotes(w io.Writer, m teamwatch.Member) {
+	c := m.Usage
+	if c != nil && c.Unreadable > 0 {
+		fmt.Fprintf(w, "  ! %s: %d unreadable line(s) in its usage records, not counted\n", visible.Line(m.Name), c.Unreadable)
+	}
+	if c != nil && c.Behind {
+		fmt.Fprintf(w, "  ! %s: its usage records are still being read; counted so far\n", visible.Line(m.Name))
 	}
 }
 

@@ -102,3 +102,59 @@ func TestStatusShowsWhatEachTeammateCost(t *testing.T) {
 		t.Errorf("status --ended after cleanup:\n%s\nwant crew's spending kept", out)
 	}
 }
+
+// A team of plain commands, whose spending paneteam can never see: status
+// says nothing of spending (no TOKENS or COST column of "?", no "spent"
+// line, no line of why per member), and --json still says why for each.
+// A Claude Code teammate on another host alone gets one short line.
+func TestStatusSaysNothingOfSpendingItCannotKnow(t *testing.T) {
+	root, vars := ptRootVars(t)
+	state := filepath.Join(vars["HOME"], ".local", "state", "paneteam")
+	tm := teamtest.OnRoot(t, root, "plain", team.CreateOptions{LeaderPID: os.Getpid()},
+		team.Member{Name: "alice", Cwd: "/work"}, team.Member{Name: "bob", Cwd: "/work"})
+	store := launches.Open(state)
+	for _, n := range []string{"alice", "bob"} {
+		if err := store.Write(launches.Record{Root: root, Team: tm.Name, Agent: n, Via: launches.ViaSpawnPane, Program: "sleep", Args: []string{"600"}, Cwd: "/work"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := ptRun(t, vars, "", "status", "--team", "plain")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, not := range []string{"TOKENS", "COST", "spent", "?", "cannot see"} {
+		if strings.Contains(out, not) {
+			t.Errorf("status of a team of plain commands shows %q:\n%s", not, out)
+		}
+	}
+	if !strings.Contains(out, "alice") || !strings.Contains(out, "UNREAD") {
+		t.Errorf("status lost its table:\n%s", out)
+	}
+	out, _, _ = ptRun(t, vars, "", "status", "--team", "plain", "--json")
+	var teams []struct {
+		Members []struct {
+			Name  string `json:"name"`
+			Usage *struct {
+				Unknown string `json:"unknown"`
+			} `json:"usage"`
+		} `json:"members"`
+	}
+	if err := json.Unmarshal([]byte(out), &teams); err != nil || len(teams) != 1 {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	for _, m := range teams[0].Members {
+		if m.Name != team.LeadName && (m.Usage == nil || m.Usage.Unknown == "") {
+			t.Errorf("--json lost why %s's spending is unknown: %s", m.Name, out)
+		}
+	}
+
+	// A Claude Code teammate on another host, whose spending paneteam
+	// would read if it could: one line, naming it.
+	remote := teamtest.OnRoot(t, root, "far", team.CreateOptions{LeaderPID: os.Getpid()},
+		team.Member{Name: "remy", Cwd: "/srv", Paneteam: &team.MemberMeta{CLI: "claude"}})
+	store.Write(launches.Record{Root: root, Team: remote.Name, Agent: "remy", CLI: "claude", Via: launches.ViaSpawnPane, Host: "buildbox", SessionID: "s-2"})
+	out, _, _ = ptRun(t, vars, "", "status", "--team", "far")
+	if strings.Contains(out, "TOKENS") || strings.Count(out, "spent") != 1 || !strings.Contains(out, "spent: not known for remy") {
+		t.Errorf("status of a team whose only spending is unknown, a Claude teammate's:\n%s\nwant no TOKENS column and one line naming remy", out)
+	}
+}

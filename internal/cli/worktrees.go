@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 func worktreesCommand(env Env) *ucli.Command {
@@ -31,7 +33,13 @@ nothing; one with work stays until you merge what you want and remove it:
 
 --remove (TEAM/NAME or the worktree's path) refuses while the teammate runs,
 and while the worktree has uncommitted files or commits no other branch,
-tag or remote holds; --force removes it and deletes its branch anyway.`,
+tag or remote holds; --force removes it and deletes its branch anyway.
+
+Only worktrees paneteam recorded in its state folder are listed or ever
+removed, and only the very folder it made: one replaced by a symbolic link,
+moved to another branch, or whose .git names another worktree is refused,
+--force too, and the listing says why. A worktree paneteam has no record of
+(one a member row in config.json names, say) is never removed by paneteam.`,
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "team", Usage: "only this team's worktrees"},
 			&ucli.StringFlag{Name: "remove", Usage: "remove the worktree of TEAM/NAME (or at PATH) and its branch, if that loses nothing"},
@@ -73,6 +81,9 @@ type worktreeRow struct {
 	Running bool   `json:"running"`
 	Path    string `json:"path"`
 	Repo    string `json:"repo"`
+	// Refused says why paneteam will not remove it: what is at its path
+	// is not the worktree it made (worktree.Verify).
+	Refused string `json:"refused,omitempty"`
 }
 
 func listWorktrees(ctx context.Context, env Env, recs worktree.Records, teamName string, asJSON bool) error {
@@ -90,8 +101,12 @@ func listWorktrees(ctx context.Context, env Env, recs worktree.Records, teamName
 			recs.Forget(r.Path) // removed by hand: nothing to list
 			continue
 		}
-		rows = append(rows, worktreeRow{Team: r.Team, Member: r.Member, Branch: r.Branch, Base: r.Base,
-			Ahead: st.Ahead, Changed: st.Changed, Running: st.Running, Path: r.Path, Repo: r.Repo})
+		row := worktreeRow{Team: r.Team, Member: r.Member, Branch: r.Branch, Base: r.Base,
+			Ahead: st.Ahead, Changed: st.Changed, Running: st.Running, Path: r.Path, Repo: r.Repo}
+		if err := worktree.Verify(ctx, r); err != nil {
+			row.Refused = err.Error()
+		}
+		rows = append(rows, row)
 	}
 	if asJSON {
 		return printJSON(env.Stdout, rows)
@@ -109,7 +124,16 @@ func listWorktrees(ctx context.Context, env Env, recs worktree.Records, teamName
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Team, name, r.Branch, count(r.Ahead), count(r.Changed), r.Path)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Refused != "" {
+			fmt.Fprintf(env.Stdout, "refused: %s\n", visible.Line(r.Refused))
+		}
+	}
+	_, err := fmt.Fprintln(env.Stdout, "(paneteam removes only these worktrees, recorded when it made them; any other is yours to remove)")
+	return err
 }
 
 func count(n int) string {
@@ -157,17 +181,20 @@ func removeWorktree(ctx context.Context, env Env, recs worktree.Records, target 
 		return exitError{code: ExitFailure, err: fmt.Errorf("%s/%s is still running in %s: it goes by itself when its teammate ends, if untouched", r.Team, r.Member, r.Path)}
 	}
 	if force {
-		err = worktree.Drop(ctx, r)
+		if err = worktree.Drop(ctx, r); err == nil {
+			err = recs.Forget(r.Path)
+		}
 	} else {
-		err = worktree.RemoveSince(ctx, r.Path, r.Base)
+		err = recs.Take(ctx, r)
 	}
-	if worktree.IsKept(err) {
-		return exitError{code: ExitFailure, err: fmt.Errorf("%w (--force removes it anyway)", err)}
+	var k *worktree.KeptError
+	if errors.As(err, &k) {
+		if !k.Foreign && !force {
+			err = fmt.Errorf("%w (--force removes it anyway)", err)
+		}
+		return exitError{code: ExitFailure, err: err}
 	}
 	if err != nil {
-		return err
-	}
-	if err := recs.Forget(r.Path); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "removed %s and its branch %s\n", r.Path, r.Branch)
@@ -196,5 +223,7 @@ func reapWorktree(ctx context.Context, recs worktree.Records, path string, pid i
 	}
 	// Kept with work, or cut short: the next 'paneteam claude' or
 	// 'cleanup --orphans' looks again.
+	// One that is not the worktree paneteam made is refused and stays
+	// listed, with why, in 'paneteam worktrees'.
 	worktree.Tidy(ctx, recs, *r) //nolint:errcheck
 }

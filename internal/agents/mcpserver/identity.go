@@ -40,7 +40,10 @@ func Resolve(getenv func(string) string) (Identity, error) {
 		return Identity{}, errors.New("PANETEAM_AGENT is not set: paneteam mcp acts as one teammate; " +
 			"set PANETEAM_AGENT to its member name (spawn-pane --agent sets it for you)")
 	}
-	if team.IsLeadSender(agent) || team.NormalizeName(agent) == "main" {
+	// Names are compared in each form (team.SameName): "team.lead" is not
+	// the lead to Claude Code's normalisation, but its inbox file is the
+	// lead's, which it would read and mark read.
+	if team.IsLeadSender(agent) || team.IsLeadName(nil, agent) || team.SameName(agent, "main") {
 		return Identity{}, fmt.Errorf("PANETEAM_AGENT=%q is a reserved name: paneteam mcp never speaks as the lead, "+
 			"user or system; set PANETEAM_AGENT to the teammate's own member name", agent)
 	}
@@ -83,6 +86,19 @@ func (id *Identity) member(cfg *team.Config, agent string) error {
 		return fmt.Errorf("PANETEAM_AGENT=%q is not a member of team %s (members: %s): "+
 			"spawn the teammate with 'paneteam spawn-pane' first, or fix PANETEAM_AGENT",
 			agent, id.Team.Name, strings.Join(cfg.MemberNames(), ", "))
+	}
+	// The row may be one someone else wrote: a name that is the lead's
+	// in another spelling (its leadAgentId's too), or that shares another
+	// member's inbox, is not an identity to act as.
+	if team.IsLeadName(cfg, m.Name) {
+		return fmt.Errorf("PANETEAM_AGENT=%q: member %q of team %s is the lead's name in another spelling (its inbox is the lead's): "+
+			"paneteam mcp never speaks as the lead; remove that row and spawn the teammate under another name", agent, m.Name, id.Team.Name)
+	}
+	for _, o := range cfg.Members {
+		if o.Name != m.Name && team.SameName(o.Name, m.Name) {
+			return fmt.Errorf("PANETEAM_AGENT=%q: members %q and %q of team %s are one name in two spellings (one inbox): "+
+				"paneteam mcp will not act as either; remove the row that is not the teammate's", agent, m.Name, o.Name, id.Team.Name)
+		}
 	}
 	id.Agent = m.Name
 	return nil

@@ -337,3 +337,26 @@ func TestReadInboxLeavesClaudesInboxUnread(t *testing.T) {
 		t.Fatalf("read_inbox showed %d unread; bob's inbox now %+v, want the message still unread", got.Unread, msgs)
 	}
 }
+
+// A row someone else wrote in config.json does not make an identity the
+// server acts as when its name is the lead's in another spelling
+// ("team.lead" reads team-lead.json) or shares another member's inbox.
+func TestResolveRefusesOneNameInTwoSpellings(t *testing.T) {
+	tm := teamWith(t, "co-der")
+	_, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		c.Members = append(c.Members,
+			team.Member{Name: "team.lead", AgentID: "team.lead@review", Cwd: tm.Root},
+			team.Member{Name: "co.der", AgentID: "co.der@review", Cwd: tm.Root})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"team.lead", "co.der", "co-der"} {
+		env := map[string]string{"PANETEAM_ROOT": tm.Root, "PANETEAM_TEAM": tm.Name, "PANETEAM_AGENT": agent}
+		id, err := mcpserver.Resolve(func(k string) string { return env[k] })
+		if err == nil {
+			t.Errorf("PANETEAM_AGENT=%s: acts as %q; want refused (one inbox, two names)", agent, id.Agent)
+		}
+	}
+}

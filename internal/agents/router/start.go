@@ -17,6 +17,7 @@ import (
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
 )
 
 // Pane is one run of the router, in the pane of a teammate Claude
@@ -244,6 +245,14 @@ func (r *run) record(t team.Team, tm Teammate, cli, prog, cwd, session, configDi
 	rec := launches.Record{Root: t.Root, Team: t.Name, Agent: tm.Name, CLI: cli, Via: launches.ViaRouter,
 		Program: prog, Args: args, Cwd: cwd, SessionID: session, ConfigDir: configDir, ParentSessionID: tm.ParentSessionID,
 		Pane: r.getenv("TMUX_PANE"), PID: os.Getpid()}
+	// The process and server resume judges liveness by (launches.Record.
+	// Running): this one, which execs the teammate, and the tmux it runs in.
+	if start, err := proc.StartTime(rec.PID); err == nil {
+		rec.PIDStart = start
+	}
+	if srv, err := tmux.FromTMUX(r.getenv("TMUX")); err == nil {
+		rec.TmuxSocket = srv.Socket
+	}
 	if r.cfg != nil {
 		if m := r.cfg.Member(tm.Name); m != nil {
 			rec.Backend = m.BackendType

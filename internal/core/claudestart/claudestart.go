@@ -112,6 +112,8 @@ func displayName(name string) string {
 		return "WezTerm"
 	case "zellij":
 		return "Zellij"
+	case "ghostty":
+		return "Ghostty"
 	}
 	return name
 }

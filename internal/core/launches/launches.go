@@ -79,7 +79,17 @@ type Record struct {
 	Backend         string `json:"backend,omitempty"` // tmux, kitty, iterm2, in-process, ...
 	Pane            string `json:"pane,omitempty"`    // the backend's id of its pane
 	PID             int    `json:"pid,omitempty"`
-	Started         string `json:"started"` // RFC 3339, UTC
+	// PIDStart is when PID started (proc.StartTime): with it, PID names
+	// that very process and not a later one given the same pid. Resume
+	// believes this, not the member row in config.json (which others
+	// write), when it asks whether the teammate still runs. "" in
+	// records older releases wrote.
+	PIDStart string `json:"pidStart,omitempty"`
+	// TmuxSocket is the socket path of the tmux server paneteam made
+	// the pane on (tmux only): the server resume looks for the pane on,
+	// whatever the row says. "" for other backends and older records.
+	TmuxSocket string `json:"tmuxSocket,omitempty"`
+	Started    string `json:"started"` // RFC 3339, UTC
 }
 
 // Store is the folder of launch records.

@@ -11,7 +11,6 @@ import (
 	"github.com/paneteam/paneteam/internal/core/cost"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
-	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/sys/configdir"
 	"github.com/paneteam/paneteam/team"
 )
@@ -82,7 +81,7 @@ func (o Options) Cleanup(ctx context.Context, t team.Team, co CleanupOptions) (*
 	if !co.Force {
 		var active []string
 		for _, m := range cfg.Members {
-			if m.Name != team.LeadName && m.Active() {
+			if !team.IsLeadName(cfg, m.Name) && m.Active() {
 				active = append(active, m.Name)
 			}
 		}
@@ -109,7 +108,7 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 	var paneClosed []string
 	for i := range cfg.Members {
 		m := &cfg.Members[i]
-		if m.Name == team.LeadName || RefuseClaudeTeammate(cfg, m) != nil {
+		if team.IsLeadName(cfg, m.Name) || RefuseClaudeTeammate(cfg, m) != nil {
 			continue
 		}
 		d := Departure{Name: m.Name}
@@ -123,11 +122,11 @@ func (o Options) teardown(ctx context.Context, t team.Team, cfg *team.Config, dr
 			paneClosed = append(paneClosed, m.Name)
 			o.forget(t, m.Name)
 		}
-		d.Worktree = o.worktreeStep(ctx, m.WorktreePath, t.Name, m.Name, dryRun)
-		if d.Worktree != nil && d.Worktree.Kept != "" {
+		d.Worktree = o.removeWorktree(ctx, t, m.Name, m.WorktreePath, dryRun)
+		if d.Worktree != nil && d.Worktree.Kept != "" && !d.Worktree.NotOurs {
 			problems = append(problems, d.Worktree.Kept)
 		}
-		d.Removed = d.Error == "" && (d.Worktree == nil || d.Worktree.Removed)
+		d.Removed = d.Error == "" && (d.Worktree == nil || d.Worktree.Removed || d.Worktree.NotOurs)
 		res.Members = append(res.Members, d)
 	}
 	if stopServer && cfg.Paneteam.TmuxSocket != "" {
@@ -192,25 +191,6 @@ func (o Options) keepSpending(t team.Team, cfg *team.Config) {
 	r.Keep(state, t, cfg) //nolint:errcheck // best effort: the team goes either way
 	// Its budgets go with it: a new team of the same name starts with none.
 	budget.Forget(state, t) //nolint:errcheck // best effort, as above
-}
-
-// worktreeStep removes a worktree or, in a dry run, says whether it would.
-func (o Options) worktreeStep(ctx context.Context, path, teamName, name string, dryRun bool) *Worktree {
-	if path == "" {
-		return nil
-	}
-	if !dryRun {
-		return removeWorktree(ctx, path, teamName, name)
-	}
-	w := &Worktree{Path: path, Removed: true}
-	err := worktree.Owned(path, teamName, name)
-	if err == nil {
-		err = worktree.Check(ctx, path)
-	}
-	if err != nil {
-		w.Removed, w.Kept = false, err.Error()
-	}
-	return w
 }
 
 // keepRest records what is left of a team that could not be deleted: the

@@ -60,8 +60,12 @@ type Worktree struct {
 	Path    string `json:"path"`
 	Removed bool   `json:"removed"`
 	// Kept says why the worktree stays (uncommitted or unpushed work, a
-	// git error), with where it is.
+	// git error, not the folder paneteam made), with where it is.
 	Kept string `json:"kept,omitempty"`
+	// NotOurs: paneteam has no record of making it (only the member row
+	// names it), so it is never paneteam's to remove and keeps nothing
+	// else (the member, the team) waiting for it.
+	NotOurs bool `json:"notOurs,omitempty"`
 }
 
 // closePane ends m's pane through the backend that started it, and for a
@@ -100,27 +104,59 @@ func (o Options) alive(ctx context.Context, cfg *team.Config, m *team.Member) (a
 	return a, err == nil
 }
 
-// removeWorktree removes member name's worktree fail-closed, only where
-// paneteam puts it (worktree.Owned).
-func removeWorktree(ctx context.Context, path, teamName, name string) *Worktree {
-	if path == "" {
-		return nil
+// removeWorktree removes, fail-closed, the worktrees paneteam recorded
+// for member name of t (worktree.Records.Take, which removes only the
+// folder paneteam made: never through a link planted in its place). The
+// member row's worktreePath is never trusted, since others write it: a
+// row naming a worktree paneteam has no record of is reported and left
+// alone (NotOurs). It returns nil when there is nothing to say.
+func (o Options) removeWorktree(ctx context.Context, t team.Team, name, rowPath string, dryRun bool) *Worktree {
+	recs, list := o.worktreeRecords(t, name)
+	if len(list) == 0 {
+		if rowPath == "" {
+			return nil
+		}
+		if err := worktree.Owned(rowPath, t.Name, name); err != nil {
+			return &Worktree{Path: rowPath, NotOurs: true, Kept: err.Error()}
+		}
+		return &Worktree{Path: rowPath, NotOurs: true, Kept: fmt.Sprintf("kept worktree %s: paneteam has no record of giving %s a worktree there "+
+			"(only the member row in config.json says so, and others write it), so it removes nothing on its word; remove it yourself if it is yours to remove", rowPath, name)}
 	}
-	w := &Worktree{Path: path}
-	err := worktree.Owned(path, teamName, name)
-	if err == nil {
-		err = worktree.Remove(ctx, path)
+	var out *Worktree
+	for _, r := range list {
+		w := &Worktree{Path: r.Path, Removed: true}
+		var err error
+		if dryRun {
+			err = worktree.Check(ctx, r)
+		} else {
+			err = recs.Take(ctx, r)
+		}
+		if err != nil {
+			w.Removed, w.Kept = false, err.Error()
+			if !worktree.IsKept(err) {
+				w.Kept = fmt.Sprintf("kept worktree %s: %v", r.Path, err)
+			}
+		}
+		if out == nil || (out.Removed && !w.Removed) {
+			out = w // the one kept is the one to tell
+		}
 	}
-	var k *worktree.KeptError
-	switch {
-	case err == nil:
-		w.Removed = true
-	case errors.As(err, &k):
-		w.Kept = k.Error()
-	default:
-		w.Kept = fmt.Sprintf("kept worktree %s: %v", path, err)
+	return out
+}
+
+// worktreeRecords is the store of worktree records and member name's
+// records in it; none when the state folder cannot be found.
+func (o Options) worktreeRecords(t team.Team, name string) (worktree.Records, []worktree.Record) {
+	if o.Backend.Getenv == nil {
+		return worktree.Records{}, nil
 	}
-	return w
+	state, err := provenance.StateDir(o.Backend.Getenv)
+	if err != nil {
+		return worktree.Records{}, nil
+	}
+	recs := worktree.OpenRecords(state)
+	list, _ := recs.Find(t.Root, t.Name, name)
+	return recs, list
 }
 
 // Depart takes the named members out of team t for good: closes their
@@ -145,7 +181,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 			continue
 		}
 		out[i].Name = m.Name
-		if m.Name == team.LeadName {
+		if team.IsLeadName(cfg, m.Name) {
 			out[i].Error = "the team lead cannot leave its team: delete the team with 'paneteam cleanup'"
 			continue
 		}
@@ -184,7 +220,7 @@ func (o Options) Depart(ctx context.Context, t team.Team, names []string) ([]Dep
 		if err != nil {
 			errs = append(errs, fmt.Errorf("release %s's tasks: %w", name, err))
 		}
-		out[i].Worktree = removeWorktree(ctx, worktrees[name], t.Name, name)
+		out[i].Worktree = o.removeWorktree(ctx, t, name, worktrees[name], false)
 	}
 	return out, errors.Join(errs...)
 }

@@ -87,7 +87,7 @@ const LockName = ".paneteam-cleanup.flock"
 // is torn down as Cleanup with Force would (panes closed, private server
 // stopped, clean worktrees removed, folders deleted; a worktree with work
 // keeps it and its team), then the private tmux servers of gone leads are
-// stopped: Claude Code's claude-swarm-<pid>, and paneteam-<pid> when every
+// stopped: Claude Code's claude-swarm-<pid>, and paneteam-<pid>-<team>-<hash> when every
 // pane on it is paneteam's. A team led by Claude Code (by its
 // leadProcess) is reaped only when its lead is provably dead by Claude
 // Code's own test and its grace period has passed (reapClaudeTeam).

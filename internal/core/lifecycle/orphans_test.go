@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -216,8 +217,12 @@ func TestReapKeepsWorktreeWithWorkAndItsTeam(t *testing.T) {
 	tm := newTeamLedBy(t, root, "gone", deadPID(t), "1")
 	addMembers(t, tm, "alice", "bob")
 	paths := map[string]string{}
+	state, err := provenance.StateDir(opts().Backend.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range []string{"alice", "bob"} {
-		wt, err := worktree.Create(ctx, repo, tm.Name, n)
+		wt, err := worktree.GiveVia(ctx, worktree.OpenRecords(state), repo, root, tm.Name, n, 0, worktree.ViaSpawnPane)
 		if err != nil {
 			t.Fatal(err)
 		}

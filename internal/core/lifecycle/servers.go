@@ -32,9 +32,23 @@ type Server struct {
 }
 
 // privateName matches the private servers paneteam and Claude Code start
-// for a lead process: "tmux -L paneteam-<pid>" and
+// for a lead process: "tmux -L paneteam-<pid>-<team>-<hash>" (one per team,
+// backend.PrivateServerName), "paneteam-<pid>" (releases before it) and
 // "tmux -L claude-swarm-<pid>".
-var privateName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(paneteam|claude-swarm)-([0-9]+)$`) })
+var privateName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:paneteam-([0-9]+)(?:-[a-z0-9-]*-[0-9a-f]{8})?|claude-swarm-([0-9]+))$`)
+})
+
+// privatePID is the lead process a private server's name gives, false for
+// a name that is no private server's.
+func privatePID(name string) (int, bool) {
+	m := privateName().FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(m[1] + m[2]) // one of the two is empty
+	return pid, err == nil
+}
 
 // SocketDir is the folder where tmux keeps this user's -L sockets:
 // $TMUX_TMPDIR (else /tmp) + "/tmux-<uid>" (tmux(1), -L).
@@ -135,7 +149,7 @@ func removeLeftovers(socket string) error {
 }
 
 // scanServers finds the private servers in dir whose lead process is gone:
-// named paneteam-<pid> or claude-swarm-<pid>, and either that pid is dead
+// named for a lead's pid (privateName), and either that pid is dead
 // or the process that has it now started after the server did (pids are
 // reused; a server is started by its lead, so never before it).
 func scanServers(ctx context.Context, dir string, olderThan time.Duration, now time.Time) ([]*Server, error) {
@@ -151,8 +165,8 @@ func scanServers(ctx context.Context, dir string, olderThan time.Duration, now t
 	}
 	var out []*Server
 	for _, e := range entries {
-		m := privateName().FindStringSubmatch(e.Name())
-		if m == nil || e.Type()&fs.ModeSocket == 0 {
+		pid, ok := privatePID(e.Name())
+		if !ok || e.Type()&fs.ModeSocket == 0 {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
@@ -160,7 +174,6 @@ func scanServers(ctx context.Context, dir string, olderThan time.Duration, now t
 		if err != nil || !ownedByMe(fi) || (olderThan > 0 && now.Sub(fi.ModTime()) < olderThan) {
 			continue
 		}
-		pid, _ := strconv.Atoi(m[2])
 		if why := leadGone(ctx, path, pid); why != "" {
 			out = append(out, &Server{Socket: path, Why: why})
 		}

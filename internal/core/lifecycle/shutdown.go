@@ -192,7 +192,7 @@ func shutdownTargets(cfg *team.Config, so ShutdownOptions) (out []team.Member, l
 		for i := range cfg.Members {
 			m := &cfg.Members[i]
 			switch {
-			case m.Name == team.LeadName:
+			case team.IsLeadName(cfg, m.Name):
 			case RefuseClaudeTeammate(cfg, m) != nil:
 				left = append(left, m.Name)
 			default:
@@ -210,7 +210,7 @@ func shutdownTargets(cfg *team.Config, so ShutdownOptions) (out []team.Member, l
 		if m == nil {
 			return nil, nil, fmt.Errorf("%q is not a member of team %s (members: %s)", n, cfg.Name, strings.Join(cfg.MemberNames(), ", "))
 		}
-		if m.Name == team.LeadName {
+		if team.IsLeadName(cfg, m.Name) {
 			return nil, nil, ErrLeadStays
 		}
 		if err := RefuseClaudeTeammate(cfg, m); err != nil {

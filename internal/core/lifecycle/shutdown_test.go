@@ -160,3 +160,40 @@ func TestShutdownIgnoresAnswersToOtherRequests(t *testing.T) {
 		t.Fatalf("stale approval marked read: %+v", unread)
 	}
 }
+
+// A row written straight into config.json under the lead's name in
+// another spelling ("team.lead", whose inbox file is the lead's own
+// team-lead.json) is the lead to a shutdown: --all asks it nothing, and
+// naming it is refused as naming the lead is, so no shutdown_request
+// lands in the lead's inbox.
+func TestShutdownTakesTheLeadInAnySpelling(t *testing.T) {
+	ctx := context.Background()
+	tm := newTeam(t)
+	addMembers(t, tm, "alice")
+	if _, err := tm.Update(ctx, opts().Lock, func(c *team.Config) error {
+		c.Members = append(c.Members, team.Member{Name: "team.lead", AgentID: "team.lead@" + tm.Name})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	teammate(t, tm, "alice", "approve")
+	if _, err := opts().Shutdown(ctx, tm, ShutdownOptions{Names: []string{"team.lead"}, Timeout: time.Second}); err != ErrLeadStays {
+		t.Fatalf("shutdown of team.lead = %v; want ErrLeadStays", err)
+	}
+	res, err := opts().Shutdown(ctx, tm, ShutdownOptions{All: true, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, asked := answers(res)["team.lead"]; asked {
+		t.Fatalf("--all asked team.lead to shut down: %+v", res.Members)
+	}
+	msgs, err := mailbox.New(tm.InboxPath(team.LeadName), opts().Lock).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if strings.Contains(m.Text, mailbox.TypeShutdownRequest) {
+			t.Fatalf("a shutdown_request reached the lead's own inbox: %s", m.Text)
+		}
+	}
+}

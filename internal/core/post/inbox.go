@@ -79,7 +79,8 @@ func CheckMarkRead(cfg *team.Config, name string) error {
 	m := cfg.Member(name)
 	_, claudeLeads := cfg.LeadProcess()
 	switch {
-	case name == team.LeadName && claudeLeads:
+	case claudeLeads && team.IsLeadName(cfg, name):
+		// In every spelling: "team.lead" is the lead's team-lead.json too.
 		return &MarkReadError{Team: cfg.Name, Name: name, Lead: true}
 	case m != nil && cfg.StartedByClaude(m) && !m.Routed():
 		return &MarkReadError{Team: cfg.Name, Name: m.Name}

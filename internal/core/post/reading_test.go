@@ -63,6 +63,10 @@ func TestCheckMarkRead(t *testing.T) {
 		{ours, "alice", false},
 		{claudes, team.LeadName, true},
 		{claudes, "bob", true},
+		// The lead's inbox in another spelling: team.lead's inbox file
+		// is team-lead.json.
+		{claudes, "team.lead", true},
+		{claudes, "Team Lead", true},
 	} {
 		err := post.CheckMarkRead(tc.cfg, tc.name)
 		if errors.As(err, &mr) != tc.refused {

@@ -39,21 +39,26 @@ func Check(ctx context.Context, t team.Team, cfg *team.Config, store *launches.S
 		return nil, false
 	}
 	census := backend.NewCensus(env)
-	gone := func(m *team.Member) bool {
-		alive, err := census.Alive(ctx, cfg, m)
-		return err == nil && !alive
-	}
-	var have map[string]bool
-	recorded := func(name string) bool {
+	// Judged as Team judges them: from the launch record first (its
+	// process, its pane on its server), not from the row alone, which
+	// others write. So the records are read (once, when the rule first
+	// asks) before the panes are.
+	var have map[string]*launches.Record
+	record := func(name string) *launches.Record {
 		if have == nil {
-			have = map[string]bool{}
+			have = map[string]*launches.Record{}
 			recs, _ := store.List(t.Root, t.Name)
-			for _, r := range recs {
-				have[r.Agent] = true
+			for i := range recs {
+				have[recs[i].Agent] = &recs[i]
 			}
 		}
 		return have[name]
 	}
+	gone := func(m *team.Member) bool {
+		v := judge(ctx, census, cfg, *m, record(m.Name))
+		return v.err == nil && !v.running
+	}
+	recorded := func(name string) bool { return record(name) != nil }
 	members := Returning(cfg, lead, gone, recorded)
 	if len(members) == 0 {
 		return nil, false

@@ -87,8 +87,11 @@ type Result struct {
 	// LeaderPID is the team's lead process after the resume (null: none).
 	LeaderPID *int      `json:"leaderPid"`
 	Started   []Started `json:"started"`
-	// Running are the members whose panes still run: left alone.
-	Running []string  `json:"running"`
+	// Running are the members still running: left alone.
+	Running []string `json:"running"`
+	// Left says, for each of Running, how paneteam knows it runs: its
+	// recorded process, or its pane.
+	Left    []Skipped `json:"runningWhy"`
 	Skipped []Skipped `json:"skipped"`
 }
 
@@ -136,32 +139,50 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 	if lead := team.LeadOf(cfg); lead.By == team.LedByClaude {
 		return nil, &ClaudeTeamError{Team: o.Team.Name, Why: lead.Why}
 	}
-	res := &Result{Team: o.Team.Name, DryRun: o.DryRun, Started: []Started{}, Running: []string{}, Skipped: []Skipped{}}
+	res := &Result{Team: o.Team.Name, DryRun: o.DryRun, Started: []Started{}, Running: []string{}, Left: []Skipped{}, Skipped: []Skipped{}}
 	recs, errs := o.Records.List(o.Team.Root, o.Team.Name)
 	byName := map[string]launches.Record{}
 	for _, r := range recs {
 		byName[r.Agent] = r
 	}
 	census := backend.NewCensus(o.BackendEnv)
+	dups := duplicates(cfg)
+	seen := map[string]bool{}
 	var todo []member
 	for i := range cfg.Members {
 		m := cfg.Members[i]
 		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
 			continue
 		}
-		alive, err := census.Alive(ctx, cfg, &m)
-		switch {
-		case err != nil:
-			// A backend that cannot be asked (a hung tmux, a terminal out
-			// of reach) may still run it.
-			res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: fmt.Sprintf("cannot tell whether its pane still runs (%v): "+
-				"left alone rather than started twice", err)})
-			continue
-		case alive:
-			res.Running = append(res.Running, m.Name)
+		if n := dups[m.Name]; n > 0 {
+			// Two rows of one name (one written by someone else): which
+			// is the teammate cannot be told from config.json, and
+			// starting it from either could make two copies.
+			if !seen[m.Name] {
+				res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: fmt.Sprintf("config.json holds %d other row(s) of this name "+
+					"(in some spelling): left alone rather than started twice; remove the row that is not its own, then resume again", n)})
+			}
+			seen[m.Name] = true
 			continue
 		}
 		rec, ok := byName[m.Name]
+		var recp *launches.Record
+		if ok {
+			recp = &rec
+		}
+		v := judge(ctx, census, cfg, m, recp)
+		switch {
+		case v.running:
+			res.Running = append(res.Running, m.Name)
+			res.Left = append(res.Left, Skipped{Name: m.Name, Why: v.why})
+			continue
+		case v.err != nil:
+			// A backend that cannot be asked (a hung tmux, a terminal out
+			// of reach) may still run it.
+			res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: fmt.Sprintf("cannot tell whether its pane still runs (%v): "+
+				"left alone rather than started twice", v.err)})
+			continue
+		}
 		if !ok {
 			res.Skipped = append(res.Skipped, Skipped{Name: m.Name, Why: "no launch record that paneteam believes (started by Claude Code's lead, " +
 				"before paneteam kept them, or its record was refused): start it again with 'paneteam spawn-pane'"})

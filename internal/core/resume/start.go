@@ -35,11 +35,12 @@ func (o Options) start(ctx context.Context, m member) Started {
 	if o.DryRun {
 		return s
 	}
-	if m.row.TmuxPaneID != "" {
-		// The dead pane, where its backend still shows one: only a pane
-		// carrying this member's id is ever closed.
-		if old, err := backend.ForMember(o.BackendEnv, cfg, &m.row); err == nil {
-			old.Kill(ctx, cfg, &m.row) //nolint:errcheck // gone already is the usual case
+	if dead := recordedRow(m.row, &m.rec); dead.TmuxPaneID != "" {
+		// The dead pane, where its backend still shows one, on the server
+		// paneteam recorded (not one the row was changed to name): only a
+		// pane carrying this member's id is ever closed.
+		if old, err := backend.ForMember(o.BackendEnv, cfg, &dead); err == nil {
+			old.Kill(ctx, cfg, &dead) //nolint:errcheck // gone already is the usual case
 		}
 	}
 	pane, err := o.spawn(ctx, b, cfg, m, p)
@@ -150,10 +151,8 @@ func (o Options) record(ctx context.Context, b backend.Backend, m member, p plan
 		return err
 	}
 	rec := m.rec
-	rec.Backend, rec.Pane, rec.PID, rec.Started = pane.Backend, pane.ID, 0, ""
-	if pane.Meta != nil {
-		rec.PID = pane.Meta.PID
-	}
+	rec.Backend, rec.Pane, rec.Started = pane.Backend, pane.ID, ""
+	spawn.SetProcess(&rec, pane)
 	switch {
 	case m.rec.CLI == "claude" && p.how == Fresh && p.session != "":
 		rec.SessionID, rec.Program, rec.Args = p.session, p.argv[0], p.argv[1:]

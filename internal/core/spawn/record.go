@@ -30,10 +30,20 @@ func launchRecord(r Request, m team.Member, l Prepared, pane backend.Pane) launc
 	if l.Host == "" {
 		rec.Env = recordedEnv(withRoot(l.Env, r.Team.Root), r.Caller.Env("PATH"))
 	}
-	if pane.Meta != nil {
-		rec.PID = pane.Meta.PID
-	}
+	SetProcess(&rec, pane)
 	return rec
+}
+
+// SetProcess points rec at the process and server of pane: its pid and
+// start time, and its tmux socket, which resume believes over the member
+// row in config.json (others write that) when it asks whether the
+// teammate still runs. The row keeps its own paneteam.* fields, which
+// other readers use.
+func SetProcess(rec *launches.Record, pane backend.Pane) {
+	rec.PID, rec.PIDStart, rec.TmuxSocket = 0, "", ""
+	if pane.Meta != nil {
+		rec.PID, rec.PIDStart, rec.TmuxSocket = pane.Meta.PID, pane.Meta.PIDStart, pane.Meta.TmuxSocket
+	}
 }
 
 // keepLaunch writes m's launch record in the caller's state folder. The
@@ -90,10 +100,8 @@ func movedLaunch(getenv func(string) string, t team.Team, name string, pane back
 	store := launches.Open(state)
 	rec, err := store.Read(t.Root, t.Name, name)
 	if err == nil && rec != nil {
-		rec.Backend, rec.Pane, rec.PID = pane.Backend, pane.ID, 0
-		if pane.Meta != nil {
-			rec.PID = pane.Meta.PID
-		}
+		rec.Backend, rec.Pane = pane.Backend, pane.ID
+		SetProcess(rec, pane)
 		err = store.Write(*rec)
 	}
 	if err != nil && say != nil {

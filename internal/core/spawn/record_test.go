@@ -13,6 +13,7 @@ import (
 	"github.com/paneteam/paneteam/internal/claudecode/claudeversion"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/spawn"
+	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
@@ -63,6 +64,14 @@ func TestLaunchRecordedWhereItRuns(t *testing.T) {
 	pane, err := w.srv.Display(context.Background(), res.PaneID, "pane_pid")
 	if err != nil || rec.PID == 0 || pane[0] != strconv.Itoa(rec.PID) {
 		t.Errorf("record's pid %d, pane's %q (%v)", rec.PID, pane, err)
+	}
+	// Its process and server as paneteam made them, which resume
+	// believes over the row in config.json.
+	if start, err := proc.StartTime(rec.PID); err != nil || rec.PIDStart != start {
+		t.Errorf("record's pid start %q, the process's %q (%v)", rec.PIDStart, start, err)
+	}
+	if sock, _ := w.srv.SocketPath(); rec.TmuxSocket == "" || rec.TmuxSocket != sock {
+		t.Errorf("record's tmux socket %q, want the pane's server %q", rec.TmuxSocket, sock)
 	}
 
 	bad := w.request("bob", t.TempDir(), spawn.Command{Argv: []string{"sh", "-c", "exit 3"}})

@@ -143,7 +143,7 @@ func start(ctx context.Context, r Request, b backend.Backend) (Result, error) {
 		return nil
 	})
 	if r.Worktree {
-		drop, err := giveWorktree(ctx, r.Team, r.Lock, &m)
+		drop, err := giveWorktree(ctx, r, &m)
 		if err != nil {
 			return Result{}, undo.run(ctx, err)
 		}
@@ -203,6 +203,7 @@ func start(ctx context.Context, r Request, b backend.Backend) (Result, error) {
 		}
 		return Result{}, undo.run(ctx, err)
 	}
+	noteWorktreePane(r, m, pane)
 	return Result{AgentID: m.AgentID, Name: m.Name, PaneID: pane.ID, Backend: pane.Backend}, nil
 }
 

@@ -15,6 +15,11 @@ import (
 // with the teammate's process pid. It is Create for a teammate whose
 // worktree paneteam tracks until it is removed.
 func Give(ctx context.Context, recs Records, dir, root, team, name string, pid int) (*Worktree, error) {
+	return GiveVia(ctx, recs, dir, root, team, name, pid, "")
+}
+
+// GiveVia is Give for a teammate started by via (Record.Via).
+func GiveVia(ctx context.Context, recs Records, dir, root, team, name string, pid int, via string) (*Worktree, error) {
 	common, err := CommonDir(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -28,13 +33,17 @@ func Give(ctx context.Context, recs Records, dir, root, team, name string, pid i
 	if wt == nil {
 		return nil, err
 	}
-	start, _ := proc.StartTime(pid)
-	rerr := recs.Write(Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base,
-		Root: root, Team: team, Member: name, PID: pid, PIDStart: start})
+	start := ""
+	if pid > 0 {
+		start, _ = proc.StartTime(pid)
+	}
+	rec := Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base,
+		Root: root, Team: team, Member: name, PID: pid, PIDStart: start, Via: via}
+	rerr := recs.Write(rec)
 	if rerr != nil {
 		// Unrecorded, nothing would ever list or remove it: an untouched
 		// one goes now, and the teammate works in the lead's folder.
-		if RemoveSince(ctx, wt.Path, wt.Base) == nil {
+		if Remove(ctx, rec) == nil {
 			return nil, fmt.Errorf("the worktree's record could not be written, so it was not kept: %w", rerr)
 		}
 	}
@@ -73,45 +82,60 @@ func Describe(ctx context.Context, r Record) Status {
 
 // Tidy removes r's worktree when its teammate has ended and it holds
 // nothing past its base, and forgets the record of one that is gone. It
-// returns the *KeptError of a worktree that stays with work.
-//
-// It holds the repository's lock and reads the record again under it: a
-// later teammate of the same name may have been given the same worktree
-// since r was read, and its worktree and record are not this one's to
-// remove.
+// returns the *KeptError of a worktree that stays with work, or that is
+// not the worktree paneteam made (Verify).
 func Tidy(ctx context.Context, recs Records, r Record) error {
 	if r.Running() {
 		return nil
 	}
+	return recs.take(ctx, r, true)
+}
+
+// Take removes r's worktree (Remove) and forgets its record, for a
+// caller that knows its teammate is gone (it left the team). Like Tidy
+// it holds the repository's lock and reads the record again under it: a
+// later teammate of the same name may have been given the same worktree
+// since r was read, and its worktree and record are not this one's to
+// remove.
+func (s Records) Take(ctx context.Context, r Record) error { return s.take(ctx, r, false) }
+
+func (s Records) take(ctx context.Context, r Record, ended bool) error {
 	common := r.Repo
 	if c, err := CommonDir(ctx, r.Repo); err == nil {
 		common = c
 	}
-	unlock, err := recs.LockRepo(ctx, common)
+	unlock, err := s.LockRepo(ctx, common)
 	if err != nil {
 		return fmt.Errorf("wait for the repository's other worktrees: %w", err)
 	}
 	defer unlock()
-	cur, err := recs.Read(r.Path)
+	cur, err := s.Read(r.Path)
 	if err != nil || cur == nil {
 		return err
 	}
-	if cur.PID != r.PID || cur.PIDStart != r.PIDStart || cur.Running() {
-		return nil
+	if cur.PID != r.PID || cur.PIDStart != r.PIDStart || (ended && cur.Running()) {
+		if ended {
+			return nil
+		}
+		return kept(r.Path, "it was given to a later teammate of the same name meanwhile", nil)
 	}
-	if err := RemoveSince(ctx, r.Path, r.Base); err != nil {
+	if err := Remove(ctx, *cur); err != nil {
 		return err
 	}
-	return recs.Forget(r.Path)
+	return s.Forget(r.Path)
 }
 
 // Sweep tidies every recorded worktree whose teammate has ended: what a
 // removal cut short at a lead's exit leaves is finished here. Worktrees
-// with work stay, silently.
+// with work stay, silently; one that is not the worktree paneteam made
+// (a link planted in its place: KeptError.Foreign) stays with its error.
+// A worktree spawn-pane gave (Via ViaSpawnPane) is not swept: its
+// teammate may be resumed there while it is a member, and it goes when
+// the teammate leaves the team (kill-pane, shutdown, cleanup).
 func Sweep(ctx context.Context, recs Records) (removed []Record, errs []error) {
 	list, errs := recs.List()
 	for _, r := range list {
-		if r.Running() {
+		if r.Running() || r.Via == ViaSpawnPane {
 			continue
 		}
 		_, statErr := os.Lstat(r.Path)
@@ -119,33 +143,9 @@ func Sweep(ctx context.Context, recs Records) (removed []Record, errs []error) {
 		switch {
 		case err == nil && statErr == nil:
 			removed = append(removed, r)
-		case err != nil && !IsKept(err):
+		case err != nil && (!IsKept(err) || isForeign(err)):
 			errs = append(errs, err)
 		}
 	}
 	return removed, errs
-}
-
-// Drop removes r's worktree and deletes its branch whatever they hold:
-// the person asked for it (paneteam worktrees --remove --force). Only a
-// worktree where paneteam puts its teammates' is dropped.
-func Drop(ctx context.Context, r Record) error {
-	if err := Owned(r.Path, r.Team, r.Member); err != nil {
-		return err
-	}
-	if !samePath(r.Path, Path(r.Repo, r.Team, r.Member)) || r.Branch != Branch(r.Team, r.Member) {
-		return &KeptError{Path: r.Path, Reason: "its record does not match where paneteam puts it"}
-	}
-	if _, err := os.Lstat(r.Path); err == nil {
-		if _, err := git(ctx, r.Repo, "worktree", "remove", "--force", "--force", r.Path); err != nil {
-			return fmt.Errorf("remove the worktree %s: %w", r.Path, err)
-		}
-	}
-	if _, err := git(ctx, r.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch); err == nil {
-		if _, err := git(ctx, r.Repo, "branch", "-D", r.Branch); err != nil {
-			return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", r.Path, r.Branch, err)
-		}
-	}
-	pruneParents(r.Repo, r.Path)
-	return nil
 }

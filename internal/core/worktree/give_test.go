@@ -79,11 +79,13 @@ func TestPreflightNotesMergeAndDetachedHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Remove(ctx, wt.Path); !IsKept(err) {
+	if err := Remove(ctx, recordOf(wt)); !IsKept(err) {
 		t.Errorf("Remove without the base: %v, want kept (its commit is on no branch)", err)
 	}
-	if err := RemoveSince(ctx, wt.Path, wt.Base); err != nil || exists(wt.Path) {
-		t.Errorf("RemoveSince its base: %v (exists %v), want it gone", err, exists(wt.Path))
+	r := recordOf(wt)
+	r.Base = wt.Base
+	if err := Remove(ctx, r); err != nil || exists(wt.Path) {
+		t.Errorf("Remove with its base: %v (exists %v), want it gone", err, exists(wt.Path))
 	}
 }
 

@@ -38,7 +38,14 @@ type Record struct {
 	// reused by another process is not the teammate.
 	PIDStart string `json:"pidStart,omitempty"`
 	Created  string `json:"created"` // RFC 3339, UTC
+	// Via is what started the teammate: "" for the router ('paneteam
+	// claude --worktree'), whose worktree goes when its process ends;
+	// ViaSpawnPane, whose goes when it leaves the team.
+	Via string `json:"via,omitempty"`
 }
+
+// ViaSpawnPane marks the record of a worktree spawn-pane --worktree gave.
+const ViaSpawnPane = "spawn-pane"
 
 // Records is the folder of worktree records in paneteam's state folder.
 type Records struct {
@@ -136,6 +143,38 @@ func (s Records) List() ([]Record, []error) {
 		return out[i].Member < out[j].Member
 	})
 	return out, errs
+}
+
+// OfTeam returns the records of team of root (Record.Root; a record with
+// none matches any root), by teammate; one that cannot be read costs
+// only itself.
+func (s Records) OfTeam(root, team string) ([]Record, []error) {
+	list, errs := s.List()
+	var out []Record
+	for _, r := range list {
+		if r.Team == team && (r.Root == "" || root == "" || filepath.Clean(r.Root) == filepath.Clean(root)) {
+			out = append(out, r)
+		}
+	}
+	return out, errs
+}
+
+// Find returns the records of teammate member of team of root: one per
+// repository it was given a worktree in, the newest first. None is no
+// error.
+func (s Records) Find(root, team, member string) ([]Record, error) {
+	list, errs := s.OfTeam(root, team)
+	var out []Record
+	for _, r := range list {
+		if r.Member == member {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created > out[j].Created })
+	if len(out) == 0 && len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
 }
 
 // Forget removes the record of the worktree at path.

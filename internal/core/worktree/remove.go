@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // KeptError says a worktree was kept, where it is and why: removal is
@@ -16,6 +19,11 @@ type KeptError struct {
 	Path   string
 	Reason string
 	Err    error // the git error behind Reason, if any
+	// Foreign: what is at Path is not the worktree paneteam made (a link,
+	// another folder, a worktree git lists elsewhere), as opposed to
+	// paneteam's own worktree kept for the work in it. Said even where a
+	// kept worktree is not (the sweep after a reap).
+	Foreign bool
 }
 
 func (e *KeptError) Error() string {
@@ -30,126 +38,152 @@ func IsKept(err error) bool {
 	return errors.As(err, &k)
 }
 
-// state is what removal needs to know about a worktree.
+func isForeign(err error) bool {
+	var k *KeptError
+	return errors.As(err, &k) && k.Foreign
+}
+
+// state is what removal found of a recorded worktree.
 type state struct {
-	path   string // as git names it
-	repo   string // the main working tree
-	branch string // short name, "" when HEAD is detached
-	tip    string // the branch's commit when it is paneteam's, for a safe delete
+	rec    Record
+	common string   // the repository's common git folder
+	admin  string   // its folder there: <common>/worktrees/<id>
+	id     identity // the folder that was checked
+	tip    string   // the branch's commit, for a delete that fails if it moved
 }
 
-// Check reports whether Remove would remove the worktree at path: nil if
-// so (or if it is already gone), a *KeptError saying why not otherwise.
-func Check(ctx context.Context, path string) error {
-	return CheckSince(ctx, path, "")
-}
-
-// CheckSince is Check counting the commit base (where the worktree
-// started) and what it holds as saved: a worktree made from a detached
-// HEAD holds nothing of its own until it gets a commit past base.
-func CheckSince(ctx context.Context, path, base string) error {
-	_, err := inspect(ctx, path, base)
+// Check reports whether Remove would remove r's worktree: nil if so (or
+// if it is already gone), a *KeptError saying why not otherwise.
+func Check(ctx context.Context, r Record) error {
+	_, err := inspect(ctx, r, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	return err
 }
 
-// Remove deletes the worktree at path, and its branch when paneteam made
-// it, only if nothing would be lost: no uncommitted or untracked change
-// (ignored files do not count, as for `git worktree remove`), no commit
-// that is on no other branch, tag or remote-tracking branch, not locked,
-// and every git command succeeded. Otherwise it returns a *KeptError and
-// leaves everything as it was. A path that no longer exists is success.
-func Remove(ctx context.Context, path string) error {
-	return RemoveSince(ctx, path, "")
-}
-
-// RemoveSince is Remove counting base as saved (CheckSince).
-func RemoveSince(ctx context.Context, path, base string) error {
-	st, err := inspect(ctx, path, base)
+// Remove deletes the worktree r records, and its branch, only if it is
+// the folder paneteam made (Verify) and nothing would be lost: no
+// uncommitted or untracked change (ignored files do not count, as for
+// `git worktree remove`), no commit past r.Base that is on no other
+// branch, tag or remote-tracking branch, not locked, and every git
+// command succeeded. Otherwise it returns a *KeptError and leaves
+// everything as it was. A worktree that no longer exists is success. The
+// record itself is the caller's to forget.
+func Remove(ctx context.Context, r Record) error {
+	st, err := inspect(ctx, r, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	// Without --force, git itself refuses a tree with changes: a second
-	// check, made at the last moment.
-	if _, err := git(ctx, st.repo, "worktree", "remove", st.path); err != nil {
-		return kept(path, "git refused to remove it", err)
+	return st.remove(ctx)
+}
+
+// Drop removes r's worktree and deletes its branch whatever they hold:
+// the person asked for it (paneteam worktrees --remove --force). It is
+// still only the folder paneteam made (Verify) that goes.
+func Drop(ctx context.Context, r Record) error {
+	st, err := inspect(ctx, r, true)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
-	if st.tip != "" {
-		// Deletes the branch only if it still points where it pointed
-		// when it was found to hold nothing unique.
-		if _, err := git(ctx, st.repo, "update-ref", "-d", "refs/heads/"+st.branch, st.tip); err != nil {
-			return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", path, st.branch, err)
+	if err == nil {
+		if err := st.remove(ctx); err != nil {
+			return err
+		}
+	} else {
+		pruneParents(r.Repo, r.Path)
+	}
+	// A branch left without its folder goes too: the person said so.
+	if tip, err := git(ctx, r.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch); err == nil && (st == nil || st.tip == "") {
+		if _, err := git(ctx, r.Repo, "update-ref", "-d", "refs/heads/"+r.Branch, tip); err != nil {
+			return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", r.Path, r.Branch, err)
 		}
 	}
-	pruneParents(st.repo, st.path)
 	return nil
 }
 
-// inspect gathers the state of the worktree at path and returns a
-// *KeptError for anything that makes removal unsafe.
-func inspect(ctx context.Context, path, base string) (*state, error) {
-	if _, err := os.Lstat(path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		return nil, kept(path, "cannot read it", err)
-	}
-	top, err := git(ctx, path, "rev-parse", "--show-toplevel")
-	if err != nil || !samePath(top, path) {
-		return nil, kept(path, "it is not the top folder of a git worktree; remove it by hand if it is not needed", err)
-	}
-	gitDir, err1 := git(ctx, path, "rev-parse", "--path-format=absolute", "--git-dir")
-	common, err2 := git(ctx, path, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, kept(path, "git could not describe it", err)
-	}
-	if samePath(gitDir, common) {
-		return nil, kept(path, "it is a repository's main working tree, not a linked worktree", nil)
-	}
-	st := &state{path: top}
-	if err := st.readList(ctx, path); err != nil {
+// inspect verifies r's worktree and, unless force, that removing it
+// loses nothing.
+func inspect(ctx context.Context, r Record, force bool) (*state, error) {
+	st, err := verify(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkClean(ctx, path); err != nil {
+	if force {
+		st.tip, _ = git(ctx, r.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch)
+		return st, nil
+	}
+	if err := checkClean(ctx, r.Path); err != nil {
 		return nil, err
 	}
-	if err := st.checkPushed(ctx, base); err != nil {
+	if err := st.checkPushed(ctx); err != nil {
 		return nil, err
 	}
 	return st, nil
 }
 
-// readList finds the main tree and this worktree's branch and lock in
-// `git worktree list --porcelain` (blocks of "key value" lines).
-func (st *state) readList(ctx context.Context, path string) error {
-	list, err := git(ctx, path, "worktree", "list", "--porcelain")
+// remove takes away the folder verify checked, then git's note of it
+// and its branch.
+//
+// Between the check and the removal the folder's name could be made to
+// lead elsewhere (a teammate's process swapping in a link, or another
+// folder), and `git worktree remove PATH` would follow it. So the
+// removal never goes through the name again: the folder is first
+// renamed aside, inside its parent opened with no link on the way (a
+// rename moves the entry itself, a link as a link, never what it
+// names); what now has the aside name must be the very folder that was
+// checked (same device and inode), else it is put back and nothing is
+// removed; and it is then deleted through folder descriptors, each entry
+// relative to its parent, never following a link. git's own note of the
+// worktree (<common>/worktrees/<id>, the one the folder's .git named) is
+// deleted the same way, as git worktree remove does once the folder is
+// gone, and the branch only if it still points where it did when it was
+// found to hold nothing unique.
+func (st *state) remove(ctx context.Context) error {
+	r := st.rec
+	pfd, err := openDirBelow(r.Repo, filepath.Join(Dir, "worktrees", r.Team))
 	if err != nil {
-		return kept(path, "git could not list worktrees", err)
+		return kept(r.Path, "cannot open the folder it is in", err)
 	}
-	for i, block := range strings.Split(list, "\n\n") {
-		fields := map[string]string{}
-		for _, line := range strings.Split(block, "\n") {
-			k, v, _ := strings.Cut(line, " ")
-			fields[k] = v
-		}
-		if i == 0 {
-			st.repo = fields["worktree"]
-		}
-		if !samePath(fields["worktree"], st.path) {
-			continue
-		}
-		if _, locked := fields["locked"]; locked {
-			return kept(path, "it is locked (git worktree unlock "+path+" first if it is no longer needed)", nil)
-		}
-		st.branch = strings.TrimPrefix(fields["branch"], "refs/heads/")
-		return nil
+	defer unix.Close(pfd)
+	aside := fmt.Sprintf(".%s.removing-%d-%d", r.Member, os.Getpid(), time.Now().UnixNano())
+	if err := unix.Renameat(pfd, r.Member, pfd, aside); err != nil {
+		return kept(r.Path, "cannot move it aside to remove it", err)
 	}
-	return kept(path, "git does not list it as a worktree of its repository", nil)
+	fd, err := unix.Openat(pfd, aside, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	var id identity
+	if err == nil {
+		id, err = identityOf(fd)
+		unix.Close(fd)
+	}
+	if err != nil || id != st.id {
+		if berr := unix.Renameat(pfd, aside, pfd, r.Member); berr != nil {
+			return kept(r.Path, fmt.Sprintf("it was replaced while it was being removed, and what replaced it is now at %s (putting it back failed); nothing was removed",
+				filepath.Join(filepath.Dir(r.Path), aside)), berr)
+		}
+		return kept(r.Path, "it was replaced (by another folder or a link) while it was being removed; nothing was removed", err)
+	}
+	if err := removeAllAt(pfd, aside); err != nil {
+		return fmt.Errorf("remove the worktree %s (moved aside to %s to remove it): %w", r.Path, filepath.Join(filepath.Dir(r.Path), aside), err)
+	}
+	wfd, err := openDirBelow(st.common, "worktrees")
+	if err == nil {
+		err = removeAllAt(wfd, filepath.Base(st.admin))
+		unix.Close(wfd)
+	}
+	if err != nil {
+		return fmt.Errorf("worktree %s removed, but git still lists it (git worktree prune forgets it): %w", r.Path, err)
+	}
+	if st.tip != "" {
+		if _, err := git(ctx, r.Repo, "update-ref", "-d", "refs/heads/"+r.Branch, st.tip); err != nil {
+			return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", r.Path, r.Branch, err)
+		}
+	}
+	pruneParents(r.Repo, r.Path)
+	return nil
 }
 
 // checkClean keeps a tree with modified, staged or untracked files.
@@ -165,41 +199,30 @@ func checkClean(ctx context.Context, path string) error {
 	return nil
 }
 
-// checkPushed keeps a tree whose HEAD (or branch) has commits that no
-// other branch, tag or remote-tracking branch holds: removing the tree and
-// its branch would lose them.
-func (st *state) checkPushed(ctx context.Context, base string) error {
-	heads := []string{"HEAD"}
-	var exclude []string
-	if st.branch != "" {
-		heads = append(heads, "refs/heads/"+st.branch)
-		// --exclude applies to the --branches that follows it.
-		exclude = []string{"--exclude=" + st.branch}
+// checkPushed keeps a tree whose branch has commits past its base that
+// no other branch, tag or remote-tracking branch holds: removing the
+// tree and its branch would lose them. A worktree made from a detached
+// HEAD holds nothing of its own until it gets a commit past its base.
+func (st *state) checkPushed(ctx context.Context) error {
+	r := st.rec
+	args := []string{"rev-list", "--max-count=100", "HEAD", "refs/heads/" + r.Branch,
+		"--not", "--exclude=" + r.Branch, "--branches", "--tags", "--remotes"} // --exclude applies to the --branches after it
+	if r.Base != "" {
+		args = append(args, r.Base)
 	}
-	args := append([]string{"rev-list", "--max-count=100"}, heads...)
-	args = append(append(append(args, "--not"), exclude...), "--branches", "--tags", "--remotes")
-	if base != "" {
-		args = append(args, base)
-	}
-	out, err := git(ctx, st.path, args...)
+	out, err := git(ctx, r.Path, args...)
 	if err != nil {
-		return kept(st.path, "git could not tell whether its commits are saved elsewhere", err)
+		return kept(r.Path, "git could not tell whether its commits are saved elsewhere", err)
 	}
 	if out != "" {
 		n := len(strings.Split(out, "\n"))
-		where := "HEAD"
-		if st.branch != "" {
-			where = "branch " + st.branch
-		}
-		return kept(st.path, fmt.Sprintf("%s has %d commit(s) on no other branch, tag or remote; push or merge them first", where, n), nil)
+		return kept(r.Path, fmt.Sprintf("branch %s has %d commit(s) on no other branch, tag or remote; push or merge them first", r.Branch, n), nil)
 	}
-	if strings.HasPrefix(st.branch, BranchPrefix) {
-		tip, err := git(ctx, st.path, "rev-parse", "--verify", "refs/heads/"+st.branch)
-		if err != nil {
-			return kept(st.path, "git could not read its branch", err)
-		}
-		st.tip = tip
+	tip, err := git(ctx, r.Repo, "rev-parse", "--verify", "refs/heads/"+r.Branch)
+	if err != nil {
+		return kept(r.Path, "git could not read its branch", err)
 	}
+	st.tip = tip
 	return nil
 }
 
@@ -243,18 +266,4 @@ func pruneParents(repo, path string) {
 			return
 		}
 	}
-}
-
-// Owned refuses a path that is not where paneteam puts the worktree of
-// member name of team (Path: <repo>/.paneteam/worktrees/<team>/<name>).
-// A member's worktreePath comes from config.json, which a teammate (on
-// another host too) can rewrite: no other worktree of the person's is
-// ever removed through it.
-func Owned(path, team, name string) error {
-	clean := filepath.Clean(path)
-	repo := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(clean))))
-	if !filepath.IsAbs(clean) || CheckSlug("team", team) != nil || CheckSlug("member", name) != nil || clean != Path(repo, team, name) {
-		return &KeptError{Path: path, Reason: fmt.Sprintf("it is not where paneteam puts %s's worktree of team %s (<repository>/%s/worktrees/%s/%s): config.json was changed by something else; leaving it alone", name, team, Dir, team, name)}
-	}
-	return nil
 }

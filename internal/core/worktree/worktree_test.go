@@ -147,7 +147,7 @@ func TestRemoveCleanWorktreeDeletesTreeAndBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, wt.Path, "build/cache", "ignored output does not count")
-	if err := Remove(ctx, wt.Path); err != nil {
+	if err := Remove(ctx, recordOf(wt)); err != nil {
 		t.Fatal(err)
 	}
 	if exists(wt.Path) || exists(filepath.Join(repo, ".paneteam")) {
@@ -156,7 +156,7 @@ func TestRemoveCleanWorktreeDeletesTreeAndBranch(t *testing.T) {
 	if out := run(t, repo, "branch", "--list", "paneteam/*"); out != "" {
 		t.Fatalf("branch left: %q", out)
 	}
-	if err := Remove(ctx, wt.Path); err != nil {
+	if err := Remove(ctx, recordOf(wt)); err != nil {
 		t.Fatalf("removing again: %v", err)
 	}
 }
@@ -185,10 +185,10 @@ func TestRemoveKeepsWorkThatWouldBeLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			dirty(t, repo, wt.Path)
-			if err := Check(ctx, wt.Path); !IsKept(err) {
+			if err := Check(ctx, recordOf(wt)); !IsKept(err) {
 				t.Fatalf("Check = %v, want kept", err)
 			}
-			err = Remove(ctx, wt.Path)
+			err = Remove(ctx, recordOf(wt))
 			var k *KeptError
 			if !errors.As(err, &k) || !strings.Contains(err.Error(), wt.Path) {
 				t.Fatalf("Remove = %v, want a KeptError naming the path", err)
@@ -211,12 +211,12 @@ func TestRemoveAfterMergeOrPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	commitWork(t, wt.Path)
-	if !IsKept(Check(ctx, wt.Path)) {
+	if !IsKept(Check(ctx, recordOf(wt))) {
 		t.Fatal("unmerged commit not detected")
 	}
 	// Once another branch holds the commit, nothing is lost.
 	run(t, repo, "merge", "-q", "--ff-only", "paneteam/t/a")
-	if err := Remove(ctx, wt.Path); err != nil {
+	if err := Remove(ctx, recordOf(wt)); err != nil {
 		t.Fatal(err)
 	}
 	if got := run(t, repo, "log", "--format=%s", "-1"); got != "work" {
@@ -248,11 +248,11 @@ func TestRemoveAfterPushOrTag(t *testing.T) {
 				t.Fatal(err)
 			}
 			commitWork(t, wt.Path)
-			if !IsKept(Check(ctx, wt.Path)) {
+			if !IsKept(Check(ctx, recordOf(wt))) {
 				t.Fatal("unsaved commit not detected")
 			}
 			c.save(t, repo)
-			if err := Remove(ctx, wt.Path); err != nil {
+			if err := Remove(ctx, recordOf(wt)); err != nil {
 				t.Fatal(err)
 			}
 			if exists(wt.Path) {
@@ -275,7 +275,8 @@ func TestRemoveRefusesWhatIsNotALinkedWorktree(t *testing.T) {
 	sub := filepath.Join(repo, "sub")
 	write(t, sub, "f", "x")
 	for _, p := range []string{repo, plain, sub} {
-		if err := Remove(context.Background(), p); !IsKept(err) {
+		r := Record{Repo: repo, Path: p, Team: "t", Member: "a", Branch: Branch("t", "a")}
+		if err := Remove(context.Background(), r); !IsKept(err) {
 			t.Errorf("Remove(%s) = %v, want kept", p, err)
 		}
 	}
@@ -301,4 +302,11 @@ func TestCreateReusesBranchLeftBehind(t *testing.T) {
 	if !again.Reused || !exists(filepath.Join(again.Path, "work")) {
 		t.Fatalf("earlier work not checked out again: %+v", again)
 	}
+}
+
+// recordOf is the record Give would write of a worktree Create made,
+// without its base.
+func recordOf(wt *Worktree) Record {
+	return Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch,
+		Team: filepath.Base(filepath.Dir(wt.Path)), Member: filepath.Base(wt.Path)}
 }

@@ -106,7 +106,7 @@ func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 		return Decision{Backend: team.BackendTmux, Reason: "tmux is installed: a private tmux server", Notes: notes}, nil
 	}
 	if len(notes) == 0 {
-		notes = append(notes, "not inside tmux, iTerm2, kitty, WezTerm or Zellij and no tmux on PATH: teammates run in-process "+
+		notes = append(notes, "not inside tmux, iTerm2, kitty, WezTerm, Zellij or Ghostty and no tmux on PATH: teammates run in-process "+
 			"(see them with 'paneteam logs' and 'paneteam attach'); install tmux to see them in panes")
 	}
 	return Decision{Backend: team.BackendInProcess, Reason: "no tmux and no usable iTerm2", Notes: notes}, nil
@@ -116,7 +116,7 @@ func Decide(env Env, cfg *team.Config, requested string) (Decision, error) {
 // reason and fix rather than falling back.
 func decideExplicit(env Env, name string) (Decision, error) {
 	if _, ok := registry[name]; !ok && name != team.BackendTmux && name != team.BackendInProcess {
-		return Decision{}, fmt.Errorf("unknown backend %q: use auto, tmux, iterm2, kitty, wezterm, zellij or in-process", name)
+		return Decision{}, fmt.Errorf("unknown backend %q: use auto, tmux, iterm2, kitty, wezterm, zellij, ghostty or in-process", name)
 	}
 	if IsNative(name) {
 		if err := ProbeNative(env, name); err != nil {

@@ -23,7 +23,7 @@ import (
 // The terminals whose own panes paneteam opens for its teammates, through
 // their native drivers (internal/panes/native). iTerm2 has its own backend
 // (iterm2.go).
-var nativeTerminals = []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij}
+var nativeTerminals = []string{team.BackendKitty, team.BackendWezTerm, team.BackendZellij, team.BackendGhostty}
 
 func init() {
 	for _, name := range nativeTerminals {
@@ -39,6 +39,9 @@ var nativeAddress = map[string][]string{
 	team.BackendKitty:   {"KITTY_LISTEN_ON", "KITTY_WINDOW_ID"},
 	team.BackendWezTerm: {"WEZTERM_UNIX_SOCKET", "WEZTERM_PANE"},
 	team.BackendZellij:  {"ZELLIJ_SESSION_NAME", "ZELLIJ_SOCKET_DIR"},
+	// Ghostty is one application per person, reached by name through
+	// AppleScript: nothing tells one instance from another.
+	team.BackendGhostty: {"TERM_PROGRAM"},
 }
 
 // listNames says whether a List of the terminal through addr can only
@@ -149,6 +152,7 @@ var nativeProgram = map[string]string{
 	team.BackendKitty:   "kitty",
 	team.BackendWezTerm: "wezterm",
 	team.BackendZellij:  "zellij",
+	team.BackendGhostty: "osascript",
 }
 
 // driver returns the terminal's driver addressed by addr (the caller's

@@ -50,6 +50,7 @@ const recordPrefix = "pane-"
 var nativeListsAll = map[string]bool{
 	team.BackendKitty:   true,
 	team.BackendWezTerm: true,
+	team.BackendGhostty: true,
 }
 
 // recordAddress is address.json.

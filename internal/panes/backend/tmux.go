@@ -2,9 +2,12 @@ package backend
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -54,10 +57,10 @@ type placement struct {
 
 // place decides where new panes go. Inside tmux ($TMUX and $TMUX_PANE as
 // captured at start, as Claude Code does): the lead's server and pane.
-// Outside: the private server recorded for the team, else a new one named
-// paneteam-<leader pid> (tmux -L), so the user's default server is never
-// touched.
-func (b *Tmux) place(cfg *team.Config) (placement, error) {
+// Outside: the private server recorded for the team, else a new one of
+// the team's own (PrivateServerName, tmux -L), so the user's default
+// server is never touched.
+func (b *Tmux) place(t team.Team, cfg *team.Config) (placement, error) {
 	if v := b.env.Getenv("TMUX"); v != "" {
 		srv, err := tmux.FromTMUX(v)
 		if err != nil {
@@ -81,7 +84,10 @@ func (b *Tmux) place(cfg *team.Config) (placement, error) {
 		if pid == 0 {
 			pid = os.Getpid()
 		}
-		srv.Name = "paneteam-" + strconv.Itoa(pid)
+		if t.Name == "" {
+			t.Name = teamName(cfg)
+		}
+		srv.Name = PrivateServerName(pid, t)
 	}
 	sock, err := srv.SocketPath()
 	if err != nil {
@@ -89,6 +95,40 @@ func (b *Tmux) place(cfg *team.Config) (placement, error) {
 	}
 	return placement{srv: srv, private: true, socket: sock}, nil
 }
+
+// PrivateServerName is the tmux -L name of the private server of team t
+// led by process pid: "paneteam-<pid>-<team>-<8 hex>", the team's name
+// (cut to privateTeamChars) for a person reading tmux's socket folder, and
+// a digest of the team's folder so that two teams never share one, even
+// of the same name under two roots or cut to the same prefix.
+//
+// A server per team, not a window per team on one server per lead: a
+// private server is the team's own in everything that handles it. Its
+// "paneteam" session is the team's window (Spawn, Show, 'paneteam
+// attach'), a failed spawn stops it when nothing else is on it, cleanup
+// stops it once no pane but the team's is left, and the orphan reaper
+// stops it with its team. On a server shared by a lead's teams, the second
+// team found only the first's panes in that session and had none to split
+// ("no pane of this team in the window to split"), and cleaning one team
+// would have had to leave the server to the others, each step learning
+// which panes are whose. Servers are cheap: one process each.
+func PrivateServerName(pid int, t team.Team) string {
+	name := team.SanitizeTeam(t.Name)
+	if len(name) > privateTeamChars {
+		name = name[:privateTeamChars]
+	}
+	dir := t.Dir()
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return "paneteam-" + strconv.Itoa(pid) + "-" + name + "-" + hex.EncodeToString(sum[:4])
+}
+
+// privateTeamChars bounds the team's part of a private server's name, so
+// its socket path stays well under the 104 bytes a Unix socket's path may
+// have on macOS (108 on Linux) below a usual $TMUX_TMPDIR.
+const privateTeamChars = 24
 
 // Spawn starts s in a new pane and returns once the command runs (see
 // watch for the failure check).
@@ -105,7 +145,7 @@ func (b *Tmux) Spawn(ctx context.Context, s Spec) (Pane, error) {
 // command exited at once and its pane closed), what while recorded is
 // the caller's to take back or correct.
 func (b *Tmux) SpawnWhile(ctx context.Context, s Spec, while func(Pane)) (Pane, error) {
-	pl, err := b.place(s.Config)
+	pl, err := b.place(s.Team, s.Config)
 	if err != nil {
 		return Pane{}, err
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // privateWorld is a lead outside tmux: teammates go to a private server
-// paneteam-<leaderPID> under a test's own TMUX_TMPDIR.
+// of the team's own (backend.PrivateServerName) under a test's own TMUX_TMPDIR.
 func privateWorld(t *testing.T) (backend.Backend, *team.Config, tmux.Server) {
 	testutil.RequireTool(t, "tmux")
 	tmpdir := testutil.ShortTempDir(t)
@@ -33,7 +33,7 @@ func privateWorld(t *testing.T) (backend.Backend, *team.Config, tmux.Server) {
 	}
 	const leader = 4000000 // no such pid: the name only matters
 	cfg := &team.Config{Name: "crew", Paneteam: &team.TeamMeta{LeaderPID: leader}}
-	srv := tmux.Server{Name: "paneteam-" + strconv.Itoa(leader), TmpDir: tmpdir}
+	srv := tmux.Server{Name: backend.PrivateServerName(leader, team.Team{Name: cfg.Name}), TmpDir: tmpdir}
 	sock, _ := srv.SocketPath()
 	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	return b, cfg, srv

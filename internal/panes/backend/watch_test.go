@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +47,7 @@ func TestStartupCheckLooksOnce(t *testing.T) {
 	}
 	const leader = 4000001
 	cfg := &team.Config{Name: "crew", Paneteam: &team.TeamMeta{LeaderPID: leader}}
-	srv := tmux.Server{Name: "paneteam-" + strconv.Itoa(leader), TmpDir: tmpdir}
+	srv := tmux.Server{Name: backend.PrivateServerName(leader, team.Team{Name: cfg.Name}), TmpDir: tmpdir}
 	sock, _ := srv.SocketPath()
 	t.Cleanup(func() { exec.Command(real, "-S", sock, "kill-server").Run() })
 

@@ -1,7 +1,7 @@
 // Package native opens and closes panes in the terminal emulator a lead
 // runs in, through that terminal's own command line: kitty's remote
-// control (kitty @), WezTerm's (wezterm cli), Zellij's (zellij action)
-// and iTerm2's (it2). It is what lets Claude Code's own teammates, whose
+// control (kitty @), WezTerm's (wezterm cli), Zellij's (zellij action),
+// iTerm2's (it2) and Ghostty's AppleScript on macOS (osascript). It is what lets Claude Code's own teammates, whose
 // lead only knows how to drive tmux, land in real panes of any of these
 // terminals: the shim (internal/panes/shim) answers Claude's tmux calls
 // and carries them out here.
@@ -161,6 +161,8 @@ func Detect(getenv func(string) string) string {
 		return "wezterm"
 	case getenv("TERM_PROGRAM") == "iTerm.app" || getenv("ITERM_SESSION_ID") != "":
 		return "iterm2"
+	case getenv("TERM_PROGRAM") == "ghostty":
+		return "ghostty"
 	}
 	return ""
 }

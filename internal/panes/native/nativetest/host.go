@@ -119,6 +119,10 @@ func RunHost(args []string) error {
 	err = Update(statePath, func(s *State) error {
 		if q, ok := s.Pane(id); ok {
 			q.HostPID, q.PID = os.Getpid(), child
+			// The program's terminal, as Linux names it.
+			if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/0", child)); err == nil {
+				q.TTY = l
+			}
 		}
 		return nil
 	})

@@ -25,6 +25,9 @@ import (
 const (
 	WezTerm = "wezterm"
 	Zellij  = "zellij"
+	// Ghostty is a stand-in for osascript driving Ghostty on macOS
+	// (testdata/fakeosascript).
+	Ghostty = "ghostty"
 )
 
 // FakeBin builds the fake for kind (WezTerm or Zellij) once per test
@@ -33,6 +36,9 @@ const (
 // on a PATH.
 func FakeBin(t testing.TB, kind string) string {
 	t.Helper()
+	if kind == Ghostty {
+		return testutil.Tool(t, "osascript", "./internal/panes/native/testdata/fakeosascript")
+	}
 	return testutil.Tool(t, kind, "./internal/panes/native/testdata/fake"+kind)
 }
 
@@ -60,6 +66,34 @@ type Options struct {
 	Env []string
 	// Session names a Zellij session ("": "paneteam-test").
 	Session string
+	// GhosttyVersion is the Ghostty release the stand-in plays ("":
+	// 1.3.0, whose terminals report no tty).
+	GhosttyVersion string
+}
+
+// GhosttyConfig is how the Ghostty stand-in is set up (its ghostty.json).
+type GhosttyConfig struct {
+	// Version is the release ("1.3.0"; after 1.3.1 terminals report
+	// their tty and set_surface_title exists).
+	Version string `json:"version"`
+	// Off is macos-applescript = false in Ghostty's configuration.
+	Off bool `json:"off,omitempty"`
+	// Deny is macOS's Automation permission refused.
+	Deny bool `json:"deny,omitempty"`
+	// NotRunning is Ghostty quit.
+	NotRunning bool `json:"not_running,omitempty"`
+}
+
+// SetGhostty changes the Ghostty stand-in's setup.
+func (tm *Terminal) SetGhostty(c GhosttyConfig) error {
+	if c.Version == "" {
+		c.Version = "1.3.0"
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(tm.Dir, "ghostty.json"), b, 0o600)
 }
 
 // Start starts a fake terminal of kind with a first pane running argv, as
@@ -90,6 +124,16 @@ func Start(t testing.TB, kind string, argv []string, o Options) *Terminal {
 		base = envlist.Set(base, "ZELLIJ_SOCKET_DIR", dir)
 		tm.State = filepath.Join(dir, o.Session, "state.json")
 		args = []string{"--session", o.Session, "start"}
+	case Ghostty:
+		// The driver runs on Linux only with the stand-in.
+		base = envlist.Set(base, "GHOSTTY_FAKE_STATE", tm.State)
+		base = envlist.Set(base, "PANETEAM_TEST_GHOSTTY", "1")
+		if o.GhosttyVersion != "" {
+			if err := tm.SetGhostty(GhosttyConfig{Version: o.GhosttyVersion}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args = []string{"__start"}
 	default:
 		t.Fatalf("no fake terminal named %q", kind)
 	}

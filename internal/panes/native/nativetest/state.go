@@ -47,7 +47,10 @@ type Pane struct {
 	ExitStatus  int  `json:"exit_status,omitempty"`
 	Focused     bool `json:"focused,omitempty"`
 	HostPID     int  `json:"host_pid,omitempty"`
-	PID         int  `json:"pid,omitempty"`
+	// TTY is the pane's terminal device (/dev/pts/N), which Ghostty
+	// reports as a terminal's tty.
+	TTY string `json:"tty,omitempty"`
+	PID int    `json:"pid,omitempty"`
 }
 
 // State is a fake terminal's whole world.

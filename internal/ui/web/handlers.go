@@ -1,0 +1,159 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/paneteam/paneteam/internal/core/approval"
+)
+
+type pageData struct {
+	Team     string
+	CSRF     string
+	ReadOnly bool
+}
+
+// index is the page: a shell html/template fills with the team's name
+// and the session's anti-forgery token (as attribute values, escaped);
+// the script fills the rest from the event stream, with textContent.
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	sess := sessionOf(r)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := s.page.Execute(w, pageData{Team: s.cfg.Team, CSRF: sess.csrf, ReadOnly: sess.readOnly}); err != nil {
+		s.log.add(sess.short(), r.RemoteAddr, "page", "could not be drawn: "+err.Error())
+	}
+}
+
+func (s *Server) manifest(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/manifest+json")
+	b, err := assets.ReadFile("assets/manifest.webmanifest")
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Write(b) //nolint:errcheck
+}
+
+// keepAlive is how often an idle event stream gets a comment line, so a
+// proxy in front (tailscale serve) does not close it as dead.
+const keepAlive = 25 * time.Second
+
+// events streams the view, as one Server-Sent Event per change the team
+// watcher reports: nothing is sent, or computed, while nothing changes.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	sess := sessionOf(r)
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	var sent uint64
+	for {
+		data, version, changed := s.hub.current()
+		if version != sent && data != nil {
+			if s.sessions.find(sess.id, s.cfg.Now()) == nil {
+				return // revoked or expired: the stream ends with it
+			}
+			fmt.Fprintf(w, "event: view\ndata: %s\n\n", data)
+			fl.Flush()
+			sent = version
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-changed:
+		case <-tick.C:
+			if s.sessions.find(sess.id, s.cfg.Now()) == nil {
+				return
+			}
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		}
+	}
+}
+
+type answerBody struct {
+	ID       string `json:"id"`
+	From     string `json:"from"`
+	Approve  bool   `json:"approve"`
+	Feedback string `json:"feedback"`
+	Mode     string `json:"mode"`
+}
+
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("the request is not what the page sends: %w", err)
+	}
+	return nil
+}
+
+// answer approves or denies a waiting request, by id and teammate, as
+// 'paneteam approve' and 'deny' do.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, _ *session) (string, error) {
+	var b answerBody
+	if err := decode(r, &b); err != nil {
+		return "answer", err
+	}
+	verb := "deny"
+	if b.Approve {
+		verb = "approve"
+	}
+	what := fmt.Sprintf("%s %s from %s", verb, b.ID, b.From)
+	if b.ID == "" || b.From == "" {
+		return what, errors.New("name the request and its teammate")
+	}
+	return what, s.cfg.Actions.Answer(r.Context(), b.ID, b.From, approval.Decision{Approve: b.Approve, Feedback: b.Feedback, Mode: b.Mode})
+}
+
+type sendBody struct {
+	To   string `json:"to"`
+	Text string `json:"text"`
+}
+
+// send writes a message, as 'paneteam send' does.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, _ *session) (string, error) {
+	var b sendBody
+	if err := decode(r, &b); err != nil {
+		return "send", err
+	}
+	what := "send to " + b.To
+	if b.To == "" {
+		return what, errors.New("name the teammate to send to, or everyone")
+	}
+	if strings.TrimSpace(b.Text) == "" {
+		return what, errors.New("the message is empty")
+	}
+	return what, s.cfg.Actions.Send(r.Context(), b.To, b.Text)
+}
+
+type stopBody struct {
+	Name string `json:"name"`
+}
+
+// stop asks a teammate to shut down, as 'paneteam shutdown' does.
+func (s *Server) stop(w http.ResponseWriter, r *http.Request, _ *session) (string, error) {
+	var b stopBody
+	if err := decode(r, &b); err != nil {
+		return "stop", err
+	}
+	what := "stop " + b.Name
+	if b.Name == "" {
+		return what, errors.New("name the teammate to stop")
+	}
+	res, err := s.cfg.Actions.Stop(r.Context(), b.Name)
+	if err == nil && res != "" {
+		what += ": " + res
+	}
+	return what, err
+}
