@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/paneteam/paneteam/internal/sys/program"
 )
@@ -204,7 +205,9 @@ const (
 
 // osascriptErrNum finds the error number osascript ends an execution
 // error with: "... execution error: Ghostty got an error: MSG (-1728)".
-var osascriptErrNum = regexp.MustCompile(`\((-?\d+)\)\s*$`)
+// Compiled at its first use, not at package init, which every paneteam
+// start runs (about 76K instructions of a --version's 0.8M).
+var osascriptErrNum = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\((-?\d+)\)\s*$`) })
 
 // ghosttyError turns a failed osascript call into an error that says
 // what is off and how to fix it. what is the call, as a person would
@@ -221,7 +224,7 @@ func ghosttyError(what string, err error) error {
 		msg = msg[i+len("execution error: "):]
 	}
 	num := 0
-	if m := osascriptErrNum.FindStringSubmatch(msg); m != nil {
+	if m := osascriptErrNum().FindStringSubmatch(msg); m != nil {
 		num, _ = strconv.Atoi(m[1])
 	}
 	switch {
