@@ -30,13 +30,18 @@ func encodeField(v string) string {
 // decoder undoes encodeField: every "~" it finds starts a two-byte escape.
 var decoder = strings.NewReplacer("~t", "~", "~p", "|", "~n", "\n")
 
-// plainVars are format variables whose values are ids or numbers, which
-// hold no "|", "~" or newline: printed as they are, they spare tmux a
-// regular expression each (list-panes is polled while a pane starts).
-var plainVars = map[string]bool{
-	"pane_id": true, "window_id": true, "pane_index": true, "pane_left": true,
-	"pane_top": true, "pane_width": true, "pane_height": true, "pane_active": true,
-	"pane_dead": true, "pane_dead_status": true, "pane_pid": true, "pid": true,
+// plainVar says whether v is a format variable whose values are ids or
+// numbers, which hold no "|", "~" or newline: printed as they are, they
+// spare tmux a regular expression each (list-panes is polled while a
+// pane starts).
+// A switch, not a map, so that no paneteam start builds it.
+func plainVar(v string) bool {
+	switch v {
+	case "pane_id", "window_id", "pane_index", "pane_left", "pane_top", "pane_width", "pane_height",
+		"pane_active", "pane_dead", "pane_dead_status", "pane_pid", "pid":
+		return true
+	}
+	return false
 }
 
 // Format is the -F format that prints the format variables vars (such as
@@ -44,7 +49,7 @@ var plainVars = map[string]bool{
 func Format(vars ...string) string {
 	enc := make([]string, len(vars))
 	for i, v := range vars {
-		if plainVars[v] {
+		if plainVar(v) {
 			enc[i] = "#{" + v + "}"
 		} else {
 			enc[i] = encodeField(v)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,12 +65,13 @@ func TestStartRunsCommandOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, cmd)
+	np, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pane := np.ID
 	look := tmux.Look{Agent: "alice@t", Title: "alice", Color: "colour208"}
-	if err := srv.Start(ctx, pane, look, gate, layout.Relayout{}); err != nil {
+	if err := srv.Start(ctx, np, look, gate, layout.Relayout{}); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Join(append(append([]string{dir, "x;"}, args...), "alice@t"), "\n") + "\n"
@@ -163,10 +165,11 @@ func TestHideAndJoin(t *testing.T) {
 	srv := testutil.TmuxServer(t)
 	ctx := ctxT(t)
 	lead := testutil.FirstPane(t, srv)
-	pane, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, tmux.Command{Argv: tmux.Placeholder})
+	np, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, tmux.Command{Argv: tmux.Placeholder})
 	if err != nil {
 		t.Fatal(err)
 	}
+	pane := np.ID
 	srv.Run(ctx, "set-option", "-p", "-t", pane, tmux.AgentOption, "a@t")
 	if err := srv.Hide(ctx, pane); err != nil {
 		t.Fatal(err)
@@ -222,6 +225,65 @@ func TestConfExampleLoads(t *testing.T) {
 	for _, line := range strings.Split(keys, "\n") {
 		if strings.Contains(line, "paneteam") && (strings.Contains(line, "run-shell") || strings.Contains(line, "command-prompt") || strings.Contains(line, "#{")) {
 			t.Errorf("binding puts text on a command line: %s", line)
+		}
+	}
+}
+
+// TestStartKeepsTheWindowsBorderStyles: the new pane's making reads its
+// window's border styles (split-window -P -F), so Start colours the
+// teammate's border without a tmux client of its own to read them, and
+// every other pane keeps the style the window had, commas and formats
+// included.
+func TestStartKeepsTheWindowsBorderStyles(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := ctxT(t)
+	lead := testutil.FirstPane(t, srv)
+	border, active := "#{?pane_active,fg=red,fg=blue}", "fg=green,bold"
+	if _, err := srv.RunSeq(ctx,
+		[]string{"set-option", "-w", "-t", lead, "pane-border-style", border},
+		[]string{"set-option", "-w", "-t", lead, "pane-active-border-style", active}); err != nil {
+		t.Fatal(err)
+	}
+	real, err := exec.LookPath(srv.Bin)
+	if err != nil {
+		real, err = exec.LookPath("tmux")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	srv.Bin = filepath.Join(dir, "tmux")
+	script := "#!/bin/sh\necho \"$*\" >> " + tmux.ShellQuote(calls) + "\nexec " + tmux.ShellQuote(real) + " \"$@\"\n"
+	if err := os.WriteFile(srv.Bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gate := tmux.NewGate()
+	cmd, err := srv.Gated(tmux.Command{Argv: []string{"sleep", "600"}}, gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, err := srv.SplitPane(ctx, layout.Split{Target: lead, Horizontal: true, Percent: 70}, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if np.Border != border || np.ActiveBorder != active {
+		t.Errorf("the new pane read border styles %q and %q, want %q and %q", np.Border, np.ActiveBorder, border, active)
+	}
+	if err := srv.Start(ctx, np, tmux.Look{Agent: "alice@t", Title: "alice", Color: "colour208"}, gate, layout.Relayout{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(calls)
+	if strings.Contains(string(b), "display-message") || strings.Count(string(b), "split-window") != 1 || strings.Count(string(b), "remain-on-exit") != 1 {
+		t.Errorf("making and starting a coloured pane took other tmux clients than one split-window and one start:\n%s", b)
+	}
+	for _, tc := range []struct{ pane, format, want string }{
+		{lead, "#{E:pane-border-style}", "fg=red"},
+		{lead, "#{E:pane-active-border-style}", "fg=green,bold"},
+		{np.ID, "#{E:pane-border-style}", "fg=colour208"},
+	} {
+		if got, _ := srv.Run(ctx, "display-message", "-p", "-t", tc.pane, tc.format); got != tc.want {
+			t.Errorf("%s of %s is %q, want %q", tc.format, tc.pane, got, tc.want)
 		}
 	}
 }

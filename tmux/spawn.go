@@ -64,41 +64,70 @@ func (s Server) Gated(cmd Command, gate string) (Command, error) {
 	return Command{Argv: []string{"/bin/sh", "-c", line}, Cwd: cmd.Cwd, Env: cmd.Env}, nil
 }
 
+// NewPane is a pane just made, with its window's border styles as they
+// were when it was made: the call that makes it prints them (-P -F), so
+// Start needs no tmux client of its own to read them (one a spawn less).
+type NewPane struct {
+	ID                   string
+	PID                  int    // its process: a Gated command's sh, which execs the command (0: not read)
+	Border, ActiveBorder string // pane-border-style, pane-active-border-style
+	read                 bool   // the styles were read (a NewPane{ID: id} of a pane made elsewhere: Start reads them)
+}
+
+// newPaneVars are what a new pane's making prints.
+var newPaneVars = [...]string{"pane_id", "pane_pid", "pane-border-style", "pane-active-border-style"}
+
+// newPane runs args, a command making one pane, with -P -F and cmd's
+// arguments, and reads what it prints.
+func (s Server) newPane(ctx context.Context, args []string, cmd Command) (NewPane, error) {
+	args = append(args, "-P", "-F", Format(newPaneVars[:]...))
+	out, err := s.Run(ctx, append(args, paneArgs(cmd)...)...)
+	if err != nil {
+		return NewPane{}, err
+	}
+	recs, err := ParseLines(out, len(newPaneVars))
+	if err != nil || len(recs) != 1 {
+		// The pane is made: its id (printed as it is, first) is kept so
+		// the caller can still take the pane back or start it.
+		id, _, _ := strings.Cut(out, fieldSep)
+		return NewPane{ID: id}, nil
+	}
+	pid, _ := strconv.Atoi(recs[0][1])
+	return NewPane{ID: recs[0][0], PID: pid, Border: recs[0][2], ActiveBorder: recs[0][3], read: true}, nil
+}
+
 // SplitPane makes a new pane as sp says, running cmd as tmux execs it
-// (no shell of the user's), and returns its id. The pane does not take
-// the focus (-d).
-func (s Server) SplitPane(ctx context.Context, sp layout.Split, cmd Command) (string, error) {
+// (no shell of the user's). The pane does not take the focus (-d).
+func (s Server) SplitPane(ctx context.Context, sp layout.Split, cmd Command) (NewPane, error) {
 	dir := "-v"
 	if sp.Horizontal {
 		dir = "-h"
 	}
-	args := []string{"split-window", "-d", dir, "-t", sp.Target, "-P", "-F", "#{pane_id}"}
+	args := []string{"split-window", "-d", dir, "-t", sp.Target}
 	if sp.Percent != 0 {
 		args = append(args, "-l", strconv.Itoa(sp.Percent)+"%")
 	}
-	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
+	return s.newPane(ctx, args, cmd)
 }
 
 // NewWindow makes a window of its own, after the window holding target
-// in the same session, whose one pane runs cmd, and returns that pane.
-// It does not take the focus (-d).
-func (s Server) NewWindow(ctx context.Context, target string, cmd Command) (string, error) {
+// in the same session, whose one pane runs cmd. It does not take the
+// focus (-d).
+func (s Server) NewWindow(ctx context.Context, target string, cmd Command) (NewPane, error) {
 	// new-window takes a window, not a pane, as its target.
 	win, err := s.Run(ctx, "display-message", "-p", "-t", target, "#{window_id}")
 	if err != nil {
-		return "", err
+		return NewPane{}, err
 	}
-	args := []string{"new-window", "-a", "-d", "-t", win, "-P", "-F", "#{pane_id}"}
-	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
+	return s.newPane(ctx, []string{"new-window", "-a", "-d", "-t", win}, cmd)
 }
 
 // NewSession creates a detached session whose first pane runs cmd,
-// starting the server if needed, and returns that pane. A detached session
-// has no client to take its size from, so it gets one; it resizes to the
-// first client that attaches.
-func (s Server) NewSession(ctx context.Context, name string, cmd Command, width, height int) (string, error) {
-	args := []string{"new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
-	return s.Run(ctx, append(args, paneArgs(cmd)...)...)
+// starting the server if needed. A detached session has no client to
+// take its size from, so it gets one; it resizes to the first client
+// that attaches.
+func (s Server) NewSession(ctx context.Context, name string, cmd Command, width, height int) (NewPane, error) {
+	return s.newPane(ctx, []string{"new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}, cmd)
 }
 
 // paneArgs are the -c, -e and command arguments of a new pane.
@@ -140,7 +169,10 @@ func borderStyle(old string) string {
 //   - wait-for -S gate: the command starts (a signal sent before the pane
 //     waits is kept by tmux, so there is no race);
 //   - select-layout and resize-pane as rl says.
-func (s Server) Start(ctx context.Context, pane string, look Look, gate string, rl layout.Relayout) error {
+//
+// The window's border styles are p's, read when it was made.
+func (s Server) Start(ctx context.Context, p NewPane, look Look, gate string, rl layout.Relayout) error {
+	pane := p.ID
 	seq := [][]string{
 		{"set-option", "-p", "-t", pane, "remain-on-exit", "failed"},
 		{"set-option", "-p", "-t", pane, AgentOption, look.Agent},
@@ -148,11 +180,14 @@ func (s Server) Start(ctx context.Context, pane string, look Look, gate string, 
 		{"set-option", "-w", "-t", pane, "pane-border-status", "top"},
 	}
 	if look.Color != "" {
-		styles, err := s.Display(ctx, pane, "pane-border-style", "pane-active-border-style")
-		if err != nil {
-			return fmt.Errorf("start pane %s: %w", pane, err)
+		border, active := p.Border, p.ActiveBorder
+		if !p.read {
+			styles, err := s.Display(ctx, pane, "pane-border-style", "pane-active-border-style")
+			if err != nil {
+				return fmt.Errorf("start pane %s: %w", pane, err)
+			}
+			border, active = styles[0], styles[1]
 		}
-		border, active := styles[0], styles[1]
 		seq = append(seq,
 			[]string{"set-option", "-p", "-t", pane, ColorOption, look.Color},
 			[]string{"set-option", "-w", "-t", pane, "pane-border-style", borderStyle(border)},

@@ -26,78 +26,82 @@ import (
 // library's text of it and the command line's.
 type wording func(err error) (lib, cli string, ok bool)
 
-var wordings = []wording{
-	sentinel(team.ErrNoOwner, "claim needs an owner: pass --owner NAME (a team member)"),
-	sentinel(mailbox.ErrNoSender, "message has no sender: give --from or set PANETEAM_AGENT"),
-	sentinel(team.ErrTaskNotFound, team.ErrTaskNotFound.Error()+" (see 'paneteam task list')"),
-	typed(func(e *team.RootError) string {
-		return fmt.Sprintf("find the team root: %v (set --root or PANETEAM_ROOT)", e.Err)
-	}),
-	typed(teamNotFound),
-	typed(func(e *team.CompletedError) string {
-		return fmt.Sprintf("task %s is completed; to reopen it run 'paneteam task update %s --status pending'", e.ID, e.ID)
-	}),
-	typed(func(e *team.TaskIDError) string {
-		if e.ID == "" {
-			return "task id is empty: give the number printed by 'paneteam task create' (see 'paneteam task list')"
-		}
-		return fmt.Sprintf("task id %q is not a number: task ids are digits only, like 3 (see 'paneteam task list')", e.ID)
-	}),
-	typed(claimRefused),
-	typed(senderRefused),
-	typed(func(e *approval.DecisionError) string { return e.Words("--" + string(e.Field)) }),
-	typed(func(e *approval.AmbiguousError) string { return e.Words("--from NAME") }),
-	typed(func(e *approval.UnknownError) string {
-		return fmt.Sprintf("%s: 'paneteam requests --team %s' lists them", e.Error(), e.Team)
-	}),
-	typed(func(e *approval.NoKeyError) string {
-		return fmt.Sprintf("%s: %v: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)",
-			e.Member, approval.ErrNoKey, e.ID)
-	}),
-	sentinel(lifecycle.ErrLeadStays, "the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone"),
-	typed(func(e *lifecycle.ActiveError) string {
-		return fmt.Sprintf("team %s still has active members: %s; ask them to shut down first with "+
-			"'paneteam shutdown --team %s --all' (or close their panes anyway with --force)",
-			e.Team, strings.Join(e.Names, ", "), e.Team)
-	}),
-	typed(func(e *lifecycle.ClaudeTeamError) string {
-		return fmt.Sprintf("team %s is the session team of a Claude Code process that may be alive (%s): "+
-			"Claude Code deletes it itself when it exits; close its teammates with 'paneteam shutdown' instead", e.Team, e.Why)
-	}),
-	typed(func(e *lifecycle.BusyError) string {
-		return fmt.Sprintf("another paneteam cleanup has held %s for %s: let it finish, then run this again", e.Path, e.Held)
-	}),
-	typed(func(e *resume.ClaudeTeamError) string {
-		return fmt.Sprintf("team %s is the session team of a Claude Code lead (%s): paneteam resumes only teams it leads; "+
-			"bring Claude's back with 'paneteam claude -- --resume'", e.Team, e.Why)
-	}),
-	typed(func(e *resume.BusyError) string {
-		return fmt.Sprintf("another paneteam resume has held %s for %s: let it finish, then run this again", e.Path, e.Held)
-	}),
-	sentinel(worktree.ErrNoGit, "git is not installed (paneteam needs it for --worktree)"),
-	typed(func(e *worktree.NotRepoError) string { return e.Words("--worktree") }),
-	typed(func(e *spawn.WorktreeError) string { return "--worktree: " + e.Err.Error() }),
-	typed(func(e *spawn.NotRemoteError) string {
-		return fmt.Sprintf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", e.Member)
-	}),
-	typed(func(e *teamwatch.NoTeammatesError) string {
-		return fmt.Sprintf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", e.Team)
-	}),
-	typed(func(e *claudestart.UsageError) string {
-		if e.Option == claudestart.OptArgs {
-			return "paneteam claude sets Claude's " + claudestart.ReservedFlag + " itself (tmux, through paneteam): leave it out of Claude's arguments"
-		}
-		return e.Words("--" + strings.ToLower(e.Option))
-	}),
-	typed(func(e *claudestart.BackendError) string { return "--backend " + e.Name + ": " + e.Err.Error() }),
-	sentinel(claudestart.ErrNoTmuxPane, "$TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane"),
-	typed(func(e *teamfind.AmbiguousError) string {
-		if len(e.Teams) == 0 {
-			return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
-		}
-		return fmt.Sprintf("no team given, and this is not inside a Claude Code session: pass --team NAME or set PANETEAM_TEAM (teams under %s: %s)",
-			e.Root, strings.Join(e.Teams, ", "))
-	}),
+// wordings are built when an error is worded, not at package init: as a
+// variable they were 28 allocations at every paneteam start.
+func wordings() []wording {
+	return []wording{
+		sentinel(team.ErrNoOwner, "claim needs an owner: pass --owner NAME (a team member)"),
+		sentinel(mailbox.ErrNoSender, "message has no sender: give --from or set PANETEAM_AGENT"),
+		sentinel(team.ErrTaskNotFound, team.ErrTaskNotFound.Error()+" (see 'paneteam task list')"),
+		typed(func(e *team.RootError) string {
+			return fmt.Sprintf("find the team root: %v (set --root or PANETEAM_ROOT)", e.Err)
+		}),
+		typed(teamNotFound),
+		typed(func(e *team.CompletedError) string {
+			return fmt.Sprintf("task %s is completed; to reopen it run 'paneteam task update %s --status pending'", e.ID, e.ID)
+		}),
+		typed(func(e *team.TaskIDError) string {
+			if e.ID == "" {
+				return "task id is empty: give the number printed by 'paneteam task create' (see 'paneteam task list')"
+			}
+			return fmt.Sprintf("task id %q is not a number: task ids are digits only, like 3 (see 'paneteam task list')", e.ID)
+		}),
+		typed(claimRefused),
+		typed(senderRefused),
+		typed(func(e *approval.DecisionError) string { return e.Words("--" + string(e.Field)) }),
+		typed(func(e *approval.AmbiguousError) string { return e.Words("--from NAME") }),
+		typed(func(e *approval.UnknownError) string {
+			return fmt.Sprintf("%s: 'paneteam requests --team %s' lists them", e.Error(), e.Team)
+		}),
+		typed(func(e *approval.NoKeyError) string {
+			return fmt.Sprintf("%s: %v: start it again with paneteam spawn-pane, or answer %s where its key is (PANETEAM_STATE_DIR)",
+				e.Member, approval.ErrNoKey, e.ID)
+		}),
+		sentinel(lifecycle.ErrLeadStays, "the team lead cannot be asked to shut down: delete the team with 'paneteam cleanup' once its members are gone"),
+		typed(func(e *lifecycle.ActiveError) string {
+			return fmt.Sprintf("team %s still has active members: %s; ask them to shut down first with "+
+				"'paneteam shutdown --team %s --all' (or close their panes anyway with --force)",
+				e.Team, strings.Join(e.Names, ", "), e.Team)
+		}),
+		typed(func(e *lifecycle.ClaudeTeamError) string {
+			return fmt.Sprintf("team %s is the session team of a Claude Code process that may be alive (%s): "+
+				"Claude Code deletes it itself when it exits; close its teammates with 'paneteam shutdown' instead", e.Team, e.Why)
+		}),
+		typed(func(e *lifecycle.BusyError) string {
+			return fmt.Sprintf("another paneteam cleanup has held %s for %s: let it finish, then run this again", e.Path, e.Held)
+		}),
+		typed(func(e *resume.ClaudeTeamError) string {
+			return fmt.Sprintf("team %s is the session team of a Claude Code lead (%s): paneteam resumes only teams it leads; "+
+				"bring Claude's back with 'paneteam claude -- --resume'", e.Team, e.Why)
+		}),
+		typed(func(e *resume.BusyError) string {
+			return fmt.Sprintf("another paneteam resume has held %s for %s: let it finish, then run this again", e.Path, e.Held)
+		}),
+		sentinel(worktree.ErrNoGit, "git is not installed (paneteam needs it for --worktree)"),
+		typed(func(e *worktree.NotRepoError) string { return e.Words("--worktree") }),
+		typed(func(e *spawn.WorktreeError) string { return "--worktree: " + e.Err.Error() }),
+		typed(func(e *spawn.NotRemoteError) string {
+			return fmt.Sprintf("%s does not run on another host (spawn-pane --host started none from this machine): nothing to reconnect", e.Member)
+		}),
+		typed(func(e *teamwatch.NoTeammatesError) string {
+			return fmt.Sprintf("team %s has no teammates to wait for: spawn one with paneteam spawn-pane", e.Team)
+		}),
+		typed(func(e *claudestart.UsageError) string {
+			if e.Option == claudestart.OptArgs {
+				return "paneteam claude sets Claude's " + claudestart.ReservedFlag + " itself (tmux, through paneteam): leave it out of Claude's arguments"
+			}
+			return e.Words("--" + strings.ToLower(e.Option))
+		}),
+		typed(func(e *claudestart.BackendError) string { return "--backend " + e.Name + ": " + e.Err.Error() }),
+		sentinel(claudestart.ErrNoTmuxPane, "$TMUX is set but $TMUX_PANE is not: start paneteam claude from a shell inside a tmux pane"),
+		typed(func(e *teamfind.AmbiguousError) string {
+			if len(e.Teams) == 0 {
+				return "no team given, and no team under " + e.Root + ": pass --team NAME, or create one with 'paneteam team-create NAME'"
+			}
+			return fmt.Sprintf("no team given, and this is not inside a Claude Code session: pass --team NAME or set PANETEAM_TEAM (teams under %s: %s)",
+				e.Root, strings.Join(e.Teams, ", "))
+		}),
+	}
 }
 
 // cliWords is err's text as the command line words it. The chain is
@@ -105,8 +109,9 @@ var wordings = []wording{
 // error's library text, which the inner one's wording then replaces.
 func cliWords(err error) string {
 	msg := err.Error()
+	ws := wordings()
 	walk(err, func(e error) {
-		for _, w := range wordings {
+		for _, w := range ws {
 			if lib, cli, ok := w(e); ok && lib != cli {
 				msg = strings.Replace(msg, lib, cli, 1)
 			}

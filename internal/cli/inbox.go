@@ -179,10 +179,28 @@ type style struct{ color bool }
 
 func styleFor(env Env) style { return style{color: env.Color()} }
 
-// ansi colours for the team colours (docs/PROTOCOL.md §2).
-var ansiColors = map[string]string{
-	"red": "31", "green": "32", "yellow": "33", "blue": "34", "purple": "35", "cyan": "36",
-	"orange": "38;5;208", "pink": "38;5;205",
+// ansiColor is the ANSI colour of a team colour (docs/PROTOCOL.md §2),
+// "" for none; a switch, so that no paneteam start builds a map of them.
+func ansiColor(name string) string {
+	switch name {
+	case "red":
+		return "31"
+	case "green":
+		return "32"
+	case "yellow":
+		return "33"
+	case "blue":
+		return "34"
+	case "purple":
+		return "35"
+	case "cyan":
+		return "36"
+	case "orange":
+		return "38;5;208"
+	case "pink":
+		return "38;5;205"
+	}
+	return ""
 }
 
 func (s style) paint(code, text string) string {
@@ -201,7 +219,7 @@ func writeMessage(w io.Writer, s style, m mailbox.Message, now time.Time) {
 		when = relTime(m.Time(), now)
 	}
 	who := "1"
-	if c, ok := ansiColors[m.Color]; ok {
+	if c := ansiColor(m.Color); c != "" {
 		who += ";" + c
 	}
 	// From, summary and text are the sender's to choose: shown, never

@@ -70,7 +70,7 @@ var sendTypes = mailbox.Composable
 // part of the message asked for (post.FrameFields).
 func checkTypeFlags(o sendOptions) error {
 	kind := o.Type
-	allowed, ok := post.FrameFields[kind]
+	allowed, ok := post.FrameFields(kind)
 	if !ok {
 		return usagef("unknown --type %q: use one of %s", kind, strings.Join(sendTypes, ", "))
 	}

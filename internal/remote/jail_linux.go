@@ -3,7 +3,6 @@
 package remote
 
 import (
-	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -161,24 +160,14 @@ func loadedFiles(prog string) ([]string, error) {
 	seen := map[string]bool{}
 	var walk func(path string, top bool) error
 	walk = func(path string, top bool) error {
-		f, err := elf.Open(path)
+		interp, libs, err := elfDeps(path)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", path, err)
 		}
-		defer f.Close()
-		if top {
-			for _, p := range f.Progs {
-				if p.Type == elf.PT_INTERP {
-					b := make([]byte, p.Filesz)
-					if _, err := p.ReadAt(b, 0); err == nil {
-						interp := string(b[:len(b)-1])
-						seen[filepath.Base(interp)] = true
-						out = append(out, interp)
-					}
-				}
-			}
+		if top && interp != "" {
+			seen[filepath.Base(interp)] = true
+			out = append(out, interp)
 		}
-		libs, _ := f.ImportedLibraries()
 		for _, l := range libs {
 			if seen[l] {
 				continue

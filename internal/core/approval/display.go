@@ -16,13 +16,17 @@ import (
 // (package visible), and nothing is ever cut short: what is hidden cannot
 // be judged.
 
-// editTools name a file in their input; a person judges them by the path.
-var editTools = map[string][]string{
-	"Edit":         {"file_path"},
-	"MultiEdit":    {"file_path"},
-	"Write":        {"file_path"},
-	"Read":         {"file_path"},
-	"NotebookEdit": {"notebook_path"},
+// pathFields are the input fields of the tools that name a file in it;
+// a person judges them by the path. (A switch, not a map, so that no
+// paneteam start builds it.)
+func pathFields(tool string) []string {
+	switch tool {
+	case "Edit", "MultiEdit", "Write", "Read":
+		return []string{"file_path"}
+	case "NotebookEdit":
+		return []string{"notebook_path"}
+	}
+	return nil
 }
 
 // Subject is one line saying what r asks, made visible (visible.Line) and never cut: a
@@ -44,7 +48,7 @@ func Subject(r Request) string {
 func inputSubject(r Request) string {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(r.Input, &in) == nil {
-		fields := editTools[r.ToolName]
+		fields := pathFields(r.ToolName)
 		if r.ToolName == "Bash" {
 			fields = []string{"command"}
 		}

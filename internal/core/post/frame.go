@@ -8,20 +8,34 @@ import (
 	"github.com/paneteam/paneteam/mailbox"
 )
 
-// FrameFields are the fields each protocol frame a sender may draft
+// FrameFields gives the fields each protocol frame a sender may draft
 // takes, by the names paneteam's front ends give them (send's flags);
 // "" is plain text, which takes none. A field given to a frame that does
 // not take it is a mistake worth saying, not something to drop silently.
-var FrameFields = map[string][]string{
-	"":                               {},
-	mailbox.TypeShutdownRequest:      {"request-id", "reason"},
-	mailbox.TypeShutdownApproved:     {"request-id"},
-	mailbox.TypeShutdownRejected:     {"request-id", "reason"},
-	mailbox.TypePlanApprovalResponse: {"request-id", "approve", "reject", "feedback", "mode"},
-	mailbox.TypePermissionResponse:   {"request-id", "allow", "deny", "input", "reason"},
-	mailbox.TypeModeSetRequest:       {"mode"},
-	mailbox.TypeIdle:                 {"idle-reason", "task-id", "completed-status", "reason"},
-	mailbox.TypeTaskAssignment:       {"task-id", "subject", "description"},
+// ok is false for a kind that is not a frame a sender may draft. (A
+// switch, not a map, so that no paneteam start builds it.)
+func FrameFields(kind string) (fields []string, ok bool) {
+	switch kind {
+	case "":
+		return []string{}, true
+	case mailbox.TypeShutdownRequest:
+		return []string{"request-id", "reason"}, true
+	case mailbox.TypeShutdownApproved:
+		return []string{"request-id"}, true
+	case mailbox.TypeShutdownRejected:
+		return []string{"request-id", "reason"}, true
+	case mailbox.TypePlanApprovalResponse:
+		return []string{"request-id", "approve", "reject", "feedback", "mode"}, true
+	case mailbox.TypePermissionResponse:
+		return []string{"request-id", "allow", "deny", "input", "reason"}, true
+	case mailbox.TypeModeSetRequest:
+		return []string{"mode"}, true
+	case mailbox.TypeIdle:
+		return []string{"idle-reason", "task-id", "completed-status", "reason"}, true
+	case mailbox.TypeTaskAssignment:
+		return []string{"task-id", "subject", "description"}, true
+	}
+	return nil, false
 }
 
 // FrameFieldNames lists every field of FrameFields once, in the order a

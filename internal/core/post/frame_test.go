@@ -114,7 +114,11 @@ func TestDraftFrameRefusals(t *testing.T) {
 			t.Errorf("%+v: %v, want a refusal (usage %v) saying %q", tc.d, err, tc.usage, tc.want)
 		}
 	}
-	for kind, fields := range post.FrameFields {
+	for _, kind := range append([]string{""}, mailbox.Composable...) {
+		fields, ok := post.FrameFields(kind)
+		if !ok {
+			t.Errorf("%q, which mailbox composes, takes no fields at all", kind)
+		}
 		for _, f := range fields {
 			if !strings.Contains(" "+strings.Join(post.FrameFieldNames, " ")+" ", " "+f+" ") {
 				t.Errorf("%s takes %s, which FrameFieldNames does not list", kind, f)

@@ -63,6 +63,30 @@ func keepLaunch(r Request, m team.Member, l Prepared, pane backend.Pane) {
 	}
 }
 
+// keptLaunch returns what puts m's launch record back as it is now (an
+// earlier teammate's of the name, or none), for a spawn that wrote its
+// record before it knew it would succeed.
+func keptLaunch(r Request, m team.Member) (putBack func()) {
+	if r.Caller.Getenv == nil {
+		return func() {}
+	}
+	state, err := provenance.StateDir(r.Caller.Getenv)
+	if err != nil {
+		return func() {}
+	}
+	store := launches.Open(state)
+	old, err := store.Read(r.Team.Root, r.Team.Name, m.Name)
+	return func() {
+		switch {
+		case err != nil:
+		case old != nil:
+			store.Write(*old)
+		default:
+			store.Forget(r.Team.Root, r.Team.Name, m.Name)
+		}
+	}
+}
+
 // movedLaunch points m's launch record, if it has one, at the pane it
 // runs in now (Reconnect); the command and folder are the same.
 func movedLaunch(getenv func(string) string, t team.Team, name string, pane backend.Pane, say io.Writer) {

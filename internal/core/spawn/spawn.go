@@ -7,7 +7,8 @@
 // final name and colour decided there), give it a git worktree, prepare
 // its command line (a Claude Code teammate's signing key, Program.Prepare),
 // deliver its first prompt, start the pane, record the pane and the launch
-// (in paneteam's state folder: package launches). When a step
+// (in paneteam's state folder: package launches; on tmux while the
+// startup check waits). When a step
 // fails, every earlier one is undone in reverse order: the prompt taken
 // back, the key forgotten, the worktree removed (fail-closed: a worktree
 // holding work is kept), the member row removed.
@@ -163,23 +164,57 @@ func start(ctx context.Context, r Request, b backend.Backend) (Result, error) {
 	undo.push(taken)
 	spec := backend.Spec{Team: r.Team, Config: before, Member: m, Layout: r.Layout, StartupCheck: r.StartupCheck,
 		Argv: launch.Argv, Env: withRoot(launch.Env, r.Team.Root)}
-	pane, err := b.Spawn(ctx, spec)
+	// The pane and the launch are recorded while a backend that can
+	// (tmux) watches the new command start, not after: the records wait
+	// on the disk, the watch on the clock.
+	var early *backend.Pane
+	var recErr error
+	record := func(p backend.Pane) {
+		if recErr = recordPane(ctx, r, b, m, p, launch); recErr == nil {
+			keepLaunch(r, m, launch, p)
+		}
+	}
+	var pane backend.Pane
+	if w, ok := b.(interface {
+		SpawnWhile(context.Context, backend.Spec, func(backend.Pane)) (backend.Pane, error)
+	}); ok {
+		putBack := keptLaunch(r, m)
+		pane, err = w.SpawnWhile(ctx, spec, func(p backend.Pane) { early = &p; record(p) })
+		if early != nil && recErr == nil && err != nil {
+			putBack()
+		}
+	} else {
+		pane, err = b.Spawn(ctx, spec)
+	}
 	if err != nil {
 		return Result{}, undo.run(ctx, fmt.Errorf("start %s: %w", m.Name, err))
 	}
 	if launch.Started != nil {
 		launch.Started()
 	}
-	if err := recordPane(ctx, r, b, m, pane, launch); err != nil {
+	if early == nil || (recErr == nil && !samePane(*early, pane)) {
+		record(pane)
+	}
+	if recErr != nil {
 		// Not recorded, so nothing could ever reach it: take it back.
+		err := recErr
 		if derr := backend.Discard(ctx, b, before, m, pane); derr != nil {
 			err = fmt.Errorf("%w (and ending its %s pane %s failed: %v)", err, pane.Backend, pane.ID, derr)
 		}
 		return Result{}, undo.run(ctx, err)
 	}
-	keepLaunch(r, m, launch, pane)
 	noteWorktreePane(r, m, pane)
 	return Result{AgentID: m.AgentID, Name: m.Name, PaneID: pane.ID, Backend: pane.Backend}, nil
+}
+
+// samePane says whether a and b are the same pane and process, as a
+// backend gives them (recordPane adds the rest of the member's record).
+func samePane(a, b backend.Pane) bool {
+	if a.ID != b.ID || a.Backend != b.Backend || (a.Meta == nil) != (b.Meta == nil) {
+		return false
+	}
+	return a.Meta == nil || (a.Meta.PID == b.Meta.PID && a.Meta.PIDStart == b.Meta.PIDStart &&
+		a.Meta.TmuxSocket == b.Meta.TmuxSocket && a.Meta.HostState == b.Meta.HostState)
 }
 
 // rollback is the undo of the steps done so far, run last first.

@@ -24,15 +24,20 @@ type Source struct {
 	Unknown string
 }
 
-// The agent CLIs' run folders (internal/agents/profile/profiles): where
-// each keeps what it records, below the run's folder.
-var cliPatterns = map[string]struct {
-	format   Format
-	patterns []string
-}{
-	"codex":    {Codex, []string{"codex/sessions/*/*/*/rollout-*.jsonl"}},
-	"gemini":   {Gemini, []string{"gemini/.gemini/tmp/*/chats/*.jsonl"}},
-	"opencode": {OpenCode, []string{OpenCodeFile}},
+// cliPatterns are where, in the agent CLIs' run folders
+// (internal/agents/profile/profiles), each keeps what it records, below
+// the run's folder. (A switch, not a map, so that no paneteam start
+// builds it.)
+func cliPatterns(cli string) (format Format, patterns []string, ok bool) {
+	switch cli {
+	case "codex":
+		return Codex, []string{"codex/sessions/*/*/*/rollout-*.jsonl"}, true
+	case "gemini":
+		return Gemini, []string{"gemini/.gemini/tmp/*/chats/*.jsonl"}, true
+	case "opencode":
+		return OpenCode, []string{OpenCodeFile}, true
+	}
+	return "", nil, false
 }
 
 // OpenCodeFile is the file, in an OpenCode teammate's run folder, where
@@ -60,7 +65,7 @@ func ForLaunch(rec launches.Record, runDir string) Source {
 		}
 		return ClaudeSession(dir, rec.Cwd, rec.SessionID)
 	}
-	p, ok := cliPatterns[rec.CLI]
+	format, patterns, ok := cliPatterns(rec.CLI)
 	if !ok {
 		return Source{Unknown: "runs " + rec.CLI + ", whose usage paneteam does not know how to read"}
 	}
@@ -68,7 +73,7 @@ func ForLaunch(rec launches.Record, runDir string) Source {
 	if base == "" {
 		base = runDir
 	}
-	return Source{Format: p.format, Base: base, Patterns: p.patterns}
+	return Source{Format: format, Base: base, Patterns: patterns}
 }
 
 // ClaudeSession is Claude Code's transcript of session under its config

@@ -133,7 +133,7 @@ func TestLinkedTranscriptRefused(t *testing.T) {
 	os.Symlink(real, filepath.Join(run, "codex"))
 	os.MkdirAll(filepath.Join(real, "sessions"), 0o700)
 	os.Rename(filepath.Join(real, "2026"), filepath.Join(real, "sessions", "2026"))
-	_, err = Open(filepath.Join(dir, "state")).Read(Source{Format: Codex, Base: run, Patterns: cliPatterns["codex"].patterns})
+	_, err = Open(filepath.Join(dir, "state")).Read(Source{Format: Codex, Base: run, Patterns: cliPatternsOf("codex")})
 	if err == nil {
 		t.Fatal("a rollout below a linked folder was read")
 	}
@@ -155,7 +155,7 @@ func TestCodexTakesTheLastCumulativeTotal(t *testing.T) {
 		codexTotals(1000, 200, 50)+ // the same totals again
 		codexTotals(3000, 1200, 150), false)
 	store := Open(filepath.Join(dir, "state"))
-	rec := Source{Format: Codex, Base: run, Patterns: cliPatterns["codex"].patterns}
+	rec := Source{Format: Codex, Base: run, Patterns: cliPatternsOf("codex")}
 	s, err := store.Read(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestGeminiAndOpenCodeCountTheLastRecordOfAReply(t *testing.T) {
 			`{"id":"g2","type":"gemini","model":"gemini-2.5-pro","content":""}`+"\n"+
 			`{"id":"g2","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":100,"output":10,"cached":40,"thoughts":5,"tool":2,"total":117}}`+"\n"+
 			`{"id":"g2","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":100,"output":10,"cached":40,"thoughts":5,"tool":2,"total":117},"toolCalls":[]}`+"\n", false)
-	s, err := Open(filepath.Join(dir, "state")).Read(Source{Format: Gemini, Base: run, Patterns: cliPatterns["gemini"].patterns})
+	s, err := Open(filepath.Join(dir, "state")).Read(Source{Format: Gemini, Base: run, Patterns: cliPatternsOf("gemini")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestGeminiAndOpenCodeCountTheLastRecordOfAReply(t *testing.T) {
 	write(t, filepath.Join(run, OpenCodeFile),
 		`{"id":"o1","model":"fake-model","tokens":{"input":7,"output":3,"reasoning":1,"cache":{"read":2,"write":1}}}`+"\n"+
 			`{"id":"o1","model":"fake-model","tokens":{"input":7,"output":4,"reasoning":1,"cache":{"read":2,"write":1}}}`+"\n", false)
-	s, err = Open(filepath.Join(dir, "state")).Read(Source{Format: OpenCode, Base: run, Patterns: cliPatterns["opencode"].patterns})
+	s, err = Open(filepath.Join(dir, "state")).Read(Source{Format: OpenCode, Base: run, Patterns: cliPatternsOf("opencode")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,4 +245,9 @@ func TestBatchAndTrackerFollowAGrowingTranscript(t *testing.T) {
 			t.Fatalf("round %d, tracker: %+v, want %+v", round, got.Tokens(), want)
 		}
 	}
+}
+
+func cliPatternsOf(cli string) []string {
+	_, p, _ := cliPatterns(cli)
+	return p
 }

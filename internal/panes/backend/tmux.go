@@ -133,16 +133,40 @@ const privateTeamChars = 24
 // Spawn starts s in a new pane and returns once the command runs (see
 // watch for the failure check).
 func (b *Tmux) Spawn(ctx context.Context, s Spec) (Pane, error) {
+	return b.SpawnWhile(ctx, s, nil)
+}
+
+// SpawnWhile is Spawn that runs while(p) during the startup check, once
+// the pane is made and its command let go, with p the pane Spawn returns
+// when the check finds the command running (its process is the gate's
+// sh, which execs the command); it returns once both are done. A caller
+// records the pane there rather than after the check, whose wait would
+// otherwise come first. When Spawn fails, or returns another pane (the
+// command exited at once and its pane closed), what while recorded is
+// the caller's to take back or correct.
+func (b *Tmux) SpawnWhile(ctx context.Context, s Spec, while func(Pane)) (Pane, error) {
 	pl, err := b.place(s.Team, s.Config)
 	if err != nil {
 		return Pane{}, err
 	}
-	pane, err := b.create(ctx, pl, s)
+	made, err := b.create(ctx, pl, s)
 	if err != nil {
 		return Pane{}, err
 	}
+	pane := made.ID
 	b.last = pl
+	var done chan struct{}
+	if while != nil {
+		done = make(chan struct{})
+		go func() {
+			defer close(done)
+			while(Pane{ID: pane, Backend: team.BackendTmux, Meta: paneMeta(pl, made.PID)})
+		}()
+	}
 	info, err := watch(ctx, pl.srv, pane, s.StartupCheck)
+	if done != nil {
+		<-done
+	}
 	var exited *ExitedError
 	switch {
 	case errors.As(err, &exited):
@@ -160,20 +184,25 @@ func (b *Tmux) Spawn(ctx context.Context, s Spec) (Pane, error) {
 	if info.ID == "" {
 		b.env.warn("the command of %s has already exited (status 0) and its pane %s closed", s.Member.Name, pane)
 	}
+	return Pane{ID: pane, Backend: team.BackendTmux, Meta: paneMeta(pl, info.PID)}, nil
+}
+
+// paneMeta is what is recorded of a pane whose process is pid (0: none).
+func paneMeta(pl placement, pid int) *team.MemberMeta {
 	meta := &team.MemberMeta{TmuxSocket: pl.socket}
-	if info.PID > 0 {
-		meta.PID = info.PID
-		meta.PIDStart, _ = proc.StartTime(info.PID)
+	if pid > 0 {
+		meta.PID = pid
+		meta.PIDStart, _ = proc.StartTime(pid)
 	}
-	return Pane{ID: pane, Backend: team.BackendTmux, Meta: meta}, nil
+	return meta
 }
 
 // create makes the pane and starts the command, holding the server's pane
 // lock so that concurrent spawns each see the others' panes.
-func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err error) {
+func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ tmux.NewPane, err error) {
 	unlock, err := pl.srv.Lock(ctx)
 	if err != nil {
-		return "", err
+		return tmux.NewPane{}, err
 	}
 	stopped := false
 	defer func() {
@@ -190,18 +219,18 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err 
 	}()
 	win, err := b.window(ctx, pl, s.Config)
 	if err != nil {
-		return "", err
+		return tmux.NewPane{}, err
 	}
 	plan, err := layout.Next(s.Layout, win)
 	if err != nil {
-		return "", err
+		return tmux.NewPane{}, err
 	}
 	gate := tmux.NewGate()
 	cmd, err := pl.srv.Gated(tmux.Command{Argv: s.Argv, Cwd: s.Member.Cwd, Env: s.Env}, gate)
 	if err != nil {
-		return "", err
+		return tmux.NewPane{}, err
 	}
-	var pane string
+	var pane tmux.NewPane
 	switch {
 	case plan.NewWindow:
 		pane, err = pl.srv.NewSession(ctx, PrivateSession, cmd, privateWidth, privateHeight)
@@ -211,13 +240,13 @@ func (b *Tmux) create(ctx context.Context, pl placement, s Spec) (_ string, err 
 		pane, err = pl.srv.SplitPane(ctx, plan.Split, cmd)
 	}
 	if err != nil {
-		return "", explain(pl, fmt.Errorf("make a pane for %s: %w", s.Member.Name, err))
+		return tmux.NewPane{}, explain(pl, fmt.Errorf("make a pane for %s: %w", s.Member.Name, err))
 	}
 	look := tmux.Look{Agent: s.Member.AgentID, Title: s.Member.Name, Color: team.TmuxColor(s.Member.Color)}
 	if err := pl.srv.Start(ctx, pane, look, gate, plan.Relayout); err != nil {
 		// The command has not started (its gate is shut): nothing is lost.
-		pl.srv.KillPane(context.WithoutCancel(ctx), pane)
-		return "", explain(pl, err)
+		pl.srv.KillPane(context.WithoutCancel(ctx), pane.ID)
+		return tmux.NewPane{}, explain(pl, err)
 	}
 	return pane, nil
 }

@@ -50,31 +50,77 @@ func (c Call) String() string {
 // globalSpec is tmux 3.3's getopt string for its own options (tmux.c).
 const globalSpec = "2c:CDdf:lL:NqS:T:uUvV"
 
-// commands maps every command the shim parses to its getopt string, as
-// in tmux 3.3's command table (cmd-*.c), and aliases to full names. A
+// commandSpec is the getopt string of every command the shim parses, as
+// in tmux 3.3's command table (cmd-*.c), and alias gives full names. A
 // command missing here is unknown to the shim, whatever tmux makes of it.
-var commands = map[string]string{
-	"display-message": "aCc:d:lINpt:F:v",
-	"has-session":     "t:",
-	"kill-pane":       "at:",
-	"list-panes":      "asF:f:t:",
-	"list-windows":    "aF:f:t:",
-	"new-session":     "Ac:dDe:EF:f:n:Ps:t:x:Xy:",
-	"new-window":      "abc:de:F:kn:PSt:",
-	"resize-pane":     "DLMRTt:Ux:y:Z",
-	"respawn-pane":    "c:e:kt:",
-	"select-layout":   "Enopt:",
-	"select-pane":     "DdegLlMmP:RT:t:UZ",
-	"set-option":      "aFgopqst:uUw",
-	"show-options":    "AgHpqst:vw",
-	"split-window":    "bc:de:fF:hIl:p:Pt:vZ",
+// They are switches, not maps, so that no paneteam start builds them
+// (every start links the shim).
+func commandSpec(cmd string) (string, bool) {
+	switch cmd {
+	case "display-message":
+		return "aCc:d:lINpt:F:v", true
+	case "has-session":
+		return "t:", true
+	case "kill-pane":
+		return "at:", true
+	case "list-panes":
+		return "asF:f:t:", true
+	case "list-windows":
+		return "aF:f:t:", true
+	case "new-session":
+		return "Ac:dDe:EF:f:n:Ps:t:x:Xy:", true
+	case "new-window":
+		return "abc:de:F:kn:PSt:", true
+	case "resize-pane":
+		return "DLMRTt:Ux:y:Z", true
+	case "respawn-pane":
+		return "c:e:kt:", true
+	case "select-layout":
+		return "Enopt:", true
+	case "select-pane":
+		return "DdegLlMmP:RT:t:UZ", true
+	case "set-option":
+		return "aFgopqst:uUw", true
+	case "show-options":
+		return "AgHpqst:vw", true
+	case "split-window":
+		return "bc:de:fF:hIl:p:Pt:vZ", true
+	}
+	return "", false
 }
 
-var aliases = map[string]string{
-	"display": "display-message", "has": "has-session", "killp": "kill-pane",
-	"lsp": "list-panes", "lsw": "list-windows", "new": "new-session", "neww": "new-window",
-	"resizep": "resize-pane", "respawnp": "respawn-pane", "selectl": "select-layout",
-	"selectp": "select-pane", "set": "set-option", "show": "show-options", "splitw": "split-window",
+func alias(cmd string) (string, bool) {
+	switch cmd {
+	case "display":
+		return "display-message", true
+	case "has":
+		return "has-session", true
+	case "killp":
+		return "kill-pane", true
+	case "lsp":
+		return "list-panes", true
+	case "lsw":
+		return "list-windows", true
+	case "new":
+		return "new-session", true
+	case "neww":
+		return "new-window", true
+	case "resizep":
+		return "resize-pane", true
+	case "respawnp":
+		return "respawn-pane", true
+	case "selectl":
+		return "select-layout", true
+	case "selectp":
+		return "select-pane", true
+	case "set":
+		return "set-option", true
+	case "show":
+		return "show-options", true
+	case "splitw":
+		return "split-window", true
+	}
+	return "", false
 }
 
 // ParseError is a command line the shim cannot read as tmux would.
@@ -107,10 +153,10 @@ func Parse(argv []string) (Call, error) {
 	}
 	c.Alias = rest[0]
 	c.Cmd = rest[0]
-	if full, ok := aliases[c.Cmd]; ok {
+	if full, ok := alias(c.Cmd); ok {
 		c.Cmd = full
 	}
-	spec, ok := commands[c.Cmd]
+	spec, ok := commandSpec(c.Cmd)
 	if !ok {
 		return c, &ParseError{Msg: fmt.Sprintf("command %q is not one paneteam's tmux reads", rest[0])}
 	}

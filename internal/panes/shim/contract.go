@@ -24,12 +24,22 @@ type Pattern struct {
 // sep joins a call's arguments for matching: no argument holds it.
 const sep = "\x1f"
 
-var placeholders = map[string]string{
-	"<server>":  `(?:-S` + sep + `[^` + sep + `]+|-L` + sep + `claude-swarm-[0-9]+)`,
-	"<pane>":    `%[0-9]+`,
-	"<window>":  `(?:@[0-9]+|claude-swarm:swarm-view)`,
-	"<percent>": `[0-9]+%`,
-	"<any>":     `[^` + sep + `]*`,
+// placeholderRE is the expression a pattern's <name> stands for ("" for
+// none); a switch, so that no start builds a map of them.
+func placeholderRE(tok string) string {
+	switch tok {
+	case "<server>":
+		return `(?:-S` + sep + `[^` + sep + `]+|-L` + sep + `claude-swarm-[0-9]+)`
+	case "<pane>":
+		return `%[0-9]+`
+	case "<window>":
+		return `(?:@[0-9]+|claude-swarm:swarm-view)`
+	case "<percent>":
+		return `[0-9]+%`
+	case "<any>":
+		return `[^` + sep + `]*`
+	}
+	return ""
 }
 
 // Compile reads one pattern line.
@@ -43,8 +53,8 @@ func Compile(line string) (Pattern, error) {
 		tok = strings.TrimSuffix(strings.TrimPrefix(tok, "["), "]")
 		var re string
 		switch {
-		case placeholders[tok] != "":
-			re = placeholders[tok]
+		case placeholderRE(tok) != "":
+			re = placeholderRE(tok)
 		case strings.HasPrefix(tok, "(") && strings.HasSuffix(tok, ")"):
 			var alts []string
 			for _, a := range strings.Split(tok[1:len(tok)-1], "|") {

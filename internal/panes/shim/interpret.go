@@ -10,27 +10,46 @@ import (
 	"github.com/paneteam/paneteam/tmux"
 )
 
-// known lists, for each command Claude Code's lead sends to its server,
-// the flags it uses (docs/CLAUDE-TMUX.md) and how many arguments follow
-// them. A call with another command, another flag or another count is
-// unknown: the contract changed, and the shim says so rather than guess.
-var known = map[string]struct {
+// knownCall is what Claude Code's lead is known to give one command.
+type knownCall struct {
 	flags      string
 	minA, maxA int
 	args       []string // when set, the exact arguments
-}{
-	"has-session":     {flags: "t"},
-	"list-windows":    {flags: "tF"},
-	"list-panes":      {flags: "tF"},
-	"display-message": {flags: "ptF", maxA: 1},
-	"set-option":      {flags: "pwt", minA: 2, maxA: 2},
-	"select-pane":     {flags: "tT"},
-	"select-layout":   {flags: "t", minA: 1, maxA: 1},
-	"resize-pane":     {flags: "tx"},
-	"split-window":    {flags: "dthvlPF", args: []string{"cat"}},
-	"new-session":     {flags: "dsnPFxy", args: []string{"cat"}},
-	"respawn-pane":    {flags: "kt", minA: 1, maxA: 3},
-	"kill-pane":       {flags: "t"},
+}
+
+// known gives, for each command Claude Code's lead sends to its server,
+// the flags it uses (docs/CLAUDE-TMUX.md) and how many arguments follow
+// them. A call with another command, another flag or another count is
+// unknown: the contract changed, and the shim says so rather than guess.
+// It is a switch, not a map, so that no paneteam start builds it.
+func known(cmd string) (knownCall, bool) {
+	switch cmd {
+	case "has-session":
+		return knownCall{flags: "t"}, true
+	case "list-windows":
+		return knownCall{flags: "tF"}, true
+	case "list-panes":
+		return knownCall{flags: "tF"}, true
+	case "display-message":
+		return knownCall{flags: "ptF", maxA: 1}, true
+	case "set-option":
+		return knownCall{flags: "pwt", minA: 2, maxA: 2}, true
+	case "select-pane":
+		return knownCall{flags: "tT"}, true
+	case "select-layout":
+		return knownCall{flags: "t", minA: 1, maxA: 1}, true
+	case "resize-pane":
+		return knownCall{flags: "tx"}, true
+	case "split-window":
+		return knownCall{flags: "dthvlPF", args: []string{"cat"}}, true
+	case "new-session":
+		return knownCall{flags: "dsnPFxy", args: []string{"cat"}}, true
+	case "respawn-pane":
+		return knownCall{flags: "kt", minA: 1, maxA: 3}, true
+	case "kill-pane":
+		return knownCall{flags: "t"}, true
+	}
+	return knownCall{}, false
 }
 
 // check says why c is not a call the shim knows ("" when it is).
@@ -38,7 +57,7 @@ func check(c Call) string {
 	if c.Version || c.Cmd == "" {
 		return ""
 	}
-	k, ok := known[c.Cmd]
+	k, ok := known(c.Cmd)
 	if !ok {
 		return fmt.Sprintf("Claude Code's lead is not known to send %s", c.Cmd)
 	}
