@@ -39,6 +39,17 @@ func TestPaneteamClaudeInGhosttyAfterAClosedTerminal(t *testing.T) {
 	l := startNativeLead(t, term, "main-vertical")
 	team := mustConfig(t, l.Session).Name
 	first := term.tm.First
+	// The choice said: on 1.3.0 the lead's terminal is the focused one,
+	// and paneteam claude names it before Claude takes the screen.
+	lead := ghosttyUUID(first)
+	testutil.Eventually(t, 10*time.Second, "paneteam claude to say which Ghostty terminal it took for the lead's", func() error {
+		s, _ := term.tm.Screen(first)
+		if !strings.Contains(s, "paneteam: Ghostty terminal "+lead+", the focused terminal") {
+			return fmt.Errorf("the lead's terminal shows no note naming %s:\n%s", lead, s)
+		}
+		return nil
+	})
+
 	l.spawn(t, "dora", "eve")
 	panes := nativeTeammates(t, l, term, "dora", "eve")
 	d, e := term.split(t, panes["dora"].handle), term.split(t, panes["eve"].handle)
