@@ -103,6 +103,33 @@ func (l Start) Prepare() error {
 	return err
 }
 
+// probeGuessing probes the named terminal's driver, as
+// backend.ProbeNative does, for a driver that may have to guess which
+// pane is the lead's (Ghostty without tty takes the focused terminal):
+// the guess goes to *chose, for the person to hear. The driver's files
+// go to a folder of the probe's own, removed after it.
+func probeGuessing(env native.Env, name string, chose *string) error {
+	dir, err := os.MkdirTemp("", "ptprobe")
+	if err != nil {
+		return fmt.Errorf("a folder for the probe of %s: %w", displayName(name), err)
+	}
+	defer os.RemoveAll(dir)
+	env.Dir = dir
+	d, err := native.New(name, env)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.Probe(ctx); err != nil {
+		return err
+	}
+	if c, ok := d.(native.LeadChooser); ok {
+		*chose = c.LeadChoice()
+	}
+	return nil
+}
+
 // displayName is a terminal's name as its makers write it.
 func displayName(name string) string {
 	switch name {
@@ -188,6 +215,7 @@ func Plan(o Options) (Start, error) {
 	// recorded for calls made from another PATH (cron's).
 	programs := map[string]string{}
 	probe := o.Probe
+	chose := "" // the driver's guess of the lead's pane, said to the person
 	if probe == nil {
 		probe = func(name string) error {
 			look := func(prog string) (string, error) {
@@ -197,6 +225,9 @@ func Plan(o Options) (Start, error) {
 				}
 				return p, err
 			}
+			if name == "ghostty" {
+				return probeGuessing(native.Env{Getenv: o.Getenv, Exe: o.Exe, LookPath: look}, name, &chose)
+			}
 			return backend.ProbeNative(backend.Env{Getenv: o.Getenv, Exe: o.Exe, LookPath: look}, name)
 		}
 	}
@@ -205,10 +236,16 @@ func Plan(o Options) (Start, error) {
 		if err := probe(nativeName); err != nil {
 			return Start{}, &BackendError{Name: nativeName, Err: err}
 		}
+		if chose != "" {
+			notes = append(notes, chose)
+		}
 	} else if o.Backend != "tmux" && o.Getenv("TMUX") == "" {
 		if name := native.Detect(o.Getenv); name != "" {
 			if err := probe(name); err == nil {
 				nativeName = name
+				if chose != "" {
+					notes = append(notes, chose)
+				}
 			} else {
 				notes = append(notes, fmt.Sprintf("%s panes are unavailable (%v): Claude's teammates run in a private tmux server instead; see them with 'paneteam attach --team <team>' (or run paneteam claude inside tmux)", displayName(name), err))
 			}

@@ -3,6 +3,7 @@ package claudestart
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/panes/native/nativetest"
 	"github.com/paneteam/paneteam/internal/panes/shim"
 	"github.com/paneteam/paneteam/internal/panes/virtualtmux"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -217,5 +219,38 @@ func TestPlanRecordsTheTerminalsProgramsForCron(t *testing.T) {
 	}
 	if st, err := virtualtmux.Read(l.Virtual.Dir); err != nil || st.Programs["sh"] != sh {
 		t.Fatalf("panes.json programs %v, %v", st.Programs, err)
+	}
+}
+
+// TestPlanSaysWhichGhosttyTerminalIsTheLeads: on a Ghostty whose
+// terminals report no tty (1.3.0, played by the stand-in for osascript)
+// the lead's terminal is the focused one, a guess the person hears
+// before Claude starts, naming the terminal and its folder.
+func TestPlanSaysWhichGhosttyTerminalIsTheLeads(t *testing.T) {
+	wd, _ := os.Getwd()
+	tm := nativetest.Start(t, nativetest.Ghostty, []string{"/bin/sh", "-c", "read x"}, nativetest.Options{Cwd: wd, GhosttyVersion: "1.3.0"})
+	first, err := tm.Pane(tm.First)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	for _, kv := range first.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	// The stand-in's world, which osascript (run with paneteam's own
+	// environment) reads.
+	t.Setenv("GHOSTTY_FAKE_STATE", vars["GHOSTTY_FAKE_STATE"])
+	o := world(t, vars)
+	o.Probe = nil
+	o.Exe = testutil.Binary(t)
+	l, err := Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := "5A1F7E57-0000-4000-8000-" + fmt.Sprintf("%012X", tm.First)
+	if l.Terminal != "ghostty" || len(l.Notes) != 1 || !strings.Contains(l.Notes[0], "Ghostty terminal "+lead+", the focused terminal") ||
+		!strings.Contains(l.Notes[0], wd) || !strings.Contains(l.Notes[0], "click into") {
+		t.Errorf("terminal %q notes %q: want a note naming the focused terminal %s taken for the lead's, in %s", l.Terminal, l.Notes, lead, wd)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/envlist"
+	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 )
 
@@ -34,5 +36,36 @@ func TestCheckReportsAClaudeThatExits(t *testing.T) {
 	}
 	if _, err := os.Stat(rep.Kept); err != nil {
 		t.Errorf("the scratch folder of a failed check is not kept: %v", err)
+	}
+}
+
+// TestCheckFromAGhosttyTerminal: 'paneteam claude --check' run in a
+// Ghostty terminal (its variables, and TERM=xterm-ghostty, whose
+// terminfo lives in Ghostty's app and is not installed here) checks the
+// installed Claude Code as from any terminal: through paneteam's tmux
+// in a private server, never driving Ghostty, every step passed.
+func TestCheckFromAGhosttyTerminal(t *testing.T) {
+	real := testutil.RequireTool(t, "tmux")
+	claude := claudetest.Binary(t)
+	environ := testutil.Env()
+	for k, v := range map[string]string{"TERM": "xterm-ghostty", "TERM_PROGRAM": "ghostty", "TERM_PROGRAM_VERSION": "1.3.0",
+		"GHOSTTY_RESOURCES_DIR": "/Applications/Ghostty.app/Contents/Resources/ghostty", "GHOSTTY_SHELL_FEATURES": "cursor,title"} {
+		environ = envlist.Set(environ, k, v)
+	}
+	rep, err := Run(context.Background(), Options{Exe: testutil.Binary(t), Claude: claude, Release: claudetest.Version(),
+		Environ: environ, Tmux: real, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kept != "" {
+		t.Cleanup(func() { os.RemoveAll(rep.Kept) })
+	}
+	if !rep.OK || len(rep.Steps) != 8 || len(rep.Unknown) != 0 {
+		t.Errorf("the check from a Ghostty terminal did not pass: %+v", rep)
+	}
+	for _, s := range rep.Steps {
+		if !s.OK {
+			t.Errorf("step failed: %s: %s", s.What, s.Why)
+		}
 	}
 }

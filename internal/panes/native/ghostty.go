@@ -45,6 +45,9 @@ type ghostty struct {
 
 	mu   sync.Mutex
 	lead string // the lead's terminal id, once found
+	// chose says how the lead's terminal was guessed (by the focus),
+	// "" when Ghostty reported it by its tty.
+	chose string
 }
 
 func newGhostty(env Env) (Terminal, error) {

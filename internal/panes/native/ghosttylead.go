@@ -41,21 +41,41 @@ func (g *ghostty) leadID(ctx context.Context) (string, error) {
 	tty := ghosttyOwnTTY(ctx)
 	cwd := leadFolder()
 	key := tty + "\n" + cwd
+	chose := ""
 	if ts[0].TTY != "" {
 		lead, err = ghosttyByTTY(ts, tty)
 	} else {
 		lead, err = g.byFocus(ctx, ts, key, cwd)
+		chose = fmt.Sprintf("Ghostty terminal %s, the focused terminal of the front window (in %s), is taken for the lead's, since this Ghostty reports no tty: if it is not the one paneteam runs in, quit Claude, click into that terminal and start again", lead, cwd)
 	}
 	if err != nil {
 		return "", err
 	}
 	g.mu.Lock()
-	g.lead = lead
+	g.lead, g.chose = lead, chose
 	g.mu.Unlock()
 	// Kept for the next call (a later tmux command of Claude's is
 	// another process); a write that fails costs only a new look.
 	_ = os.WriteFile(filepath.Join(g.dir, ghosttyLeadFile), []byte(lead+"\n"+key+"\n"), 0o600)
 	return lead, nil
+}
+
+// LeadChooser is a driver that may have guessed which pane is the
+// lead's, where the terminal does not say: the person should hear the
+// choice before Claude takes the screen.
+type LeadChooser interface {
+	// LeadChoice says which pane the driver took for the lead's and
+	// why, "" when the terminal itself named it (or none was looked
+	// for yet: it is known after Probe).
+	LeadChoice() string
+}
+
+// LeadChoice is the focused terminal taken for the lead's on a Ghostty
+// whose terminals report no tty.
+func (g *ghostty) LeadChoice() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.chose
 }
 
 // ghosttyByTTY is the terminal whose tty is tty.
