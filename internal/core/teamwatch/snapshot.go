@@ -342,7 +342,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	}
 	s.budgets(opts, t)
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
-	s.Resumable = resumableOf(opts, t, cfg, s)
+	s.Resumable = resumableOf(ctx, opts, census, t, cfg, s)
 	if opts.Cost != nil {
 		s.costs(t, cfg, opts.Cost)
 	}
