@@ -42,7 +42,7 @@ func (s memberScope) open(ctx context.Context, env Env) (team.Team, *team.Config
 	if m == nil {
 		return t, nil, nil, fmt.Errorf("team %s has no member %q (members: %s)", t.Name, s.Name, strings.Join(cfg.MemberNames(), ", "))
 	}
-	if m.Name == team.LeadName {
+	if team.IsLeadName(cfg, m.Name) {
 		return t, nil, nil, usagef("%s is the lead, whose pane is yours: paneteam only manages teammates' panes", m.Name)
 	}
 	if err := lifecycle.RefuseClaudeTeammate(cfg, m); err != nil {

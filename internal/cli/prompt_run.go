@@ -29,7 +29,7 @@ type prompter struct {
 func (p *prompter) names(teammatesOnly bool) []string {
 	var out []string
 	for _, m := range p.cfg.Members {
-		if teammatesOnly && m.Name == team.LeadName {
+		if teammatesOnly && team.IsLeadName(p.cfg, m.Name) {
 			continue
 		}
 		out = append(out, visible.Line(m.Name))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -98,5 +99,123 @@ func TestResumeBelievesItsRecordNotRowsOthersWrote(t *testing.T) {
 	}
 	if n := countIn(echo, "started echo"); n != 1 {
 		t.Fatalf("resume --team started echo again (%d copies run):\n%s", n, out)
+	}
+}
+
+// TestStatusResumableIsWhatResumeWouldStart: status (and the dashboard,
+// on the same snapshot) says a team is resumable only when 'paneteam
+// resume' would start someone. A row others changed in config.json, or
+// a second row of a member's name, makes a running teammate's row look
+// gone; resume believes its launch record and starts nothing, so status
+// must not offer it. Once the teammate is really gone, both agree again.
+func TestStatusResumableIsWhatResumeWouldStart(t *testing.T) {
+	w := newRSWorld(t)
+	lead := leadProcess(t)
+	crew := strings.TrimSpace(w.must(t, nil, "team-create", "crew", "--leader-pid", strconv.Itoa(lead.Process.Pid)))
+	echo := filepath.Join(t.TempDir(), "echo")
+	w.must(t, nil, append([]string{"spawn-pane", "--team", crew, "--name", "echo", "--cwd", t.TempDir(), "--"}, echoTeammate(w.bin, echo)...)...)
+	testutil.Eventually(t, 10*time.Second, "echo to start", fileHas(echo, "started echo"))
+	socket := w.config(t, crew).Paneteam.TmuxSocket
+	t.Cleanup(func() { exec.Command("tmux", "-S", socket, "kill-server").Run() })
+	lead.Process.Kill()
+	lead.Wait()
+
+	tm, real, err := team.Open(w.root, crew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := *real.Member("echo")
+	meta := *row.Paneteam
+	row.Paneteam = &meta
+	plant := func(change func(c *team.Config)) {
+		t.Helper()
+		_, err := tm.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+			members := c.Members[:0]
+			for _, m := range c.Members {
+				if m.Name != "echo" {
+					members = append(members, m)
+				}
+			}
+			r := row
+			m := *row.Paneteam
+			r.Paneteam = &m
+			c.Members = append(members, r)
+			change(c)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// agree checks status --json's resumable members against what resume
+	// --dry-run --json would start.
+	agree := func(what string) []string {
+		t.Helper()
+		var st []struct {
+			Resumable *struct {
+				Members []string `json:"members"`
+			} `json:"resumable"`
+		}
+		if err := json.Unmarshal([]byte(w.must(t, nil, "status", "--team", crew, "--json")), &st); err != nil || len(st) != 1 {
+			t.Fatalf("%s: status --json: %v", what, err)
+		}
+		var shown []string
+		if st[0].Resumable != nil {
+			shown = st[0].Resumable.Members
+		}
+		var res struct {
+			Started []struct {
+				Name string `json:"name"`
+			} `json:"started"`
+		}
+		if err := json.Unmarshal([]byte(w.must(t, nil, "resume", "--team", crew, "--dry-run", "--json")), &res); err != nil {
+			t.Fatalf("%s: resume --dry-run --json: %v", what, err)
+		}
+		var would []string
+		for _, s := range res.Started {
+			would = append(would, s.Name)
+		}
+		if strings.Join(shown, ",") != strings.Join(would, ",") {
+			t.Errorf("%s: status shows resumable %q, resume --dry-run would start %q", what, shown, would)
+		}
+		return would
+	}
+
+	for _, attack := range []struct {
+		what   string
+		change func(c *team.Config)
+	}{
+		{"its row names another pane", func(c *team.Config) { c.Member("echo").TmuxPaneID = "%999" }},
+		{"its row names another tmux server", func(c *team.Config) {
+			c.Member("echo").Paneteam.TmuxSocket = filepath.Join(filepath.Dir(socket), "elsewhere")
+		}},
+		{"a second row of its name names another pane", func(c *team.Config) {
+			c.Member("echo").TmuxPaneID = "%999"
+			dup := *c.Member("echo")
+			c.Members = append(c.Members, dup)
+		}},
+	} {
+		plant(attack.change)
+		if would := agree(attack.what); len(would) != 0 {
+			t.Errorf("%s: resume --dry-run would start %q though echo runs", attack.what, would)
+		}
+	}
+
+	// Really gone: both offer echo, but not while a second row of its
+	// name is there (resume leaves such a member alone).
+	exec.Command("tmux", "-S", socket, "kill-server").Run()
+	shown := func() string {
+		out, _, _ := w.run(t, nil, "status", "--team", crew, "--json")
+		return out
+	}
+	plant(func(*team.Config) {})
+	testutil.Eventually(t, 10*time.Second, "status to offer echo", func() bool { return strings.Contains(shown(), `"resumable"`) })
+	plant(func(c *team.Config) { c.Members = append(c.Members, *c.Member("echo")) })
+	if would := agree("echo gone, a second row of its name"); len(would) != 0 {
+		t.Errorf("resume --dry-run would start %q with two rows of echo", would)
+	}
+	plant(func(*team.Config) {})
+	if would := agree("echo gone"); strings.Join(would, ",") != "echo" {
+		t.Errorf("resume --dry-run would start %q, want echo", would)
 	}
 }

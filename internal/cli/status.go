@@ -144,6 +144,7 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	opts := stateOptions(env)
 	opts.MembersOnly = true
 	opts.NoBranches = o.Format != "text" && !o.JSON
+	opts.NoResumable = opts.NoBranches
 	// The status line runs every few seconds as a new process: what it
 	// counted of an inbox that has not changed since is kept on disk.
 	if state, err := env.stateDir(); err == nil {

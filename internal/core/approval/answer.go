@@ -199,7 +199,9 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 		return Result{}, err
 	}
 	m := cfg.Member(r.From)
-	if m == nil || m.Name == team.LeadName {
+	if m == nil || team.IsLeadName(cfg, m.Name) {
+		// A row named the lead in another spelling (team.lead) is no
+		// teammate: its inbox is the lead's own.
 		return Result{}, fmt.Errorf("%w: %s sent %s but is no longer a member of team %s, so nobody waits for the answer",
 			ErrGone, visible.Line(r.From), visible.Line(r.ID), l.Team.Name)
 	}

@@ -155,7 +155,7 @@ func (l *Listing) State(r Request) State {
 	if _, ok := l.answered[r.key()]; ok {
 		return StateAnswered
 	}
-	if m := l.Config.Member(r.From); m == nil || m.Name == team.LeadName {
+	if m := l.Config.Member(r.From); m == nil || team.IsLeadName(l.Config, m.Name) {
 		return StateGone
 	}
 	return StateWaiting

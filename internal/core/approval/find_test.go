@@ -3,7 +3,9 @@ package approval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +136,37 @@ func TestARepliedRequestIsNotListed(t *testing.T) {
 	}
 	if got := waiting(t, l); len(got) != 0 {
 		t.Fatalf("waiting %q, want bob's request answered by the reply in his archive", ids(got))
+	}
+}
+
+// TestARequestFromAPlantedLeadRowIsNoTeammates: config.json is written by
+// others, and a row named the lead in another spelling ("team.lead",
+// whose inbox file is the lead's own team-lead.json) is not a teammate:
+// a request "from" it is not listed as waiting, and answering it is
+// refused, so no approval is written into the lead's own inbox as if a
+// teammate had asked.
+func TestARequestFromAPlantedLeadRowIsNoTeammates(t *testing.T) {
+	l := crew(t)
+	if _, err := l.Team.Update(context.Background(), lockfile.Options{}, func(c *team.Config) error {
+		c.Members = append(c.Members, team.Member{Name: "team.lead", AgentID: "team.lead@crew", JoinedAt: t0.UnixMilli()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const id = "perm-1767225600000-ddddddd"
+	writeInbox(t, l,
+		entry("alice", permFrame("perm-1767225600000-aaaaaaa", "alice", "Bash", exampleInput), t0),
+		entry("team.lead", permFrame(id, "team.lead", "Bash", exampleInput), t0.Add(time.Second)),
+	)
+	if got := ids(waiting(t, l)); got != "perm-1767225600000-aaaaaaa" {
+		t.Errorf("waiting %q: a request from the planted team.lead row is listed as a teammate's", got)
+	}
+	if _, err := l.Answer(context.Background(), id, "", Decision{Approve: true}); !errors.Is(err, ErrGone) {
+		t.Errorf("answering the planted team.lead row's request: %v, want ErrGone", err)
+	}
+	for _, m := range inbox(t, l, team.LeadName) {
+		if strings.Contains(m.Text, "permission_response") {
+			t.Errorf("an answer was written into the lead's own inbox: %s", m.Text)
+		}
 	}
 }

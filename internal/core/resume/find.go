@@ -55,7 +55,7 @@ func Check(ctx context.Context, t team.Team, cfg *team.Config, store *launches.S
 		return have[name]
 	}
 	gone := func(m *team.Member) bool {
-		v := judge(ctx, census, cfg, *m, record(m.Name))
+		v := judge(ctx, census, cfg, *m, record(m.Name), ProcessGrace)
 		return v.err == nil && !v.running
 	}
 	recorded := func(name string) bool { return record(name) != nil }

@@ -29,9 +29,21 @@ type verdict struct {
 	err     error  // its state cannot be told: left alone
 }
 
+// Gone reports whether the member of row (with its launch record rec, nil
+// when none) is gone by resume's judgement: neither its recorded process
+// nor a pane that runs it lives, and its state could be told. It is what
+// teamwatch shows as resumable, so status never offers a resume that
+// would start nothing. It does not wait for a process whose pane has
+// just gone (ProcessGrace): such a member is not gone yet.
+func Gone(ctx context.Context, census *backend.Census, cfg *team.Config, row team.Member, rec *launches.Record) bool {
+	v := judge(ctx, census, cfg, row, rec, 0)
+	return v.err == nil && !v.running
+}
+
 // judge says whether the member of row (with its launch record rec, nil
-// when none) still runs.
-func judge(ctx context.Context, census *backend.Census, cfg *team.Config, row team.Member, rec *launches.Record) verdict {
+// when none) still runs; a recorded process whose pane is gone is given
+// grace to end.
+func judge(ctx context.Context, census *backend.Census, cfg *team.Config, row team.Member, rec *launches.Record, grace time.Duration) verdict {
 	recorded := recordedRow(row, rec)
 	alive, err := census.Alive(ctx, cfg, &recorded)
 	if rec != nil {
@@ -40,7 +52,7 @@ func judge(ctx context.Context, census *backend.Census, cfg *team.Config, row te
 			case alive:
 				return verdict{running: true, why: fmt.Sprintf("its process %d, as paneteam started it, still runs in pane %s",
 					rec.PID, visible.Line(recorded.TmuxPaneID))}
-			case outlives(ctx, *rec):
+			case outlives(ctx, *rec, grace):
 				return verdict{running: true, why: fmt.Sprintf("its process %d, as paneteam started it, still runs though its pane is gone: "+
 					"end it (kill %d), then resume again", rec.PID, rec.PID)}
 			}
@@ -67,10 +79,10 @@ func judge(ctx context.Context, census *backend.Census, cfg *team.Config, row te
 // milliseconds to act on.
 const ProcessGrace = 2 * time.Second
 
-// outlives reports whether rec's process still runs after ProcessGrace
-// (or ctx's end).
-func outlives(ctx context.Context, rec launches.Record) bool {
-	deadline := time.Now().Add(ProcessGrace)
+// outlives reports whether rec's process still runs after grace (or
+// ctx's end).
+func outlives(ctx context.Context, rec launches.Record, grace time.Duration) bool {
+	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if running, _ := rec.Running(); !running {
 			return false

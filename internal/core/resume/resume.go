@@ -151,7 +151,7 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 	var todo []member
 	for i := range cfg.Members {
 		m := cfg.Members[i]
-		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
+		if team.IsLeadName(cfg, m.Name) || m.AgentID == cfg.LeadAgentID {
 			continue
 		}
 		if n := dups[m.Name]; n > 0 {
@@ -170,7 +170,7 @@ func Team(ctx context.Context, o Options) (*Result, error) {
 		if ok {
 			recp = &rec
 		}
-		v := judge(ctx, census, cfg, m, recp)
+		v := judge(ctx, census, cfg, m, recp, ProcessGrace)
 		switch {
 		case v.running:
 			res.Running = append(res.Running, m.Name)

@@ -8,8 +8,10 @@ import "github.com/paneteam/paneteam/team"
 // (gone; a pane that runs, or whose state cannot be told, is not), and
 // some of them have a launch record to start again from (recorded, asked
 // only once every pane is known gone, so a caller may read the records
-// then). It returns those teammates in the team's order, or nil when the
-// team cannot come back.
+// then) and share their name with no other row (which Team leaves
+// alone). It returns those teammates in the team's order, or nil when
+// the team cannot come back. A row named the lead in any spelling is the
+// lead's, never a teammate to start.
 func Returning(cfg *team.Config, lead team.Lead, gone func(*team.Member) bool, recorded func(name string) bool) []string {
 	if lead.By != team.LedByPaneteam || lead.State != team.LeadDead {
 		return nil
@@ -17,7 +19,7 @@ func Returning(cfg *team.Config, lead team.Lead, gone func(*team.Member) bool, r
 	var teammates []*team.Member
 	for i := range cfg.Members {
 		m := &cfg.Members[i]
-		if m.Name == team.LeadName || m.AgentID == cfg.LeadAgentID {
+		if team.IsLeadName(cfg, m.Name) || m.AgentID == cfg.LeadAgentID {
 			continue
 		}
 		if !gone(m) {
@@ -26,8 +28,9 @@ func Returning(cfg *team.Config, lead team.Lead, gone func(*team.Member) bool, r
 		teammates = append(teammates, m)
 	}
 	var back []string
+	dups := duplicates(cfg)
 	for _, m := range teammates {
-		if recorded(m.Name) {
+		if dups[m.Name] == 0 && recorded(m.Name) {
 			back = append(back, m.Name)
 		}
 	}

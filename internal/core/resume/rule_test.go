@@ -40,3 +40,20 @@ func TestReturning(t *testing.T) {
 		})
 	}
 }
+
+// TestReturningLeavesPlantedRowsOut: rows others wrote in config.json
+// never make a team come back with members Team would not start: a
+// member with a second row of its name (in some spelling), and a row
+// named the lead in another spelling, are no teammates to bring back.
+func TestReturningLeavesPlantedRowsOut(t *testing.T) {
+	cfg := &team.Config{LeadAgentID: "team-lead@t", Members: []team.Member{
+		{Name: "team-lead", AgentID: "team-lead@t"}, {Name: "bob", AgentID: "bob@t"}, {Name: "amy", AgentID: "amy@t"},
+		{Name: "Bob", AgentID: "bob@t"}, {Name: "team.lead", AgentID: "team.lead@t"},
+	}}
+	dead := team.Lead{By: team.LedByPaneteam, State: team.LeadDead}
+	gone := func(m *team.Member) bool { return m.Name != "team.lead" } // the planted lead row is not gone: it is the lead's
+	got := Returning(cfg, dead, gone, func(string) bool { return true })
+	if !slices.Equal(got, []string{"amy"}) {
+		t.Errorf("Returning = %q, want only amy (bob has two rows; team.lead is the lead's name)", got)
+	}
+}

@@ -80,6 +80,10 @@ type Options struct {
 	// every few seconds as a new process, shows no branch and need not
 	// read paneteam's worktree records for one.
 	NoBranches bool
+	// NoResumable leaves Snapshot.Resumable nil: the status line shows
+	// none, and need not read a dead team's launch records nor ask
+	// whether their processes live on every refresh.
+	NoResumable bool
 	// Cost, when set, reads what each member has spent (Member.Usage)
 	// and the team's total (Snapshot.Usage). Nil: none is read.
 	Cost *cost.Reader
@@ -342,7 +346,9 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	}
 	s.budgets(opts, t)
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
-	s.Resumable = resumableOf(opts, t, cfg, s)
+	if !opts.NoResumable {
+		s.Resumable = resumableOf(ctx, opts, census, t, cfg, s)
+	}
 	if opts.Cost != nil {
 		s.costs(t, cfg, opts.Cost)
 	}

@@ -184,7 +184,7 @@ func (b *iterm2Backend) session(m *team.Member) (string, error) {
 		return "", fmt.Errorf("member %s runs on %q, not iTerm2", m.Name, m.BackendType)
 	case !iterm2.ValidID(m.TmuxPaneID):
 		return "", fmt.Errorf("member %s has tmuxPaneId %q, which is not an iTerm2 session id; leaving it alone", m.Name, m.TmuxPaneID)
-	case m.Name == team.LeadName || m.TmuxPaneID == b.leader:
+	case team.IsLeadName(nil, m.Name) || m.TmuxPaneID == b.leader:
 		return "", fmt.Errorf("member %s is in the lead's iTerm2 session %s; paneteam never closes it", m.Name, m.TmuxPaneID)
 	}
 	return m.TmuxPaneID, nil

@@ -355,7 +355,7 @@ func (b *nativeBackend) pane(m *team.Member) (*team.TerminalPane, error) {
 		return nil, fmt.Errorf("member %s runs on %q, not %s", m.Name, m.BackendType, b.name)
 	case m.Paneteam == nil || m.Paneteam.Terminal == nil || m.TmuxPaneID == "":
 		return nil, fmt.Errorf("member %s has no %s pane paneteam recorded; leaving it alone", m.Name, b.name)
-	case m.Name == team.LeadName:
+	case team.IsLeadName(nil, m.Name):
 		return nil, fmt.Errorf("member %s is the lead; paneteam never closes its pane", m.Name)
 	}
 	tp := m.Paneteam.Terminal
