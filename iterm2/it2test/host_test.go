@@ -55,9 +55,12 @@ func TestHostedSessionsRunAShell(t *testing.T) {
 	}
 
 	pa, _ := f.Program(a)
-	if s, _ := tm.Screen(pa.ID); !strings.Contains(s, "$ITERM_SESSION_ID") {
-		t.Errorf("session %s's screen does not show the typed line: %q", a, s)
-	}
+	// The shell ran the line; its echo reaches the screen in its own time.
+	var screen string
+	testutil.Eventually(t, 10*time.Second, "the typed line on the session's screen", func() bool {
+		screen, _ = tm.Screen(pa.ID)
+		return strings.Contains(screen, "$ITERM_SESSION_ID")
+	})
 	f.it2(t, "session", "run", "-s", a, "exit")
 	testutil.Eventually(t, 10*time.Second, "a session whose shell exited to leave the list", func() bool {
 		return !strings.Contains(f.it2(t, "session", "list", "--json"), a)
