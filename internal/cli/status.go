@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -144,6 +145,12 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	opts := stateOptions(env)
 	opts.MembersOnly = true
 	opts.NoBranches = o.Format != "text" && !o.JSON
+	// What each worktree holds runs git: status itself shows it, the
+	// status line (NoBranches) never does.
+	opts.BranchWork = !opts.NoBranches
+	if cwd, err := os.Getwd(); err == nil {
+		opts.LeadDir = cwd
+	}
 	// The status line runs every few seconds as a new process: what it
 	// counted of an inbox that has not changed since is kept on disk.
 	if state, err := env.stateDir(); err == nil {
@@ -302,8 +309,12 @@ func writeStatus(env Env, teams []teamStatus) error {
 		if spendCols {
 			head += "\tTOKENS\tCOST"
 		}
+		workCol := slices.ContainsFunc(ts.Members, func(m teamwatch.Member) bool { return m.Work != nil })
 		if branchCol {
 			head += "\tBRANCH"
+		}
+		if workCol {
+			head += "\tWORK"
 		}
 		fmt.Fprintln(tw, head)
 		for _, m := range ts.Members {
@@ -318,6 +329,9 @@ func writeStatus(env Env, teams []teamStatus) error {
 			if branchCol {
 				fmt.Fprintf(tw, "\t%s", visible.Line(orDefault(m.Branch, "-")))
 			}
+			if workCol {
+				fmt.Fprintf(tw, "\t%s", workWord(m.Work))
+			}
 			fmt.Fprintln(tw)
 		}
 		if err := tw.Flush(); err != nil {
@@ -327,6 +341,24 @@ func writeStatus(env Env, teams []teamStatus) error {
 		writeBudgets(env.Stdout, ts.Members)
 	}
 	return nil
+}
+
+// workWord is what a member's worktree holds and whether it lands, as
+// review says it: "ahead 2, uncommitted 1, lands cleanly on main".
+func workWord(w *teamwatch.BranchWork) string {
+	if w == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("ahead %s, uncommitted %s, ", countOrUnknown(w.Ahead), countOrUnknown(w.Uncommitted))
+	if w.Clean {
+		s += "lands cleanly on " + w.Onto
+	} else {
+		s += "conflicts on " + w.Onto + " (" + strings.Join(w.LeadConflicts, ", ") + ")"
+	}
+	if len(w.ConflictsWith) > 0 {
+		s += "; conflicts with " + strings.Join(w.ConflictsWith, ", ")
+	}
+	return visible.Line(s)
 }
 
 // leadLine says who leads and whether that process runs.
