@@ -63,6 +63,13 @@ to a budget (spawn-pane --budget, claude --budget, a team's budget) has a
 spentUSD, state (ok, warned at 80%, stopped over budget) and why.
 --ended shows what teams already cleaned up spent.
 
+A member with a git worktree of its own (spawn-pane --worktree, claude
+--worktree) has its BRANCH and, as 'paneteam review' counts it, its WORK:
+commits ahead, uncommitted files, and whether it lands cleanly on the
+branch of the working tree you run status in ("ahead 2, uncommitted 1,
+lands cleanly on main", or the files in conflict); --json's
+"branchState". The status line (--format tmux) runs no git for it.
+
     paneteam status
     paneteam status --team review --json
 
