@@ -154,9 +154,10 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	opts.NoBranches = o.Format != "text" && !o.JSON
 	// What each worktree holds runs git: status itself shows it, the
 	// status line (NoBranches) never does.
-	opts.BranchWork = !opts.NoBranches
-	if cwd, err := os.Getwd(); err == nil {
-		opts.LeadDir = cwd
+	if opts.BranchWork = !opts.NoBranches; opts.BranchWork {
+		if cwd, err := os.Getwd(); err == nil {
+			opts.LeadDir = cwd
+		}
 	}
 	// The status line runs every few seconds as a new process: what it
 	// counted of an inbox that has not changed since is kept on disk.
