@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,6 +62,13 @@ to a budget (spawn-pane --budget, claude --budget, a team's budget) has a
 "budget" line under the table, and in --json a "budget" object: usd,
 spentUSD, state (ok, warned at 80%, stopped over budget) and why.
 --ended shows what teams already cleaned up spent.
+
+A member with a git worktree of its own (spawn-pane --worktree, claude
+--worktree) has its BRANCH and, as 'paneteam review' counts it, its WORK:
+commits ahead, uncommitted files, and whether it lands cleanly on the
+branch of the working tree you run status in ("ahead 2, uncommitted 1,
+lands cleanly on main", or the files in conflict); --json's
+"branchState". The status line (--format tmux) runs no git for it.
 
     paneteam status
     paneteam status --team review --json
@@ -145,6 +153,13 @@ func runStatus(ctx context.Context, env Env, o statusOptions) error {
 	opts.MembersOnly = true
 	opts.NoBranches = o.Format != "text" && !o.JSON
 	opts.NoResumable = opts.NoBranches
+	// What each worktree holds runs git: status itself shows it, the
+	// status line (NoBranches) never does.
+	if opts.BranchWork = !opts.NoBranches; opts.BranchWork {
+		if cwd, err := os.Getwd(); err == nil {
+			opts.LeadDir = cwd
+		}
+	}
 	// The status line runs every few seconds as a new process: what it
 	// counted of an inbox that has not changed since is kept on disk.
 	if state, err := env.stateDir(); err == nil {
@@ -303,8 +318,12 @@ func writeStatus(env Env, teams []teamStatus) error {
 		if spendCols {
 			head += "\tTOKENS\tCOST"
 		}
+		workCol := slices.ContainsFunc(ts.Members, func(m teamwatch.Member) bool { return m.Work != nil })
 		if branchCol {
 			head += "\tBRANCH"
+		}
+		if workCol {
+			head += "\tWORK"
 		}
 		fmt.Fprintln(tw, head)
 		for _, m := range ts.Members {
@@ -319,6 +338,9 @@ func writeStatus(env Env, teams []teamStatus) error {
 			if branchCol {
 				fmt.Fprintf(tw, "\t%s", visible.Line(orDefault(m.Branch, "-")))
 			}
+			if workCol {
+				fmt.Fprintf(tw, "\t%s", workWord(m.Work))
+			}
 			fmt.Fprintln(tw)
 		}
 		if err := tw.Flush(); err != nil {
@@ -328,6 +350,24 @@ func writeStatus(env Env, teams []teamStatus) error {
 		writeBudgets(env.Stdout, ts.Members)
 	}
 	return nil
+}
+
+// workWord is what a member's worktree holds and whether it lands, as
+// review says it: "ahead 2, uncommitted 1, lands cleanly on main".
+func workWord(w *teamwatch.BranchWork) string {
+	if w == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("ahead %s, uncommitted %s, ", countOrUnknown(w.Ahead), countOrUnknown(w.Uncommitted))
+	if w.Clean {
+		s += "lands cleanly on " + w.Onto
+	} else {
+		s += "conflicts on " + w.Onto + " (" + strings.Join(w.LeadConflicts, ", ") + ")"
+	}
+	if len(w.ConflictsWith) > 0 {
+		s += "; conflicts with " + strings.Join(w.ConflictsWith, ", ")
+	}
+	return visible.Line(s)
 }
 
 // leadLine says who leads and whether that process runs.

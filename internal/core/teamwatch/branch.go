@@ -9,17 +9,18 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// branches maps each member with a worktree of its own to its branch:
-// from paneteam's worktree records (teammates Claude's lead started
+// branches maps each member with a worktree of its own to that worktree's
+// record: paneteam's worktree records (teammates Claude's lead started
 // under 'paneteam claude --worktree', whose config.json paneteam never
-// writes a worktree into) and from config.json's worktreePath of the
-// teammates spawn-pane --worktree started. A worktree no longer there
-// names no branch.
-func branches(getenv func(string) string, t team.Team, cfg *team.Config) map[string]string {
-	out := map[string]string{}
+// writes a worktree into, and those spawn-pane --worktree started), and,
+// for a row with no record, config.json's worktreePath (a record made
+// up of the path and branch alone). A worktree no longer there names no
+// branch.
+func branches(getenv func(string) string, t team.Team, cfg *team.Config) map[string]worktree.Record {
+	out := map[string]worktree.Record{}
 	for _, m := range cfg.Members {
 		if m.WorktreePath != "" && worktree.Owned(m.WorktreePath, t.Name, m.Name) == nil && exists(m.WorktreePath) {
-			out[m.Name] = worktree.Branch(t.Name, m.Name)
+			out[m.Name] = worktree.Record{Path: m.WorktreePath, Branch: worktree.Branch(t.Name, m.Name), Team: t.Name, Member: m.Name}
 		}
 	}
 	state, err := provenance.StateDir(getenv)
@@ -33,7 +34,7 @@ func branches(getenv func(string) string, t team.Team, cfg *team.Config) map[str
 	list, _ := worktree.OpenRecords(state).List()
 	for _, r := range list {
 		if r.Team == t.Name && samePath(r.Root, root) && exists(r.Path) {
-			out[r.Member] = r.Branch
+			out[r.Member] = r
 		}
 	}
 	return out

@@ -32,6 +32,7 @@ import (
 	"github.com/paneteam/paneteam/internal/sys/filesig"
 
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
 	"github.com/paneteam/paneteam/team"
@@ -84,6 +85,15 @@ type Options struct {
 	// none, and need not read a dead team's launch records nor ask
 	// whether their processes live on every refresh.
 	NoResumable bool
+	// BranchWork, with branches, sets Member.Work: what each member's
+	// worktree holds and whether it lands cleanly (land.Review). It runs
+	// git several times per worktree, so only 'paneteam status' (text
+	// and --json) asks for it, never the status line or a watcher.
+	BranchWork bool
+	// LeadDir is the working tree whose branch BranchWork merges
+	// against when it is of the worktree's repository (status's current
+	// folder); else the repository's main working tree is.
+	LeadDir string
 	// Cost, when set, reads what each member has spent (Member.Usage)
 	// and the team's total (Snapshot.Usage). Nil: none is read.
 	Cost *cost.Reader
@@ -193,7 +203,11 @@ type Member struct {
 	// Branch is the branch of the member's own git worktree, "" when it
 	// works in the lead's folder (branches).
 	Branch string `json:"branch,omitempty"`
-	State  State  `json:"state"`
+	// Work is what its worktree holds past its base and whether that
+	// lands cleanly (Options.BranchWork); nil without a worktree, when
+	// not asked, or when it holds nothing to land.
+	Work  *BranchWork `json:"branchState,omitempty"`
+	State State       `json:"state"`
 	// Active is config.json's isActive (true when absent).
 	Active bool `json:"active"`
 	// Pane is alive, dead or unknown (PaneAlive, ...): the member's pane,
@@ -334,15 +348,20 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 			census = backend.NewCensus(*opts.Backend)
 		}
 	}
-	var branch map[string]string
+	var branch map[string]worktree.Record
+	var work map[string]*BranchWork
 	if !opts.NoBranches {
 		branch = branches(opts.getenv, t, cfg)
+		if opts.BranchWork {
+			work = branchWork(ctx, opts.LeadDir, branch)
+		}
 	}
 	hostOf := remote.Hosts(opts.getenv, t.Root, filepath.Base(t.Dir()))
 	for i := range cfg.Members {
 		s.Members = append(s.Members, s.member(ctx, census, opts.Backend, t, cfg, &cfg.Members[i], unread, waiting, mails.of(cfg.Members[i].Name)))
 		s.Members[i].Host = hostOf(cfg.Members[i].Name)
-		s.Members[i].Branch = branch[cfg.Members[i].Name]
+		s.Members[i].Branch = branch[cfg.Members[i].Name].Branch
+		s.Members[i].Work = work[cfg.Members[i].Name]
 	}
 	s.budgets(opts, t)
 	s.LeadInbox = leadInboxOf(s, cfg, leadCount)
