@@ -30,6 +30,6 @@ func serve(ctx context.Context, s cli.WebSession) error {
 	live := &web.Live{Team: s.Team, Lock: s.Lock, Backend: s.Backend, Caller: s.Caller, Keys: s.Keys, ShutdownTimeout: s.ShutdownTimeout}
 	return web.Serve(ctx, web.Options{
 		Config: web.Config{Team: s.Team.Name, Actions: live, Watch: s.Watcher, Token: s.Token, ReadOnly: s.ReadOnly, SessionTTL: s.SessionTTL},
-		Listen: s.Listen, Names: s.Hosts, TLSCert: s.TLSCert, TLSKey: s.TLSKey, StateDir: s.StateDir, JSON: s.JSON, Stdout: s.Out,
+		Listen: s.Listen, Names: s.Hosts, TLSCert: s.TLSCert, TLSKey: s.TLSKey, StateDir: s.StateDir, JSON: s.JSON, QR: s.QR, Stdout: s.Out,
 	})
 }

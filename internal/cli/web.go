@@ -32,12 +32,14 @@ command line: approve or deny a permission or sandbox request, approve or
 reject a plan with feedback, send a message, stop a teammate. It runs in
 the foreground until Ctrl-C.
 
-The first line it prints is the URL to open. It carries a one-time-looking
-secret (?token=); whoever has it can act as you on this team, so treat it
-like a password. Opening it gives the browser a session cookie and drops
-the token from the address bar. Sessions end after --session-ttl, when
-paneteam web stops, or at once with 'paneteam web --revoke' (which also
-makes the running server print a new URL).
+The first line it prints is the URL to open; on a terminal a QR code of
+it follows, for a phone's camera (not with --json, nor into a pipe). It
+carries a one-time-looking secret (?token=); whoever has it can act as
+you on this team, so treat it like a password. Opening it gives the
+browser a session cookie and drops the token from the address bar.
+Sessions end after --session-ttl, when paneteam web stops, or at once
+with 'paneteam web --revoke' (which also makes the running server print
+a new URL).
 
     paneteam web --team review
     paneteam web --team review --read-only        # a view to share: it can change nothing
@@ -126,7 +128,10 @@ type WebSession struct {
 	SessionTTL      time.Duration
 	StateDir        string // paneteam web's folder: <state>/web
 	JSON            bool
-	Out             io.Writer
+	// QR draws the URL as a QR code for a phone: only when Out is a
+	// terminal and JSON is off, so a pipe or a script reads the URL alone.
+	QR  bool
+	Out io.Writer
 }
 
 // WebServe serves the page until ctx ends. It is set by paneteam-web
@@ -177,7 +182,7 @@ func runWeb(ctx context.Context, env Env, o webOptions) error {
 	defer w.Close()
 	s := WebSession{Team: t, Lock: o.Scope.Lock, Backend: statusBackendEnv(env), Caller: post.Caller{Getenv: env.Getenv},
 		ShutdownTimeout: o.StopTimeout, Watcher: w, Token: tok, Listen: o.Listen, Hosts: o.Hosts, ReadOnly: o.ReadOnly,
-		TLSCert: o.TLSCert, TLSKey: o.TLSKey, SessionTTL: o.SessionTTL, StateDir: dir, JSON: o.JSON, Out: env.Stdout}
+		TLSCert: o.TLSCert, TLSKey: o.TLSKey, SessionTTL: o.SessionTTL, StateDir: dir, JSON: o.JSON, QR: env.StdoutTTY && !o.JSON, Out: env.Stdout}
 	if lead, err := openLead(ctx, o.Scope, env); err == nil {
 		s.Keys = lead.Keys // as approve and deny answer
 	}
