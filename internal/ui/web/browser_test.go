@@ -363,6 +363,7 @@ func TestBrowserSwitchesTeams(t *testing.T) {
 
 	var heading, opsInbox string
 	var aliceThere int
+	var sideways bool
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	err := chromedp.Do(wctx,
 		chromedp.Navigate(hs.URL+"/?token="+tok),
@@ -371,6 +372,7 @@ func TestBrowserSwitchesTeams(t *testing.T) {
 		chromedp.WaitVisible(css(`li[data-member="carol"]`)),
 		into(chromedp.Text(css(`#team`)), &heading),
 		into(chromedp.Evaluate[int](`document.querySelectorAll('li[data-member="alice"]').length`), &aliceThere),
+		into(chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`), &sideways),
 		chromedp.SendKeys(css(`#send-text`), "hello ops"),
 		chromedp.Click(css(`#send-form button[type="submit"]`)),
 	)
@@ -381,6 +383,9 @@ func TestBrowserSwitchesTeams(t *testing.T) {
 	}
 	if heading != "ops" || aliceThere != 0 {
 		t.Errorf("after the switch the page shows team %q with %d of crew's alice", heading, aliceThere)
+	}
+	if sideways {
+		t.Error("with the switch, the page scrolls sideways on a phone")
 	}
 	testutil.Eventually(t, 5*time.Second, "the message reaches ops's carol", func() bool {
 		opsInbox = readFile(t, ops.InboxPath("carol"))
