@@ -27,9 +27,13 @@ func main() {
 }
 
 func serve(ctx context.Context, s cli.WebSession) error {
-	live := &web.Live{Team: s.Team, Lock: s.Lock, Backend: s.Backend, Caller: s.Caller, Keys: s.Keys, ShutdownTimeout: s.ShutdownTimeout}
+	var boards []web.Board
+	for _, t := range s.Teams {
+		live := &web.Live{Team: t.Team, Lock: s.Lock, Backend: s.Backend, Caller: s.Caller, Keys: t.Keys, ShutdownTimeout: s.ShutdownTimeout}
+		boards = append(boards, web.Board{Team: t.Team.Name, Actions: live, Watch: t.Watcher})
+	}
 	return web.Serve(ctx, web.Options{
-		Config: web.Config{Team: s.Team.Name, Actions: live, Watch: s.Watcher, Token: s.Token, ReadOnly: s.ReadOnly, SessionTTL: s.SessionTTL},
-		Listen: s.Listen, Names: s.Hosts, TLSCert: s.TLSCert, TLSKey: s.TLSKey, StateDir: s.StateDir, JSON: s.JSON, Stdout: s.Out,
+		Config: web.Config{Teams: boards, Token: s.Token, ReadOnly: s.ReadOnly, SessionTTL: s.SessionTTL},
+		Listen: s.Listen, Names: s.Hosts, TLSCert: s.TLSCert, TLSKey: s.TLSKey, StateDir: s.StateDir, JSON: s.JSON, QR: s.QR, Stdout: s.Out,
 	})
 }

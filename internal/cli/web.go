@@ -30,15 +30,20 @@ branch, unread and cost; tasks; the requests waiting for you; messages to
 and from the lead) and acts on it through the same operations as the
 command line: approve or deny a permission or sandbox request, approve or
 reject a plan with feedback, send a message, stop a teammate. It runs in
-the foreground until Ctrl-C.
+the foreground until Ctrl-C. Without --team (or PANETEAM_TEAM) the page
+shows every team under the root when it starts, with a switch between
+them; one URL and one session serve them all.
 
-The first line it prints is the URL to open. It carries a one-time-looking
-secret (?token=); whoever has it can act as you on this team, so treat it
-like a password. Opening it gives the browser a session cookie and drops
-the token from the address bar. Sessions end after --session-ttl, when
-paneteam web stops, or at once with 'paneteam web --revoke' (which also
-makes the running server print a new URL).
+The first line it prints is the URL to open; on a terminal a QR code of
+it follows, for a phone's camera (not with --json, nor into a pipe). It
+carries a one-time-looking secret (?token=); whoever has it can act as
+you on this team, so treat it like a password. Opening it gives the
+browser a session cookie and drops the token from the address bar.
+Sessions end after --session-ttl, when paneteam web stops, or at once
+with 'paneteam web --revoke' (which also makes the running server print
+a new URL).
 
+    paneteam web                                  # every team under the root, with a switch
     paneteam web --team review
     paneteam web --team review --read-only        # a view to share: it can change nothing
     ssh -L 7480:127.0.0.1:7480 devbox             # on a laptop or phone: then open the URL there
@@ -108,16 +113,24 @@ func readWebOptions(c *ucli.Command) (webOptions, error) {
 	return o, nil
 }
 
-// WebSession is what the web server needs: the team, how to act on it,
-// the watcher that follows it, and where and how to listen.
+// WebTeam is one team the page shows: the team, the keys its answers
+// are signed with, and the watcher that follows it.
+type WebTeam struct {
+	Team    team.Team
+	Keys    factory.Keys
+	Watcher *teamwatch.Watcher
+}
+
+// WebSession is what the web server needs: the teams, how to act on
+// them, and where and how to listen.
 type WebSession struct {
-	Team            team.Team
+	// Teams are --team's, or without it every team under the root; the
+	// page switches between them.
+	Teams           []WebTeam
 	Lock            lockfile.Options
 	Backend         backend.Env
 	Caller          post.Caller
-	Keys            factory.Keys
 	ShutdownTimeout time.Duration
-	Watcher         *teamwatch.Watcher
 	Token           string
 	Listen          string
 	Hosts           []string
@@ -126,7 +139,10 @@ type WebSession struct {
 	SessionTTL      time.Duration
 	StateDir        string // paneteam web's folder: <state>/web
 	JSON            bool
-	Out             io.Writer
+	// QR draws the URL as a QR code for a phone: only when Out is a
+	// terminal and JSON is off, so a pipe or a script reads the URL alone.
+	QR  bool
+	Out io.Writer
 }
 
 // WebServe serves the page until ctx ends. It is set by paneteam-web
@@ -161,7 +177,7 @@ func runWeb(ctx context.Context, env Env, o webOptions) error {
 	if WebServe == nil {
 		return execWeb(env)
 	}
-	t, _, err := o.Scope.open(ctx, env)
+	scopes, err := webScopes(o.Scope, env)
 	if err != nil {
 		return err
 	}
@@ -173,15 +189,57 @@ func runWeb(ctx context.Context, env Env, o webOptions) error {
 	if state, err := env.stateDir(); err == nil {
 		opts.Cost = costReader(env, state)
 	}
-	w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts})
-	defer w.Close()
-	s := WebSession{Team: t, Lock: o.Scope.Lock, Backend: statusBackendEnv(env), Caller: post.Caller{Getenv: env.Getenv},
-		ShutdownTimeout: o.StopTimeout, Watcher: w, Token: tok, Listen: o.Listen, Hosts: o.Hosts, ReadOnly: o.ReadOnly,
-		TLSCert: o.TLSCert, TLSKey: o.TLSKey, SessionTTL: o.SessionTTL, StateDir: dir, JSON: o.JSON, Out: env.Stdout}
-	if lead, err := openLead(ctx, o.Scope, env); err == nil {
-		s.Keys = lead.Keys // as approve and deny answer
+	s := WebSession{Lock: o.Scope.Lock, Backend: statusBackendEnv(env), Caller: post.Caller{Getenv: env.Getenv},
+		ShutdownTimeout: o.StopTimeout, Token: tok, Listen: o.Listen, Hosts: o.Hosts, ReadOnly: o.ReadOnly,
+		TLSCert: o.TLSCert, TLSKey: o.TLSKey, SessionTTL: o.SessionTTL, StateDir: dir, JSON: o.JSON, QR: env.StdoutTTY && !o.JSON, Out: env.Stdout}
+	for _, sc := range scopes {
+		t, _, err := sc.open(ctx, env)
+		if err != nil && len(scopes) > 1 {
+			// One broken team under the root does not hide the others.
+			warnf(env, "team %s is left off the page: %v", sc.Team, err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts})
+		defer w.Close() // after WebServe, which has stopped reading it
+		wt := WebTeam{Team: t, Watcher: w}
+		if lead, err := openLead(ctx, sc, env); err == nil {
+			wt.Keys = lead.Keys // as approve and deny answer
+		}
+		s.Teams = append(s.Teams, wt)
+	}
+	if len(s.Teams) == 0 {
+		return errors.New("no team under the root could be opened (see the warnings above)")
 	}
 	return WebServe(ctx, s)
+}
+
+// webScopes are the teams paneteam web shows: --team's (or
+// PANETEAM_TEAM's), else every team under the root, in name order.
+func webScopes(sc teamScope, env Env) ([]teamScope, error) {
+	if sc.Team != "" {
+		return []teamScope{sc}, nil
+	}
+	root, err := env.root(sc.Root)
+	if err != nil {
+		return nil, err
+	}
+	names, err := team.List(root)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no team under %s: start one (paneteam team-create NAME), or name another root with --root", root)
+	}
+	var out []teamScope
+	for _, n := range names {
+		one := sc
+		one.Team = n
+		out = append(out, one)
+	}
+	return out, nil
 }
 
 // revokeWeb touches the revocation stamp that a running paneteam web

@@ -309,3 +309,89 @@ func TestBrowserRefusesStrangers(t *testing.T) {
 		t.Fatalf("a refused request wrote into bob's inbox:\n%s", in)
 	}
 }
+
+// serveTeams runs paneteam web's server on several teams, as paneteam
+// web without --team does, each on its real core operations and watcher.
+func serveTeams(t *testing.T, tms ...team.Team) (*httptest.Server, string) {
+	t.Helper()
+	tok, err := web.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var boards []web.Board
+	var watchers []*teamwatch.Watcher
+	for _, tm := range tms {
+		w := teamwatch.NewWatcher(tm, teamwatch.WatchOptions{})
+		watchers = append(watchers, w)
+		live := &web.Live{Team: tm, Caller: post.Caller{Getenv: func(string) string { return "" }}, ShutdownTimeout: 5 * time.Second}
+		boards = append(boards, web.Board{Team: tm.Name, Actions: live, Watch: w})
+	}
+	srv, err := web.New(web.Config{Teams: boards, Token: tok, Log: []io.Writer{&testLog{t}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		for _, w := range watchers {
+			w.Close()
+		}
+	})
+	go func() { defer close(done); srv.Run(ctx) }()
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	hs.Config.BaseContext = func(net.Listener) context.Context { return ctx }
+	hs.Start()
+	t.Cleanup(hs.Close)
+	t.Cleanup(cancel)
+	return hs, tok
+}
+
+// TestBrowserSwitchesTeams: with two teams under the root, the page
+// shows the first, lists both, and its switch shows the second's members
+// live; a message sent from there reaches the second team's inbox only.
+func TestBrowserSwitchesTeams(t *testing.T) {
+	ctx := browser(t)
+	root := testutil.Root(t)
+	now := time.Now()
+	crew := teamtest.OnRoot(t, root, "crew", team.CreateOptions{Cwd: t.TempDir(), Now: now},
+		teamtest.Like(team.Member{JoinedAt: now.UnixMilli()}, "alice")...)
+	ops := teamtest.OnRoot(t, root, "ops", team.CreateOptions{Cwd: t.TempDir(), Now: now},
+		teamtest.Like(team.Member{JoinedAt: now.UnixMilli()}, "carol")...)
+	hs, tok := serveTeams(t, crew, ops)
+
+	var heading, opsInbox string
+	var aliceThere int
+	var sideways bool
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	err := chromedp.Do(wctx,
+		chromedp.Navigate(hs.URL+"/?token="+tok),
+		chromedp.WaitVisible(css(`li[data-member="alice"]`)),
+		chromedp.Click(css(`nav a[href="/?team=ops"]`)),
+		chromedp.WaitVisible(css(`li[data-member="carol"]`)),
+		into(chromedp.Text(css(`#team`)), &heading),
+		into(chromedp.Evaluate[int](`document.querySelectorAll('li[data-member="alice"]').length`), &aliceThere),
+		into(chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`), &sideways),
+		chromedp.SendKeys(css(`#send-text`), "hello ops"),
+		chromedp.Click(css(`#send-form button[type="submit"]`)),
+	)
+	wcancel()
+	if err != nil {
+		dump(t, ctx)
+		t.Fatal(err)
+	}
+	if heading != "ops" || aliceThere != 0 {
+		t.Errorf("after the switch the page shows team %q with %d of crew's alice", heading, aliceThere)
+	}
+	if sideways {
+		t.Error("with the switch, the page scrolls sideways on a phone")
+	}
+	testutil.Eventually(t, 5*time.Second, "the message reaches ops's carol", func() bool {
+		opsInbox = readFile(t, ops.InboxPath("carol"))
+		return strings.Contains(opsInbox, "hello ops")
+	})
+	if crewInbox := readFile(t, crew.InboxPath("alice")); strings.Contains(crewInbox, "hello ops") {
+		t.Errorf("the message for ops reached crew's alice too: %s", crewInbox)
+	}
+}

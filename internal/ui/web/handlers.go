@@ -13,6 +13,7 @@ import (
 
 type pageData struct {
 	Team     string
+	Teams    []string // every team shown, for the switch; one team, no switch
 	CSRF     string
 	ReadOnly bool
 }
@@ -22,8 +23,17 @@ type pageData struct {
 // the script fills the rest from the event stream, with textContent.
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r)
+	b, err := s.boardOf(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	d := pageData{Team: b.Team, CSRF: sess.csrf, ReadOnly: sess.readOnly}
+	if len(s.order) > 1 {
+		d.Teams = s.order
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := s.page.Execute(w, pageData{Team: s.cfg.Team, CSRF: sess.csrf, ReadOnly: sess.readOnly}); err != nil {
+	if err := s.page.Execute(w, d); err != nil {
 		s.log.add(sess.short(), r.RemoteAddr, "page", "could not be drawn: "+err.Error())
 	}
 }
@@ -46,6 +56,11 @@ const keepAlive = 25 * time.Second
 // watcher reports: nothing is sent, or computed, while nothing changes.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r)
+	b, err := s.boardOf(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
@@ -58,7 +73,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	var sent uint64
 	for {
-		data, version, changed := s.hub.current()
+		data, version, changed := b.hub.current()
 		if version != sent && data != nil {
 			if s.sessions.find(sess.id, s.cfg.Now()) == nil {
 				return // revoked or expired: the stream ends with it
@@ -100,7 +115,7 @@ func decode(r *http.Request, v any) error {
 
 // answer approves or denies a waiting request, by id and teammate, as
 // 'paneteam approve' and 'deny' do.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, _ *session) (string, error) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, bd *board) (string, error) {
 	var b answerBody
 	if err := decode(r, &b); err != nil {
 		return "answer", err
@@ -113,7 +128,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, _ *session) (str
 	if b.ID == "" || b.From == "" {
 		return what, errors.New("name the request and its teammate")
 	}
-	return what, s.cfg.Actions.Answer(r.Context(), b.ID, b.From, approval.Decision{Approve: b.Approve, Feedback: b.Feedback, Mode: b.Mode})
+	return what, bd.Actions.Answer(r.Context(), b.ID, b.From, approval.Decision{Approve: b.Approve, Feedback: b.Feedback, Mode: b.Mode})
 }
 
 type sendBody struct {
@@ -122,7 +137,7 @@ type sendBody struct {
 }
 
 // send writes a message, as 'paneteam send' does.
-func (s *Server) send(w http.ResponseWriter, r *http.Request, _ *session) (string, error) {
+func (s *Server) send(w http.ResponseWriter, r *http.Request, bd *board) (string, error) {
 	var b sendBody
 	if err := decode(r, &b); err != nil {
 		return "send", err
@@ -134,7 +149,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, _ *session) (strin
 	if strings.TrimSpace(b.Text) == "" {
 		return what, errors.New("the message is empty")
 	}
-	return what, s.cfg.Actions.Send(r.Context(), b.To, b.Text)
+	return what, bd.Actions.Send(r.Context(), b.To, b.Text)
 }
 
 type stopBody struct {
@@ -142,7 +157,7 @@ type stopBody struct {
 }
 
 // stop asks a teammate to shut down, as 'paneteam shutdown' does.
-func (s *Server) stop(w http.ResponseWriter, r *http.Request, _ *session) (string, error) {
+func (s *Server) stop(w http.ResponseWriter, r *http.Request, bd *board) (string, error) {
 	var b stopBody
 	if err := decode(r, &b); err != nil {
 		return "stop", err
@@ -151,7 +166,7 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request, _ *session) (strin
 	if b.Name == "" {
 		return what, errors.New("name the teammate to stop")
 	}
-	res, err := s.cfg.Actions.Stop(r.Context(), b.Name)
+	res, err := bd.Actions.Stop(r.Context(), b.Name)
 	if err == nil && res != "" {
 		what += ": " + res
 	}

@@ -130,7 +130,7 @@ func itoaWrong(n int64, d time.Duration) string {
 // the session's anti-forgery token in its header, a JSON body of
 // bounded size. The origin part is http.CrossOriginProtection's, before
 // this.
-func (s *Server) withAction(next func(w http.ResponseWriter, r *http.Request, sess *session) (string, error)) http.HandlerFunc {
+func (s *Server) withAction(next func(w http.ResponseWriter, r *http.Request, b *board) (string, error)) http.HandlerFunc {
 	return s.withSession(func(w http.ResponseWriter, r *http.Request) {
 		sess := sessionOf(r)
 		action := strings.TrimPrefix(r.URL.Path, "/api/")
@@ -148,8 +148,17 @@ func (s *Server) withAction(next func(w http.ResponseWriter, r *http.Request, se
 			refuse(w, r, http.StatusUnsupportedMediaType, "send JSON")
 			return
 		}
+		b, err := s.boardOf(r)
+		if err != nil {
+			s.log.add(sess.short(), r.RemoteAddr, action, "refused: "+err.Error())
+			refuse(w, r, http.StatusNotFound, err.Error())
+			return
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		what, err := next(w, r, sess)
+		what, err := next(w, r, b)
+		if len(s.order) > 1 {
+			what = b.Team + ": " + what // which team, in the log
+		}
 		if err != nil {
 			s.log.add(sess.short(), r.RemoteAddr, what, "refused: "+err.Error())
 			writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})

@@ -332,3 +332,50 @@ func TestSessionsExpireAndRevoke(t *testing.T) {
 		t.Errorf("the new token: %d", res.StatusCode)
 	}
 }
+
+// TestTeamIsChosenOnlyAmongTheServersOwn: with two teams, a request
+// names its team by ?team=, acts on that team alone, and a name that is
+// not one of the server's teams (a path, another root's team) is refused
+// with nothing done, on the page, the event stream and every change.
+func TestTeamIsChosenOnlyAmongTheServersOwn(t *testing.T) {
+	other := &recorder{}
+	f := newFixture(t, func(c *Config) {
+		c.Teams = []Board{{Team: "crew", Actions: c.Actions, Watch: still{}}, {Team: "ops", Actions: other, Watch: still{}}}
+	})
+	c, csrf := f.login()
+	if res := f.do(postJSON("/api/send?team=ops", `{"to":"bob","text":"hi"}`, c, csrf)); res.StatusCode != http.StatusOK {
+		t.Fatalf("send to team ops: %d", res.StatusCode)
+	}
+	if got := other.done(); len(got) != 1 || got[0] != "send bob hi" {
+		t.Errorf("team ops did %q, want the one send", got)
+	}
+	if got := f.acts.done(); len(got) != 0 {
+		t.Errorf("team crew acted on another team's request: %q", got)
+	}
+	if !strings.Contains(f.log.String(), "ops: send to bob") {
+		t.Errorf("the action log does not say which team:\n%s", f.log.String())
+	}
+	for _, bad := range []string{"../ops", "ops/../crew", "OPS", "nope", "..%2F..%2Fetc"} {
+		for _, path := range []string{"/api/send", "/api/stop", "/api/answer"} {
+			res := f.do(postJSON(path+"?team="+bad, `{"to":"bob","text":"hi","name":"bob","id":"x","from":"bob"}`, c, csrf))
+			if res.StatusCode != http.StatusNotFound {
+				t.Errorf("%s?team=%s: %d, want 404", path, bad, res.StatusCode)
+			}
+		}
+		for _, path := range []string{"/", "/events"} {
+			// Bounded: a stream wrongly served would run until its
+			// request ends.
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			r := get(path + "?team=" + bad).WithContext(ctx)
+			r.AddCookie(c)
+			res := f.do(r)
+			cancel()
+			if res.StatusCode != http.StatusNotFound {
+				t.Errorf("GET %s?team=%s: %d, want 404", path, bad, res.StatusCode)
+			}
+		}
+	}
+	if got := append(f.acts.done(), other.done()[1:]...); len(got) != 0 {
+		t.Errorf("a team that is not the server's was acted on: %q", got)
+	}
+}

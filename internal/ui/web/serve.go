@@ -30,7 +30,10 @@ type Options struct {
 	// self-signed certificate, the action log, the revocation stamp.
 	StateDir string
 	// JSON prints {"url": ...} instead of lines for people.
-	JSON   bool
+	JSON bool
+	// QR draws each URL printed as a QR code too, for a phone's camera;
+	// the caller sets it only when Stdout is a terminal and JSON is off.
+	QR     bool
 	Stdout io.Writer
 	// Ready, when set, is told the URL once the server listens (tests).
 	Ready func(url string)
@@ -110,7 +113,7 @@ func Serve(ctx context.Context, o Options) error {
 		u := url.URL{Scheme: scheme, Host: net.JoinHostPort(urlHost, port), Path: "/", RawQuery: url.Values{"token": {tok}}.Encode()}
 		return u.String()
 	}
-	cfg.NewToken = func(tok string) { printURL(o.Stdout, o.JSON, mkURL(tok), "", cfg.ReadOnly, true) }
+	cfg.NewToken = func(tok string) { printURL(o.Stdout, o.JSON, o.QR, mkURL(tok), "", cfg.ReadOnly, true) }
 	srv, err := New(cfg)
 	if err != nil {
 		return err
@@ -119,7 +122,7 @@ func Serve(ctx context.Context, o Options) error {
 	if cert != nil {
 		fp = Fingerprint(*cert)
 	}
-	printURL(o.Stdout, o.JSON, mkURL(cfg.Token), fp, cfg.ReadOnly, false)
+	printURL(o.Stdout, o.JSON, o.QR, mkURL(cfg.Token), fp, cfg.ReadOnly, false)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 16 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
 	if cert != nil {
@@ -157,7 +160,7 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func printURL(w io.Writer, asJSON bool, u, fingerprint string, readOnly, renewed bool) {
+func printURL(w io.Writer, asJSON, qr bool, u, fingerprint string, readOnly, renewed bool) {
 	if asJSON {
 		b, _ := json.Marshal(struct {
 			URL         string `json:"url"`
@@ -168,6 +171,11 @@ func printURL(w io.Writer, asJSON bool, u, fingerprint string, readOnly, renewed
 		return
 	}
 	fmt.Fprintln(w, u)
+	if qr {
+		// The URL stays the first line, on its own, for a script or a
+		// click; a code too large or that fails to draw costs only itself.
+		writeQR(w, u) //nolint:errcheck // the URL above is printed already
+	}
 	if renewed {
 		fmt.Fprintln(w, "the sessions were revoked: the URL above is the new one")
 		return

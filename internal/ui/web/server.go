@@ -11,6 +11,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
@@ -33,11 +34,25 @@ type Snapshots interface {
 	Next(ctx context.Context) (*teamwatch.Snapshot, []teamwatch.Event, error)
 }
 
-// Config is what a Server needs.
-type Config struct {
+// Board is one team the server shows: its name, how to act on it and
+// its watcher.
+type Board struct {
 	Team    string
 	Actions Actions
 	Watch   Snapshots
+}
+
+// Config is what a Server needs.
+type Config struct {
+	// Team, Actions and Watch are the one team shown, unless Teams names
+	// several (paneteam web without --team: every team under the root).
+	Team    string
+	Actions Actions
+	Watch   Snapshots
+	// Teams, when set, are the teams the page switches between, the first
+	// shown unless a request names another. A request names a team only
+	// by a name looked up here: nothing it sends becomes a path.
+	Teams []Board
 	// Token is the secret of the first URL (?token=); a browser that
 	// brings it gets a session.
 	Token string
@@ -86,7 +101,8 @@ type Server struct {
 	sessions *sessions
 	guesses  guesses
 	log      *actionLog
-	hub      *hub
+	boards   map[string]*board
+	order    []string // the teams' names, as the page lists them
 	page     *template.Template
 	static   fs.FS
 	hosts    map[string]bool
@@ -96,10 +112,19 @@ type Server struct {
 	revokeTime time.Time
 }
 
-// New makes a server; Run follows the team, Handler serves it.
+// board is one team's live view.
+type board struct {
+	Board
+	hub *hub
+}
+
+// New makes a server; Run follows the teams, Handler serves them.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.Token) < 22 { // 22 base64 characters are 132 bits
 		return nil, errors.New("web: the token must carry at least 128 bits")
+	}
+	if len(cfg.Teams) == 0 {
+		cfg.Teams = []Board{{Team: cfg.Team, Actions: cfg.Actions, Watch: cfg.Watch}}
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
@@ -122,8 +147,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, sessions: newSessions(cfg.SessionTTL), guesses: guesses{base: cfg.GuessDelay, maxDur: cfg.GuessMax},
-		log: &actionLog{out: cfg.Log, json: cfg.JSONLog, now: cfg.Now}, hub: newHub(), page: page, static: static,
+		log: &actionLog{out: cfg.Log, json: cfg.JSONLog, now: cfg.Now}, boards: map[string]*board{}, page: page, static: static,
 		hosts: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}, token: cfg.Token}
+	for _, b := range cfg.Teams {
+		if b.Team == "" || s.boards[b.Team] != nil {
+			return nil, fmt.Errorf("web: team %q is empty or given twice", b.Team)
+		}
+		s.boards[b.Team] = &board{Board: b, hub: newHub()}
+		s.order = append(s.order, b.Team)
+	}
 	for _, h := range cfg.Hosts {
 		s.hosts[strings.ToLower(strings.Trim(h, "[]"))] = true
 	}
@@ -131,13 +163,33 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Run follows the team until ctx ends or the team is deleted, and
-// watches for a revocation.
+// Run follows each team until ctx ends (a deleted team's page says so),
+// and watches for a revocation. It returns once every watcher is left
+// alone (a Watcher is one goroutine's, and its owner closes it after).
 func (s *Server) Run(ctx context.Context) {
 	if s.cfg.RevokeFile != "" {
 		go s.watchRevoke(ctx)
 	}
-	s.hub.follow(ctx, s.cfg.Watch, s.cfg.Actions)
+	var wg sync.WaitGroup
+	for _, b := range s.boards {
+		wg.Add(1)
+		go func() { defer wg.Done(); b.hub.follow(ctx, b.Watch, b.Actions) }()
+	}
+	wg.Wait()
+}
+
+// boardOf is the team a request names with ?team= (the first team when
+// it names none), looked up among the server's own: a name that is not
+// one of them is refused, so no text of the request reaches a path.
+func (s *Server) boardOf(r *http.Request) (*board, error) {
+	name := r.URL.Query().Get("team")
+	if name == "" {
+		return s.boards[s.order[0]], nil
+	}
+	if b := s.boards[name]; b != nil {
+		return b, nil
+	}
+	return nil, fmt.Errorf("no team %q here: paneteam web shows %s", name, strings.Join(s.order, ", "))
 }
 
 // revokeCheck is how often the revocation file is looked at: a stat, so
@@ -184,7 +236,9 @@ func (s *Server) checkRevoked() {
 	}
 	s.mu.Unlock()
 	n := s.sessions.clear()
-	s.hub.kick()
+	for _, b := range s.boards {
+		b.hub.kick()
+	}
 	s.log.add("", "-", "revoke", strings.TrimSpace(plural(n, "session")+" ended; the old URL no longer works"))
 	if err == nil && s.cfg.NewToken != nil {
 		s.cfg.NewToken(tok)

@@ -4,6 +4,10 @@
 "use strict";
 (function () {
   const csrf = document.querySelector('meta[name="paneteam-csrf"]').content;
+  // The team this page shows: every request names it, and the server
+  // looks it up among its own teams.
+  const team = document.querySelector('meta[name="paneteam-team"]').content;
+  const q = "?team=" + encodeURIComponent(team);
   const readOnly = document.querySelector('meta[name="paneteam-mode"]').content === "read-only";
   const $ = (id) => document.getElementById(id);
 
@@ -28,7 +32,7 @@
   async function act(path, body, errNode) {
     if (errNode) errNode.textContent = "";
     try {
-      const r = await fetch(path, {
+      const r = await fetch(path + q, {
         method: "POST", credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-Paneteam-Csrf": csrf },
         body: JSON.stringify(body),
@@ -114,7 +118,7 @@
     });
   }
 
-  const es = new EventSource("/events");
+  const es = new EventSource("/events" + q);
   es.addEventListener("view", (e) => render(JSON.parse(e.data)));
   es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
 })();
