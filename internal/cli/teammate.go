@@ -125,6 +125,11 @@ func runWrapped(ctx context.Context, env Env, tc teammate.Config, argv []string)
 
 // runWrappedAs is runWrapped with the program seen by the loop as agent(p).
 func runWrappedAs(ctx context.Context, env Env, tc teammate.Config, argv []string, agent func(*teammate.Program) teammate.Agent) error {
+	// From the moment the program runs, a hang-up must cancel ctx, so
+	// that the deferred Stop ends the program, not end this process by
+	// its default action and leave the program running: asking for Done
+	// installs cmd/paneteam's handler, which it installs only on demand.
+	_ = ctx.Done()
 	o := teammate.ProgramOptions{Env: env.Environ(), Mirror: env.Stdout}
 	o.Rows, o.Cols = ptyhost.DefaultRows, ptyhost.DefaultCols
 	in, isFile := env.Stdin.(*os.File)

@@ -45,9 +45,7 @@ func TestTeammateHungUpEndsItsProgram(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("the wrapper did not end when hung up")
 	}
-	// Killed after the wrapper's hang-up grace; a loaded machine may take
-	// a while to reap it.
-	testutil.Eventually(t, 30*time.Second, "the program that ignores hang-ups to end", func() bool {
+	testutil.Eventually(t, 10*time.Second, "the program that ignores hang-ups to end", func() bool {
 		return syscall.Kill(pid, 0) != nil
 	})
 }
