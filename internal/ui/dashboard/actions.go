@@ -98,33 +98,9 @@ func answerWords(err error) error {
 }
 
 // Send posts a plain message the way 'paneteam send --to NAME TEXT'
-// does: the recipient a member (post.Recipients), the sender post.Caller
-// chooses (team-lead, or in a team a live Claude Code leads, the person's
-// own name), wearing its team colour, refused when a keyed teammate would
-// not believe it, signed, written under Claude Code's lock
-// (post.Post.SendEach).
+// does (post.Caller.SendText).
 func (l *Live) Send(ctx context.Context, to, text string) error {
-	cfg, err := team.Load(l.Team.ConfigPath())
-	if err != nil {
-		return err
-	}
-	from, err := l.Caller.Sender(cfg, "")
-	if err != nil {
-		return err
-	}
-	names, err := post.Recipients(l.Team, cfg, from, post.Address{To: to})
-	var re *post.RecipientError
-	if errors.As(err, &re) {
-		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
-	} else if err != nil {
-		return err
-	}
-	p, err := l.Caller.Open(l.Team, cfg, l.Lock, from, names, "")
-	if err != nil {
-		return err
-	}
-	_, err = p.SendEach(ctx, names, post.Plain(text, ""))
-	return err
+	return l.Caller.SendText(ctx, l.Team, l.Lock, to, text)
 }
 
 // ToggleHidden hides or shows the member's pane (backend.SetHidden, as
@@ -146,36 +122,14 @@ func (l *Live) ToggleHidden(ctx context.Context, name string) (bool, error) {
 }
 
 // Stop sends a shutdown request and waits for the answer, as 'paneteam
-// shutdown --name NAME' does (docs/PROTOCOL.md §10); a member that cannot
-// answer (a plain program) is ended at once, as there.
+// shutdown --name NAME' does (lifecycle.Options.StopOne); a member that
+// cannot answer (a plain program) is ended at once, as there.
 func (l *Live) Stop(ctx context.Context, name string) (string, error) {
-	if strings.EqualFold(name, team.LeadName) {
+	if team.IsLeadName(nil, name) {
 		return "", errors.New("the lead is not stopped from here: it is you")
 	}
-	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer(), Caller: l.Caller}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
-		Names: []string{name}, Reason: "stopped from the paneteam dashboard", Timeout: l.ShutdownTimeout,
-	})
-	if err != nil {
-		return "", err
-	}
-	if res == nil || len(res.Members) == 0 {
-		if res != nil && len(res.LeftToClaude) > 0 {
-			return "", fmt.Errorf("%s was left alone: Claude Code started it, and only Claude's lead can stop it", name)
-		}
-		return "", fmt.Errorf("%s was not asked", name)
-	}
-	m := res.Members[0]
-	switch {
-	case m.Error != "":
-		return "", errors.New(m.Error)
-	case m.Answer == lifecycle.AnswerRejected:
-		return "", fmt.Errorf("%s refused: %s", m.Name, m.Reason)
-	case m.Removed && m.Answer == lifecycle.AnswerEnded:
-		return m.Name + " ended (it cannot answer): pane closed, removed from the team", nil
-	case m.Removed:
-		return m.Name + " stopped: pane closed, removed from the team", nil
-	}
-	return "", fmt.Errorf("%s did not answer the shutdown request; still in the team", m.Name)
+	o := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer(), Caller: l.Caller}
+	return o.StopOne(ctx, l.Team, name, "stopped from the paneteam dashboard", l.ShutdownTimeout)
 }
 
 // Jump selects the member's pane and its window on the member's own

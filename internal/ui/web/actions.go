@@ -2,9 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
@@ -61,57 +58,18 @@ func (l *Live) Answer(ctx context.Context, id, from string, d approval.Decision)
 	return err
 }
 
-// Send posts a plain message as 'paneteam send --to NAME TEXT' does.
+// Send posts a plain message as 'paneteam send --to NAME TEXT' does
+// (post.Caller.SendText).
 func (l *Live) Send(ctx context.Context, to, text string) error {
-	cfg, err := team.Load(l.Team.ConfigPath())
-	if err != nil {
-		return err
-	}
-	from, err := l.Caller.Sender(cfg, "")
-	if err != nil {
-		return err
-	}
-	names, err := post.Recipients(l.Team, cfg, from, post.Address{To: to})
-	var re *post.RecipientError
-	if errors.As(err, &re) {
-		return fmt.Errorf("%q is not a member of team %s", to, l.Team.Name)
-	} else if err != nil {
-		return err
-	}
-	p, err := l.Caller.Open(l.Team, cfg, l.Lock, from, names, "")
-	if err != nil {
-		return err
-	}
-	_, err = p.SendEach(ctx, names, post.Plain(text, ""))
-	return err
+	return l.Caller.SendText(ctx, l.Team, l.Lock, to, text)
 }
 
 // Stop sends a shutdown request and waits for the answer, as 'paneteam
-// shutdown --name NAME' does (docs/PROTOCOL.md §10).
+// shutdown --name NAME' does (lifecycle.Options.StopOne).
 func (l *Live) Stop(ctx context.Context, name string) (string, error) {
-	if strings.EqualFold(name, team.LeadName) {
-		return "", errors.New("the lead is not stopped from here")
-	}
-	res, err := lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer(), Caller: l.Caller}.Shutdown(ctx, l.Team, lifecycle.ShutdownOptions{
-		Names: []string{name}, Reason: "stopped from paneteam web", Timeout: l.ShutdownTimeout,
-	})
-	if err != nil {
-		return "", err
-	}
-	if res == nil || len(res.Members) == 0 {
-		if res != nil && len(res.LeftToClaude) > 0 {
-			return "", fmt.Errorf("%s was left alone: Claude Code started it, and only Claude's lead can stop it", name)
-		}
-		return "", fmt.Errorf("%s was not asked", name)
-	}
-	m := res.Members[0]
-	switch {
-	case m.Error != "":
-		return "", errors.New(m.Error)
-	case m.Answer == lifecycle.AnswerRejected:
-		return "", fmt.Errorf("%s refused: %s", m.Name, m.Reason)
-	case m.Removed:
-		return m.Name + " stopped: pane closed, removed from the team", nil
-	}
-	return "", fmt.Errorf("%s did not answer the shutdown request; still in the team", m.Name)
+	return l.lifecycle().StopOne(ctx, l.Team, name, "stopped from paneteam web", l.ShutdownTimeout)
+}
+
+func (l *Live) lifecycle() lifecycle.Options {
+	return lifecycle.Options{Lock: l.Lock, Backend: l.Backend, Signer: l.Caller.Signer(), Caller: l.Caller}
 }
