@@ -4,39 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-// openDirBelow opens the folder root/rel, one component at a time
-// relative to the one before it, with no link followed at any step
-// below root (safefs walks the same way for files; a folder fd is what
-// removal needs). The caller closes it.
-func openDirBelow(root, rel string) (int, error) {
-	if rel != "" && !filepath.IsLocal(rel) {
-		return -1, fmt.Errorf("%s is not a path inside %s", rel, root)
-	}
-	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: root, Err: err}
-	}
-	p := root
-	for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
-		if c == "" || c == "." {
-			continue
-		}
-		p = filepath.Join(p, c)
-		next, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(fd)
-		if err != nil {
-			return -1, &os.PathError{Op: "open", Path: p, Err: err}
-		}
-		fd = next
-	}
-	return fd, nil
-}
 
 // identity is a folder's device and inode: what a name leads to now
 // is compared with what was checked.

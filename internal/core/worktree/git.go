@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paneteam/paneteam/internal/sys/envlist"
-	"github.com/paneteam/paneteam/internal/sys/program"
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/paneteam/paneteam/internal/sys/envlist"
+	"github.com/paneteam/paneteam/internal/sys/program"
 )
 
 // GitError is a failed git command: where it ran, its arguments and git's

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/sys/safefs"
 	"golang.org/x/sys/unix"
 )
 
@@ -144,7 +145,7 @@ func inspect(ctx context.Context, r Record, force bool) (*state, error) {
 // found to hold nothing unique.
 func (st *state) remove(ctx context.Context) error {
 	r := st.rec
-	pfd, err := openDirBelow(r.Repo, filepath.Join(Dir, "worktrees", r.Team))
+	pfd, err := safefs.OpenDirBelow(r.Repo, filepath.Join(Dir, "worktrees", r.Team))
 	if err != nil {
 		return kept(r.Path, "cannot open the folder it is in", err)
 	}
@@ -169,7 +170,7 @@ func (st *state) remove(ctx context.Context) error {
 	if err := removeAllAt(pfd, aside); err != nil {
 		return fmt.Errorf("remove the worktree %s (moved aside to %s to remove it): %w", r.Path, filepath.Join(filepath.Dir(r.Path), aside), err)
 	}
-	wfd, err := openDirBelow(st.common, "worktrees")
+	wfd, err := safefs.OpenDirBelow(st.common, "worktrees")
 	if err == nil {
 		err = removeAllAt(wfd, filepath.Base(st.admin))
 		unix.Close(wfd)

@@ -57,9 +57,9 @@ func verify(ctx context.Context, r Record) (*state, error) {
 		return nil, foreign(r.Path, fmt.Sprintf("it is a symbolic link to %s, not the folder paneteam made: something replaced the worktree, and paneteam removes nothing through a link (what it names is left alone); delete the link yourself (rm %s), then git -C %s worktree prune forgets the worktree that was there",
 			to, r.Path, r.Repo))
 	case !mode.IsDir():
-		return nil, foreign(r.Path, fmt.Sprintf("it is %s, not the folder paneteam made; remove it yourself if nothing of yours put it there", describeMode(mode)))
+		return nil, foreign(r.Path, fmt.Sprintf("it is %s, not the folder paneteam made; remove it yourself if nothing of yours put it there", safefs.Kind(mode)))
 	}
-	fd, err := openDirBelow(r.Repo, rel)
+	fd, err := safefs.OpenDirBelow(r.Repo, rel)
 	if err != nil {
 		return nil, kept(r.Path, "cannot open it", err)
 	}
@@ -171,20 +171,6 @@ func readAt(dirfd int, name string) ([]byte, error) {
 	var buf bytes.Buffer
 	_, err = io.Copy(&buf, io.LimitReader(f, 4096))
 	return buf.Bytes(), err
-}
-
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "an odd file"
 }
 
 func foreign(path, reason string) error {

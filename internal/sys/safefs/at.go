@@ -21,12 +21,30 @@ import (
 // walk opens the folder root/dir, making the missing folders with perm
 // when mkdir is set. The caller closes it.
 func walk(root, dir string, mkdir bool, perm fs.FileMode) (*os.File, error) {
+	fd, err := walkFd(root, dir, mkdir, perm)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), root+string(filepath.Separator)+dir), nil
+}
+
+// OpenDirBelow opens the folder root/rel as walk does, with no link
+// followed at any step below root and nothing made, and returns its
+// descriptor, for a caller that works relative to it (unlinkat, renameat).
+// The caller closes it.
+func OpenDirBelow(root, rel string) (int, error) { return walkFd(root, rel, false, 0) }
+
+// Kind names what a file mode is ("a symbolic link", "a named pipe", ...)
+// for a message that says what was found where something else belongs.
+func Kind(m fs.FileMode) string { return kind(m) }
+
+func walkFd(root, dir string, mkdir bool, perm fs.FileMode) (int, error) {
 	if dir != "" && !filepath.IsLocal(dir) {
-		return nil, fmt.Errorf("%s is not a path inside %s", dir, root)
+		return -1, fmt.Errorf("%s is not a path inside %s", dir, root)
 	}
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
+		return -1, &fs.PathError{Op: "open", Path: root, Err: err}
 	}
 	p := root
 	for _, c := range components(dir) {
@@ -35,17 +53,17 @@ func walk(root, dir string, mkdir bool, perm fs.FileMode) (*os.File, error) {
 		if errors.Is(err, fs.ErrNotExist) && mkdir {
 			if err = unix.Mkdirat(fd, c, uint32(perm.Perm())); err != nil && !errors.Is(err, unix.EEXIST) {
 				unix.Close(fd)
-				return nil, &fs.PathError{Op: "mkdir", Path: p, Err: err}
+				return -1, &fs.PathError{Op: "mkdir", Path: p, Err: err}
 			}
 			next, err = openDirAt(fd, c, p)
 		}
 		unix.Close(fd)
 		if err != nil {
-			return nil, err
+			return -1, err
 		}
 		fd = next
 	}
-	return os.NewFile(uintptr(fd), root+string(filepath.Separator)+dir), nil
+	return fd, nil
 }
 
 // openDirAt opens folder name of dirfd (path names it in errors) without
