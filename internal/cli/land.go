@@ -12,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 func landCommand(env Env) *ucli.Command {
@@ -201,7 +202,7 @@ func dropOther(ctx context.Context, env Env, lead land.Lead, recs worktree.Recor
 		return err
 	}
 	for _, c := range unique {
-		fmt.Fprintf(env.Stderr, "paneteam: %s's own commit, not on %s: %s\n", b.Member, lead.Branch, c)
+		fmt.Fprintf(env.Stderr, "paneteam: %s's own commit, not on %s: %s\n", b.Member, lead.Branch, visible.Line(c))
 	}
 	err = land.Drop(ctx, lead, recs, b, force)
 	switch {
@@ -289,7 +290,7 @@ func askToUpdate(ctx context.Context, env Env, o landOptions, lead land.Lead, r 
 	if err := tellTeammate(ctx, env, o.Root, r, msg, "your branch conflicts with "+lead.Branch); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, strings.Join(files, ", "))
+	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, visible.Line(strings.Join(files, ", ")))
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 // queueRow is the merge queue as --json prints it.
@@ -57,7 +58,9 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 		if it.Kept != "" {
 			detail = "worktree kept: " + it.Kept
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.Name, it.Branch, it.Outcome, detail)
+		// A test's output, a hook's, file names: the teammate's or its
+		// tools' text, shown as text.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", visible.Line(it.Name), visible.Line(it.Branch), it.Outcome, visible.Line(detail))
 	}
 	tw.Flush()
 	switch {

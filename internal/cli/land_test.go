@@ -270,3 +270,27 @@ func TestLandDropTheOtherAttempt(t *testing.T) {
 		t.Errorf("carol's untouched worktree stays after --drop")
 	}
 }
+
+// File names are the teammates': two that conflict in a file whose name
+// holds a terminal escape see it named in review as text, never obeyed.
+func TestReviewShowsTeammatesFileNamesAsText(t *testing.T) {
+	_, vars, _ := msgTeam(t)
+	_, recs := landRepo(t, vars, "alice", "bob")
+	evil := "x\x1b]0;owned\x07.txt"
+	for i, n := range []string{"alice", "bob"} {
+		p := recs[n].Path
+		os.WriteFile(filepath.Join(p, evil), []byte(strings.Repeat("z", i+1)+"\n"), 0o644)
+		gitT(t, p, "add", ".")
+		gitT(t, p, "commit", "-q", "-m", n+" adds a file")
+	}
+	out, errs, code := ptRun(t, vars, "", "review")
+	if code != 0 {
+		t.Fatalf("review: exit %d %s", code, errs)
+	}
+	if strings.ContainsRune(out, '\x1b') || strings.ContainsRune(out, '\x07') {
+		t.Fatalf("review wrote a teammate's escape to the terminal: %q", out)
+	}
+	if !strings.Contains(out, "owned") {
+		t.Fatalf("review does not name the conflicting file:\n%s", out)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/internal/term/visible"
 )
 
 func reviewCommand(env Env) *ucli.Command {
@@ -135,14 +136,16 @@ func reviewAll(ctx context.Context, env Env, lead land.Lead, recs worktree.Recor
 		if !r.Clean {
 			lands = "conflicts: " + strings.Join(r.LeadConflicts, ", ")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t+%d -%d\t%s\n", name, r.Branch, countOrUnknown(r.Ahead), countOrUnknown(r.Uncommitted), r.Added, r.Removed, lands)
+		// File and branch names are the teammate's: shown, never obeyed.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t+%d -%d\t%s\n", visible.Line(name), visible.Line(r.Branch), countOrUnknown(r.Ahead), countOrUnknown(r.Uncommitted), r.Added, r.Removed, visible.Line(lands))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, r := range rows {
 		if len(r.ConflictsWith) > 0 {
-			fmt.Fprintf(env.Stdout, "%s conflicts with %s (files: %s)\n", r.Name, strings.Join(r.ConflictsWith, ", "), strings.Join(r.ConflictFiles, ", "))
+			fmt.Fprintf(env.Stdout, "%s conflicts with %s (files: %s)\n", visible.Line(r.Name),
+				visible.Line(strings.Join(r.ConflictsWith, ", ")), visible.Line(strings.Join(r.ConflictFiles, ", ")))
 		}
 	}
 	return nil
@@ -169,7 +172,7 @@ func showDiff(ctx context.Context, env Env, lead land.Lead, r worktree.Record, o
 		fmt.Fprintf(&b, "\n# %s: uncommitted in %s\n", r.Member, r.Path)
 		b.WriteString(d.Uncommitted)
 		for _, f := range d.Untracked {
-			fmt.Fprintf(&b, "# untracked: %s\n", f)
+			fmt.Fprintf(&b, "# untracked: %s\n", visible.Line(f))
 		}
 	}
 	return page(env, pager, b.String())
