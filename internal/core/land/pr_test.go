@@ -36,7 +36,9 @@ func (g ghLog) read(name string) string {
 }
 
 // argv is gh's arguments, one each.
-func (g ghLog) argv() []string { return strings.Split(strings.TrimSuffix(g.read("argv"), "\x00"), "\x00") }
+func (g ghLog) argv() []string {
+	return strings.Split(strings.TrimSuffix(g.read("argv"), "\x00"), "\x00")
+}
 
 func (g ghLog) called() bool { _, err := os.Stat(filepath.Join(g.dir, "argv")); return err == nil }
 
