@@ -55,11 +55,14 @@ type PRResult struct {
 	Existing bool `json:"existing,omitempty"`
 	// Base is the branch the request asks to be merged into ("" on a
 	// detached lead: the repository's default).
-	Base    string   `json:"base"`
-	Tip     string   `json:"tip"`
-	Title   string   `json:"title"`
-	Body    string   `json:"body"`
-	Commits []string `json:"commits"` // "abbrev subject", oldest first
+	Base  string `json:"base"`
+	Tip   string `json:"tip"`
+	Title string `json:"title"`
+	// TitleFrom says where the title came from: "given" (Title),
+	// "report", "commit" (the single commit's subject) or "commits".
+	TitleFrom string   `json:"titleFrom"`
+	Body      string   `json:"body"`
+	Commits   []string `json:"commits"` // "abbrev subject", oldest first
 	// Committed is the commit made of the teammate's uncommitted files.
 	Committed string `json:"committed,omitempty"`
 	// Conflicts are the files that conflict with the lead's branch as it
@@ -131,7 +134,7 @@ func pushBranch(ctx context.Context, req PRRequest) (*PRResult, error) {
 	if res.Commits, err = commitList(ctx, l.Dir, l.Head, res.Tip); err != nil {
 		return nil, err
 	}
-	res.Title, res.Body = prText(req, res)
+	res.Title, res.TitleFrom, res.Body = prText(req, res)
 	if _, files, err := mergeTree(ctx, l.Dir, l.Head, res.Tip); err == nil {
 		res.Conflicts = files
 	}
@@ -228,18 +231,20 @@ func commitList(ctx context.Context, dir, head, tip string) ([]string, error) {
 // prText is the request's title and body: the teammate's report (its
 // first line the title) and the list of its commits; without a report,
 // the single commit's subject, or a line naming the teammate.
-func prText(req PRRequest, res *PRResult) (title, body string) {
+func prText(req PRRequest, res *PRResult) (title, from, body string) {
 	r := req.Record
 	report := strings.TrimSpace(strings.ReplaceAll(req.Report, "\r\n", "\n"))
 	first, _, _ := strings.Cut(report, "\n")
 	switch {
 	case req.Title != "":
-		title = req.Title
+		title, from = req.Title, "given"
 	case strings.TrimSpace(first) != "":
-		title = strings.TrimSpace(first)
+		title, from = strings.TrimSpace(first), "report"
 	case len(res.Commits) == 1:
 		_, title, _ = strings.Cut(res.Commits[0], " ")
+		from = "commit"
 	default:
+		from = "commits"
 		title = fmt.Sprintf("The work of teammate %s of team %s (%d commits)", r.Member, r.Team, len(res.Commits))
 	}
 	title = cut(strings.Join(strings.Fields(title), " "), maxTitle)
@@ -256,7 +261,7 @@ func prText(req PRRequest, res *PRResult) (title, body string) {
 		b.WriteString("- " + c + "\n")
 	}
 	fmt.Fprintf(&b, "\nThe work of teammate %s of team %s, from its branch %s.\n", r.Member, r.Team, r.Branch)
-	return title, b.String()
+	return title, from, b.String()
 }
 
 // cut is s in at most n bytes, cut at a character's start.
