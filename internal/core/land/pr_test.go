@@ -270,7 +270,10 @@ func TestReportReadsTheLatestMessageWithoutMarkingIt(t *testing.T) {
 	if err := in.Append(context.Background(),
 		mailbox.Message{From: "alice", Text: "done: the parser\n\ndetails", Timestamp: "2026-01-02T00:00:00.000Z"},
 		mailbox.Message{From: "bob", Text: "bob's", Timestamp: "2026-01-03T00:00:00.000Z"},
-		mailbox.Message{From: "alice", Text: idle, Timestamp: "2026-01-04T00:00:00.000Z"}); err != nil {
+		mailbox.Message{From: "alice", Text: idle, Timestamp: "2026-01-04T00:00:00.000Z"},
+		// A second idle notice: a reader that summarised them would
+		// rewrite the inbox.
+		mailbox.Message{From: "alice", Text: idle, Timestamp: "2026-01-05T00:00:00.000Z"}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(in.Path)
@@ -290,5 +293,20 @@ func TestReportReadsTheLatestMessageWithoutMarkingIt(t *testing.T) {
 	os.Remove(in.Path)
 	if m, ok, _ := Report(tm, "team-lead", "alice"); !ok || m.Text != "old report" {
 		t.Errorf("an archived report is not found: %q", m.Text)
+	}
+}
+
+// A remote's own hook that refuses is the remote's refusal, not a hook
+// of the person's (a remote on this disk runs under the same trace).
+func TestPullRequestRemoteHookRefusalIsTheRemotes(t *testing.T) {
+	f := newFixture(t)
+	bare := f.remote("origin")
+	r := f.teammate("alice", map[string]string{"c.txt": "sea\n"})
+	f.write(bare, "hooks/pre-receive", "#!/bin/sh\necho 'branch names are checked here' >&2\nexit 1\n")
+	os.Chmod(filepath.Join(bare, "hooks/pre-receive"), 0o755)
+	_, err := f.pr(r, "", "")
+	var re *PushRejectedError
+	if !errors.As(err, &re) || re.Diverged() || !strings.Contains(re.Reason, "refused by the remote") || !strings.Contains(re.Output, "branch names are checked here") {
+		t.Fatalf("a remote's pre-receive hook refusing: %v, want a PushRejectedError with the remote's words", err)
 	}
 }
