@@ -148,6 +148,12 @@ func TestLandPRWithoutGHPrintsTheCommand(t *testing.T) {
 		t.Fatalf("land --pr without gh: exit %d\n%s%s", code, out, errs)
 	}
 	gitT(t, bare, "rev-parse", "--verify", "refs/heads/paneteam/t/alice")
+
+	// -m gives the title; one starting with a dash is still one argument.
+	out, errs, code = ptRun(t, vars, "", "land", "alice", "--pr", "-m", "-x: the parser")
+	if code != 0 || !strings.Contains(out, "title (from --message): -x: the parser") || !strings.Contains(out, "'--title=-x: the parser'") {
+		t.Errorf("land --pr -m: exit %d\n%s%s", code, out, errs)
+	}
 }
 
 // A gh that fails: exit 1, what gh said (shown as text), and that the
