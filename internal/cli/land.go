@@ -55,6 +55,29 @@ branch: the files are named, and --ask sends the teammate a message to
 bring its branch up to date with yours, resolve them and report back
 (--ask works while it runs).
 
+--pr opens a pull request instead of landing here:
+
+    paneteam land alice --pr             # push its branch, then gh pr create
+    paneteam land alice --pr --remote fork
+
+The teammate's branch is pushed under its own name to your branch's
+upstream remote, else origin (--remote NAME picks another), with your git
+configuration: your pre-push hook runs, and one that fails stops it and is
+named. gh then opens the request on that remote's repository, into your
+branch's upstream branch (else your branch by its name). The title is the
+first line of the teammate's last message to you (read only: nothing is
+marked read), else its single commit's subject (-m gives another); the body
+is that message and the list of its commits. Without gh the branch is
+pushed and the gh command to run (and, for a GitHub-style remote, the page
+to open) is printed; a gh that fails shows what it said, and the branch
+stays pushed. Your branch, index and working tree are untouched, and the
+teammate's worktree and branch are kept: nothing has landed. It refuses,
+pushing nothing, as a land does (still running: --stop; uncommitted files:
+--include-uncommitted), when the branch has nothing your branch lacks, and
+when the remote refuses the push (it names the fix). --json prints name,
+branch, remote, pushed and url. --pr goes with none of --merge, --squash,
+--rebase, --all, --drop, --ask.
+
 Two attempts at one task: 'paneteam review --compare A B' shows how their
 branches differ; 'paneteam land A --drop B' lands A and then removes B's
 worktree and branch, by the same fail-closed rules: B's own commits are
@@ -73,7 +96,7 @@ uncommitted.`,
 			&ucli.BoolFlag{Name: "merge", Usage: "a merge commit, the teammate's commits kept as they are (the default)"},
 			&ucli.BoolFlag{Name: "squash", Usage: "one commit of the whole change; its message from the teammate's commits, or --message"},
 			&ucli.BoolFlag{Name: "rebase", Usage: "the teammate's commits replayed on your branch"},
-			&ucli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the merge or squash commit's message"},
+			&ucli.StringFlag{Name: "message", Aliases: []string{"m"}, Usage: "the merge or squash commit's message; with --pr, the pull request's title"},
 			&ucli.BoolFlag{Name: "include-uncommitted", Usage: "commit the teammate's uncommitted files on its branch first (under your git identity), instead of refusing"},
 			&ucli.BoolFlag{Name: "stop", Usage: "a teammate still running: ask it to shut down first (by shutdown's rules), then land once it has ended"},
 			&ucli.StringFlag{Name: "drop", Usage: "after the land, remove teammate B's worktree and branch too (another attempt at the task); its own commits are named and kept unless --force"},
@@ -83,6 +106,8 @@ uncommitted.`,
 			&ucli.StringFlag{Name: "test", Usage: "with --all: a command your shell runs in the scratch worktree after each land; a teammate that fails it is skipped"},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "with --all: say what would happen, merging in memory only (no hook or --test runs)"},
 			&ucli.BoolFlag{Name: "ask", Usage: "on a conflict: message the teammate to bring its branch up to date with yours and resolve the files (it may be running)"},
+			&ucli.BoolFlag{Name: "pr", Usage: "instead of landing here: push the teammate's branch to your remote and open a pull request with gh (its title and body from the teammate's last message to you and its commits); your branch and tree are untouched, its worktree kept"},
+			&ucli.StringFlag{Name: "remote", Usage: "with --pr: the remote to push to (default: your branch's upstream remote, else origin)"},
 			jsonFlag(),
 		},
 		Action: func(ctx context.Context, c *ucli.Command) error {
@@ -92,6 +117,7 @@ uncommitted.`,
 				Drop: v.String("drop"), Force: v.Bool("force"),
 				Stop: v.Bool("stop"), Lifecycle: readLifecycle(c, env),
 				All: v.Bool("all"), Test: v.String("test"), DryRun: v.Bool("dry-run"),
+				PR: v.Bool("pr"), Remote: v.String("remote"),
 				JSON: v.Bool("json"), Args: c.Args().Slice()}
 			for _, m := range []land.Mode{land.Merge, land.Squash, land.Rebase} {
 				if v.Bool(string(m)) {
@@ -121,6 +147,8 @@ type landOptions struct {
 	All                bool
 	Test               string
 	DryRun             bool
+	PR                 bool
+	Remote             string
 	JSON               bool
 	Args               []string
 }
@@ -135,6 +163,12 @@ type landRow struct {
 }
 
 func runLand(ctx context.Context, env Env, o landOptions) error {
+	if o.PR {
+		return runPR(ctx, env, o)
+	}
+	if o.Remote != "" {
+		return usagef("--remote goes with --pr")
+	}
 	if o.All {
 		return runQueue(ctx, env, o)
 	}
