@@ -11,6 +11,7 @@ import (
 	"github.com/paneteam/paneteam/internal/agents/agentrun"
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -96,16 +97,11 @@ func readResumeOptions(c *ucli.Command) (resumeOptions, error) {
 }
 
 func runResume(ctx context.Context, env Env, o resumeOptions) error {
-	state, err := env.stateDir()
+	base, err := resumeBase(ctx, env, o.Scope.Lock, o.LeaderPID)
 	if err != nil {
 		return err
 	}
-	base := resume.Options{Lock: o.Scope.Lock, Records: launches.Open(state), BackendEnv: backendEnv(env),
-		Caller: callerOf(env), Exe: env.Exe, DryRun: o.DryRun, StartupCheck: o.StartupCheck, Say: env.Stderr,
-		LeaderPID: o.LeaderPID, AgentSession: func(rec launches.Record) (string, string) { return agentrun.Session(rec, env.Getenv) }}
-	if base.LeaderPID == 0 {
-		base.LeaderPID = defaultLeaderPID(ctx, env)
-	}
+	base.DryRun, base.StartupCheck = o.DryRun, o.StartupCheck
 	var teams []team.Team
 	if o.All {
 		root, err := env.root(o.Scope.Root)
@@ -158,6 +154,24 @@ func runResume(ctx context.Context, env Env, o resumeOptions) error {
 		writeResume(env, r)
 	}
 	return errors.Join(errs...)
+}
+
+// resumeBase is how this process resumes a team, for resume and for
+// paneteam web's Resume alike: the launch records in paneteam's state
+// folder, the backends, the agent CLIs' sessions, and the process that
+// becomes the lead (leaderPID, else defaultLeaderPID). Team is unset.
+func resumeBase(ctx context.Context, env Env, lock lockfile.Options, leaderPID int) (resume.Options, error) {
+	state, err := env.stateDir()
+	if err != nil {
+		return resume.Options{}, err
+	}
+	o := resume.Options{Lock: lock, Records: launches.Open(state), BackendEnv: backendEnv(env),
+		Caller: callerOf(env), Exe: env.Exe, Say: env.Stderr, LeaderPID: leaderPID,
+		AgentSession: func(rec launches.Record) (string, string) { return agentrun.Session(rec, env.Getenv) }}
+	if o.LeaderPID == 0 {
+		o.LeaderPID = defaultLeaderPID(ctx, env)
+	}
+	return o, nil
 }
 
 // writeResume says what a resume started, member by member

@@ -15,6 +15,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/lockfile"
@@ -131,6 +132,9 @@ type WebSession struct {
 	Backend         backend.Env
 	Caller          post.Caller
 	ShutdownTimeout time.Duration
+	// Resume is how the page's Resume brings a team back, as 'paneteam
+	// resume --team' run here would (its Team unset).
+	Resume          resume.Options
 	Token           string
 	Listen          string
 	Hosts           []string
@@ -192,6 +196,9 @@ func runWeb(ctx context.Context, env Env, o webOptions) error {
 	s := WebSession{Lock: o.Scope.Lock, Backend: statusBackendEnv(env), Caller: post.Caller{Getenv: env.Getenv},
 		ShutdownTimeout: o.StopTimeout, Token: tok, Listen: o.Listen, Hosts: o.Hosts, ReadOnly: o.ReadOnly,
 		TLSCert: o.TLSCert, TLSKey: o.TLSKey, SessionTTL: o.SessionTTL, StateDir: dir, JSON: o.JSON, QR: env.StdoutTTY && !o.JSON, Out: env.Stdout}
+	if s.Resume, err = resumeBase(ctx, env, o.Scope.Lock, 0); err != nil {
+		return err
+	}
 	for _, sc := range scopes {
 		t, _, err := sc.open(ctx, env)
 		if err != nil && len(scopes) > 1 {

@@ -268,6 +268,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/answer", s.withAction(s.answer))
 	mux.HandleFunc("POST /api/send", s.withAction(s.send))
 	mux.HandleFunc("POST /api/stop", s.withAction(s.stop))
+	mux.HandleFunc("POST /api/resume", s.withAction(s.resume))
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.add("", r.RemoteAddr, r.Method+" "+r.URL.Path, "refused: a request from another origin")

@@ -99,6 +99,10 @@
       el("span", { class: "text", text: m.summary })));
     fill("notices", v.notices.slice().reverse(), (n) => el("li", { class: "text", text: n.text }));
     $("problems").textContent = (v.problems || []).join("\n");
+    const back = v.resumable || [];
+    $("resume").hidden = back.length === 0;
+    $("resume-what").textContent = back.length === 0 ? "" :
+      "Its lead and every teammate's pane went away. Resume starts again: " + back.join(", ") + ".";
     const to = $("send-to");
     if (to) {
       const keep = to.value;
@@ -115,6 +119,17 @@
       e.preventDefault();
       const text = $("send-text");
       if (await act("/api/send", { to: $("send-to").value, text: text.value })) text.value = "";
+    });
+  }
+
+  // Resume brings the team back as 'paneteam resume --team' does; each
+  // teammate spends tokens again, so the person says yes first.
+  const resumeButton = $("resume-button");
+  if (resumeButton) {
+    resumeButton.addEventListener("click", () => {
+      if (!confirm("Resume team " + team + "? Each teammate it starts spends tokens again.")) return;
+      status("resuming…");
+      act("/api/resume", {}, $("resume-error"));
     });
   }
 
