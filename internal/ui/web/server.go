@@ -263,6 +263,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(s.static)))
 	mux.HandleFunc("GET /manifest.webmanifest", s.manifest)
+	mux.HandleFunc("GET /sw.js", s.serviceWorker)
 	mux.HandleFunc("GET /{$}", s.withSession(s.index))
 	mux.HandleFunc("GET /events", s.withSession(s.events))
 	mux.HandleFunc("POST /api/answer", s.withAction(s.answer))

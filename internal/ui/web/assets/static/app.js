@@ -134,6 +134,10 @@
   }
 
   const es = new EventSource("/events" + q);
-  es.addEventListener("view", (e) => render(JSON.parse(e.data)));
+  es.addEventListener("view", (e) => {
+    const v = JSON.parse(e.data);
+    render(v);
+    document.dispatchEvent(new CustomEvent("paneteam:view", { detail: v })); // pwa.js's notifications
+  });
   es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
 })();
