@@ -29,6 +29,7 @@
 
   function status(text) { $("status").textContent = text; }
 
+  // act posts an action; it returns what was done, or false.
   async function act(path, body, errNode) {
     if (errNode) errNode.textContent = "";
     try {
@@ -40,7 +41,7 @@
       const j = await r.json().catch(() => ({}));
       if (!r.ok) throw new Error(j.error || r.statusText);
       status("done: " + j.ok);
-      return true;
+      return j.ok;
     } catch (e) {
       if (errNode) errNode.textContent = e.message;
       status("refused: " + e.message);
@@ -129,7 +130,9 @@
     resumeButton.addEventListener("click", () => {
       if (!confirm("Resume team " + team + "? Each teammate it starts spends tokens again.")) return;
       status("resuming…");
-      act("/api/resume", {}, $("resume-error"));
+      $("resumed").textContent = "";
+      // What it started stays said, once the team runs and this part hides.
+      act("/api/resume", {}, $("resume-error")).then((said) => { if (said) $("resumed").textContent = said; });
     });
   }
 
