@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/internal/ui/web"
 	"github.com/paneteam/paneteam/team"
 )
 
@@ -195,5 +199,23 @@ func TestBrowserResumesAStoppedTeam(t *testing.T) {
 	testutil.Eventually(t, 10*time.Second, "echo to start again", func() bool { return started() == 2 })
 	if s := full.said(); !strings.Contains(s, `"resume: crew/echo: started again in tmux pane %`) || !strings.Contains(s, `": "done"`) {
 		t.Errorf("the Resume is not in paneteam web's log:\n%s", s)
+	}
+}
+
+// TestResumeRefusesAsTheCommandLine: the page's Resume of a team Claude
+// Code leads is refused, for the reason 'paneteam resume' gives, and
+// starts nothing.
+func TestResumeRefusesAsTheCommandLine(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.ClaudeTeam(t, root, "session", testutil.DeadClaudeLead(t), testutil.ClaudePaneTeammate("ann", "%99"))
+	tm, _, err := team.Open(root, "session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &web.Live{Team: tm, Resuming: resume.Options{Records: launches.Open(t.TempDir())}}
+	lines, err := live.Resume(context.Background())
+	var claude *resume.ClaudeTeamError
+	if !errors.As(err, &claude) || len(lines) != 0 {
+		t.Fatalf("the page resumed a team Claude Code leads: %v, %v", lines, err)
 	}
 }
