@@ -134,6 +134,12 @@ func TestBrowserResumesAStoppedTeam(t *testing.T) {
 	lead.Process.Kill() //nolint:errcheck
 	lead.Wait()         //nolint:errcheck
 
+	// Its teammate's process ends on the server's hangup: once it has,
+	// paneteam status offers the resume (each browser below has its own
+	// 20 s, which a loaded machine should not spend waiting for that).
+	testutil.Eventually(t, 15*time.Second, "paneteam status to offer the resume", func() bool {
+		return strings.Contains(run("status", "--team", crew, "--json"), `"resumable"`)
+	})
 	full := startWeb(t, webBin, env, "--team", crew)
 	ro := startWeb(t, webBin, env, "--team", crew, "--read-only")
 	stopped := css(`#resume:not([hidden])`)
