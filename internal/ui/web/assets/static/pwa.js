@@ -17,7 +17,15 @@
   const button = document.getElementById("notify");
   const key = "paneteam-notify"; // "on" once the person allowed, in this browser
   const supported = "Notification" in window;
-  const on = () => supported && Notification.permission === "granted" && localStorage.getItem(key) === "on";
+  const stored = (v) => {
+    try {
+      if (v === undefined) return localStorage.getItem(key);
+      if (v === null) localStorage.removeItem(key); else localStorage.setItem(key, v);
+    } catch (_) { /* storage refused: notifications last as long as this page */ }
+    return null;
+  };
+  let allowed = stored() === "on";
+  const on = () => supported && Notification.permission === "granted" && allowed;
   function draw() {
     if (!button) return;
     button.hidden = !supported || Notification.permission === "denied";
@@ -26,9 +34,11 @@
   if (button) {
     button.addEventListener("click", async () => {
       if (on()) {
-        localStorage.removeItem(key);
+        allowed = false;
+        stored(null);
       } else if (await Notification.requestPermission() === "granted") {
-        localStorage.setItem(key, "on");
+        allowed = true;
+        stored("on");
       }
       draw();
     });
