@@ -29,7 +29,8 @@ func main() {
 func serve(ctx context.Context, s cli.WebSession) error {
 	var boards []web.Board
 	for _, t := range s.Teams {
-		live := &web.Live{Team: t.Team, Lock: s.Lock, Backend: s.Backend, Caller: s.Caller, Keys: t.Keys, ShutdownTimeout: s.ShutdownTimeout}
+		live := &web.Live{Team: t.Team, Lock: s.Lock, Backend: s.Backend, Caller: s.Caller, Keys: t.Keys, ShutdownTimeout: s.ShutdownTimeout,
+			Resuming: s.Resume}
 		boards = append(boards, web.Board{Team: t.Team.Name, Actions: live, Watch: t.Watcher})
 	}
 	return web.Serve(ctx, web.Options{

@@ -3,12 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
 
-	"github.com/paneteam/paneteam/internal/agents/agentrun"
-	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/team"
 )
@@ -95,16 +94,11 @@ func readResumeOptions(c *ucli.Command) (resumeOptions, error) {
 }
 
 func runResume(ctx context.Context, env Env, o resumeOptions) error {
-	state, err := env.stateDir()
+	base, err := resumeBase(ctx, env, o.Scope.Lock, o.LeaderPID)
 	if err != nil {
 		return err
 	}
-	base := resume.Options{Lock: o.Scope.Lock, Records: launches.Open(state), BackendEnv: backendEnv(env),
-		Caller: callerOf(env), Exe: env.Exe, DryRun: o.DryRun, StartupCheck: o.StartupCheck, Say: env.Stderr,
-		LeaderPID: o.LeaderPID, AgentSession: func(rec launches.Record) (string, string) { return agentrun.Session(rec, env.Getenv) }}
-	if base.LeaderPID == 0 {
-		base.LeaderPID = defaultLeaderPID(ctx, env)
-	}
+	base.DryRun, base.StartupCheck = o.DryRun, o.StartupCheck
 	var teams []team.Team
 	if o.All {
 		root, err := env.root(o.Scope.Root)
@@ -159,46 +153,10 @@ func runResume(ctx context.Context, env Env, o resumeOptions) error {
 	return errors.Join(errs...)
 }
 
-// writeResume says what a resume started, member by member.
+// writeResume says what a resume started, member by member
+// (resume.Result.Lines, the words paneteam web shows too).
 func writeResume(env Env, r *resume.Result) {
-	w := env.Stdout
-	if len(r.Started) == 0 {
-		showf(w, "team %s: nothing to start\n", r.Team)
-	}
-	for _, s := range r.Started {
-		what := map[string]string{
-			resume.Continued: "its conversation continued", resume.Restarted: "started again",
-			resume.Fresh: "started fresh", resume.Reconnected: "reconnected",
-		}[s.How]
-		switch {
-		case s.Error != "":
-			showf(w, "%s/%s: not started: %s\n", r.Team, s.Name, s.Error)
-		case r.DryRun:
-			showf(w, "%s/%s: would be %s in %s\n", r.Team, s.Name, what, s.Backend)
-		default:
-			showf(w, "%s/%s: %s in %s pane %s\n", r.Team, s.Name, what, s.Backend, s.PaneID)
-		}
-		if s.Note != "" && s.Error == "" {
-			showf(w, "  note: %s\n", s.Note)
-		}
-	}
-	why := map[string]string{}
-	for _, l := range r.Left {
-		why[l.Name] = l.Why
-	}
-	for _, n := range r.Running {
-		if why[n] != "" {
-			// How paneteam knows: its recorded process, or its pane, never
-			// the row in config.json alone.
-			showf(w, "%s/%s: still running, left alone (%s)\n", r.Team, n, why[n])
-			continue
-		}
-		showf(w, "%s/%s: still running, left alone\n", r.Team, n)
-	}
-	for _, s := range r.Skipped {
-		showf(w, "%s/%s: not started: %s\n", r.Team, s.Name, s.Why)
-	}
-	if r.LeaderPID != nil && !r.DryRun {
-		showf(w, "team %s: led by process %d\n", r.Team, *r.LeaderPID)
+	for _, l := range r.Lines() {
+		fmt.Fprintln(env.Stdout, l)
 	}
 }

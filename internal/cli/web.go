@@ -15,6 +15,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/factory"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/lockfile"
@@ -29,7 +30,9 @@ func webCommand(env Env) *ucli.Command {
 branch, unread and cost; tasks; the requests waiting for you; messages to
 and from the lead) and acts on it through the same operations as the
 command line: approve or deny a permission or sandbox request, approve or
-reject a plan with feedback, send a message, stop a teammate. It runs in
+reject a plan with feedback, send a message, stop a teammate, bring back a
+team whose lead and panes went away (Resume, as 'paneteam resume --team'
+run here would). It runs in
 the foreground until Ctrl-C. Without --team (or PANETEAM_TEAM) the page
 shows every team under the root when it starts, with a switch between
 them; one URL and one session serve them all.
@@ -53,7 +56,10 @@ It listens on 127.0.0.1 unless told otherwise. Any other address is served
 over HTTPS only: your own certificate (--tls-cert, --tls-key) or one
 paneteam makes and keeps in its state folder, whose SHA-256 fingerprint it
 prints. Behind a proxy (tailscale serve), --host NAME is the name it
-answers to; any other Host header is refused. Every action taken from a
+answers to; any other Host header is refused. A phone installs the page
+and shows its notifications (after "Allow notifications") only over a
+certificate it trusts or localhost: an ssh tunnel or tailscale serve, not
+paneteam's own certificate. Every action taken from a
 page is printed here and kept in the state folder's web/actions.log.
 docs/WEB.md is the security model.
 
@@ -131,6 +137,9 @@ type WebSession struct {
 	Backend         backend.Env
 	Caller          post.Caller
 	ShutdownTimeout time.Duration
+	// Resume is how the page's Resume brings a team back, as 'paneteam
+	// resume --team' run here would (its Team unset).
+	Resume          resume.Options
 	Token           string
 	Listen          string
 	Hosts           []string
@@ -192,6 +201,9 @@ func runWeb(ctx context.Context, env Env, o webOptions) error {
 	s := WebSession{Lock: o.Scope.Lock, Backend: statusBackendEnv(env), Caller: post.Caller{Getenv: env.Getenv},
 		ShutdownTimeout: o.StopTimeout, Token: tok, Listen: o.Listen, Hosts: o.Hosts, ReadOnly: o.ReadOnly,
 		TLSCert: o.TLSCert, TLSKey: o.TLSKey, SessionTTL: o.SessionTTL, StateDir: dir, JSON: o.JSON, QR: env.StdoutTTY && !o.JSON, Out: env.Stdout}
+	if s.Resume, err = resumeBase(ctx, env, o.Scope.Lock, 0); err != nil {
+		return err
+	}
 	for _, sc := range scopes {
 		t, _, err := sc.open(ctx, env)
 		if err != nil && len(scopes) > 1 {

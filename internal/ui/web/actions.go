@@ -2,12 +2,14 @@ package web
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/paneteam/paneteam/internal/claudecode/provenance"
 	"github.com/paneteam/paneteam/internal/core/approval"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
+	"github.com/paneteam/paneteam/internal/core/resume"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -24,6 +26,9 @@ type Actions interface {
 	Send(ctx context.Context, to, text string) error
 	// Stop asks the member to shut down and says how it ended.
 	Stop(ctx context.Context, name string) (string, error)
+	// Resume brings back the members whose panes went away and says what
+	// it did, a line each (resume.Result.Lines).
+	Resume(ctx context.Context) ([]string, error)
 }
 
 // Live acts on a team's files, panes and processes.
@@ -37,6 +42,10 @@ type Live struct {
 	// Keys signs answers to keyed teammates (docs/PROTOCOL.md §11).
 	Keys            provenance.Store
 	ShutdownTimeout time.Duration
+	// Resuming is how Resume brings the team back, as 'paneteam resume
+	// --team' does from the terminal paneteam web runs in: its launch
+	// records, backends and lead process. Its Team is this Live's.
+	Resuming resume.Options
 }
 
 func (l *Live) lead() *approval.Lead { return &approval.Lead{Team: l.Team, Lock: l.Lock, Keys: l.Keys} }
@@ -68,6 +77,23 @@ func (l *Live) Send(ctx context.Context, to, text string) error {
 // shutdown --name NAME' does (lifecycle.Options.StopOne).
 func (l *Live) Stop(ctx context.Context, name string) (string, error) {
 	return l.lifecycle().StopOne(ctx, l.Team, name, "stopped from paneteam web", l.ShutdownTimeout)
+}
+
+// Resume starts again every member whose pane or process is gone, as
+// 'paneteam resume --team' does (resume.Team): the same judgement of who
+// still runs, the same refusals, the same lines said of each member.
+func (l *Live) Resume(ctx context.Context) ([]string, error) {
+	if l.Resuming.Records.Dir == "" {
+		return nil, errors.New("this paneteam web was started without paneteam's state folder, where the launch records are")
+	}
+	o := l.Resuming
+	o.Team, o.DryRun = l.Team, false
+	res, err := resume.Team(ctx, o)
+	var lines []string
+	if res != nil {
+		lines = res.Lines()
+	}
+	return lines, err
 }
 
 func (l *Live) lifecycle() lifecycle.Options {

@@ -172,3 +172,19 @@ func (s *Server) stop(w http.ResponseWriter, r *http.Request, bd *board) (string
 	}
 	return what, err
 }
+
+// resume brings the team back, as 'paneteam resume --team' does: every
+// member whose pane went away starts again. What it did is the log's
+// line and the page's answer.
+func (s *Server) resume(w http.ResponseWriter, r *http.Request, bd *board) (string, error) {
+	var b struct{}
+	if err := decode(r, &b); err != nil {
+		return "resume", err
+	}
+	lines, err := bd.Actions.Resume(r.Context())
+	what := "resume"
+	if len(lines) > 0 {
+		what += ": " + strings.Join(lines, "; ")
+	}
+	return what, err
+}

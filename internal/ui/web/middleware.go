@@ -30,10 +30,11 @@ func (s *Server) guardHost(next http.Handler) http.Handler {
 	})
 }
 
-// csp allows the page's own script, styles, images and event stream and
-// nothing else: no inline script, no framing, no form to another place.
+// csp allows the page's own script, styles, images, event stream,
+// manifest and service worker (/sw.js) and nothing else: no inline
+// script, no framing, no form to another place.
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-	"manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+	"manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // headers sets what every answer carries. No Access-Control-* header is
 // ever set: another origin can read nothing.

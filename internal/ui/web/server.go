@@ -263,11 +263,13 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(s.static)))
 	mux.HandleFunc("GET /manifest.webmanifest", s.manifest)
+	mux.HandleFunc("GET /sw.js", s.serviceWorker)
 	mux.HandleFunc("GET /{$}", s.withSession(s.index))
 	mux.HandleFunc("GET /events", s.withSession(s.events))
 	mux.HandleFunc("POST /api/answer", s.withAction(s.answer))
 	mux.HandleFunc("POST /api/send", s.withAction(s.send))
 	mux.HandleFunc("POST /api/stop", s.withAction(s.stop))
+	mux.HandleFunc("POST /api/resume", s.withAction(s.resume))
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.add("", r.RemoteAddr, r.Method+" "+r.URL.Path, "refused: a request from another origin")

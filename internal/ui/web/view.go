@@ -22,8 +22,12 @@ type View struct {
 	Requests []Request `json:"requests"`
 	Messages []Message `json:"messages"`
 	Notices  []Notice  `json:"notices"`
-	Problems []string  `json:"problems,omitempty"`
-	Error    string    `json:"error,omitempty"`
+	// Resumable are the members Resume would start again, when the team
+	// stopped (its lead and every teammate's pane went away): empty
+	// otherwise.
+	Resumable []string `json:"resumable,omitempty"`
+	Problems  []string `json:"problems,omitempty"`
+	Error     string   `json:"error,omitempty"`
 }
 
 // Member is one row of the members' table.
@@ -107,6 +111,11 @@ func viewOf(s *teamwatch.Snapshot, reqs []approval.Request, now time.Time) View 
 		msgs = msgs[len(msgs)-recentMessages:]
 	}
 	v.Messages = append(v.Messages, msgs...)
+	if s.Resumable != nil {
+		for _, n := range s.Resumable.Members {
+			v.Resumable = append(v.Resumable, line(n))
+		}
+	}
 	return v
 }
 
@@ -142,7 +151,7 @@ func noticesOf(evs []teamwatch.Event) []Notice {
 	var out []Notice
 	for _, e := range evs {
 		if noticeKinds[e.Kind] {
-			out = append(out, Notice{Time: e.Time, Kind: e.Kind, Text: e.WhoLabel() + " " + e.What()})
+			out = append(out, Notice{Time: e.Time, Kind: e.Kind, Text: line(e.WhoLabel()) + " " + e.What()})
 		}
 	}
 	return out

@@ -29,6 +29,7 @@
 
   function status(text) { $("status").textContent = text; }
 
+  // act posts an action; it returns what was done, or false.
   async function act(path, body, errNode) {
     if (errNode) errNode.textContent = "";
     try {
@@ -40,7 +41,7 @@
       const j = await r.json().catch(() => ({}));
       if (!r.ok) throw new Error(j.error || r.statusText);
       status("done: " + j.ok);
-      return true;
+      return j.ok;
     } catch (e) {
       if (errNode) errNode.textContent = e.message;
       status("refused: " + e.message);
@@ -99,6 +100,10 @@
       el("span", { class: "text", text: m.summary })));
     fill("notices", v.notices.slice().reverse(), (n) => el("li", { class: "text", text: n.text }));
     $("problems").textContent = (v.problems || []).join("\n");
+    const back = v.resumable || [];
+    $("resume").hidden = back.length === 0;
+    $("resume-what").textContent = back.length === 0 ? "" :
+      "Its lead and every teammate's pane went away. Resume starts again: " + back.join(", ") + ".";
     const to = $("send-to");
     if (to) {
       const keep = to.value;
@@ -118,7 +123,24 @@
     });
   }
 
+  // Resume brings the team back as 'paneteam resume --team' does; each
+  // teammate spends tokens again, so the person says yes first.
+  const resumeButton = $("resume-button");
+  if (resumeButton) {
+    resumeButton.addEventListener("click", () => {
+      if (!confirm("Resume team " + team + "? Each teammate it starts spends tokens again.")) return;
+      status("resuming…");
+      $("resumed").textContent = "";
+      // What it started stays said, once the team runs and this part hides.
+      act("/api/resume", {}, $("resume-error")).then((said) => { if (said) $("resumed").textContent = said; });
+    });
+  }
+
   const es = new EventSource("/events" + q);
-  es.addEventListener("view", (e) => render(JSON.parse(e.data)));
+  es.addEventListener("view", (e) => {
+    const v = JSON.parse(e.data);
+    render(v);
+    document.dispatchEvent(new CustomEvent("paneteam:view", { detail: v })); // pwa.js's notifications
+  });
   es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
 })();
