@@ -11,9 +11,11 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/factory"
+	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/term/tty"
 	"github.com/paneteam/paneteam/lockfile"
@@ -133,6 +135,13 @@ type DashboardSession struct {
 	Watcher         *teamwatch.Watcher
 	In              io.Reader
 	Out             io.Writer
+	// The review view's: the lead's working tree (the folder the
+	// dashboard started in), paneteam's worktree records, and a land
+	// worded as 'paneteam land' words it.
+	Dir     string
+	Records worktree.Records
+	Landed  func(land.Lead, worktree.Record, *land.Result) string
+	Refused func(error, land.Lead, worktree.Record) error
 }
 
 // DashboardUI draws the dashboard until the person quits and returns the
@@ -189,6 +198,11 @@ func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
 	if lead, err := openLead(ctx, o.Scope, env); err == nil {
 		s.Keys = lead.Keys // as approve and deny answer
 	}
+	s.Dir, _ = os.Getwd()
+	if state, err := env.stateDir(); err == nil {
+		s.Records = worktree.OpenRecords(state)
+	}
+	s.Landed, s.Refused = landedText, landRefusal
 	final, err := DashboardUI(ctx, s)
 	if final != "" {
 		fmt.Fprintln(env.Stderr, final)

@@ -87,6 +87,20 @@ func tellWords(err error) error {
 	return postError(err)
 }
 
+// landedText is what 'paneteam land' prints for a land made, undo
+// included: the dashboard's review view shows the same.
+func landedText(lead land.Lead, r worktree.Record, res *land.Result) string {
+	var b strings.Builder
+	printLanded(Env{Stdout: &b}, lead, r, res, false)
+	return b.String()
+}
+
+// landRefusal is a refused land worded as 'paneteam land' words it,
+// with the command to run next.
+func landRefusal(err error, lead land.Lead, r worktree.Record) error {
+	return landRefused(err, lead, r, "paneteam land "+landTarget(r))
+}
+
 func countOrUnknown(n int) string {
 	if n < 0 {
 		return "?"

@@ -50,6 +50,10 @@ const (
 	modeInput
 	modeConfirm
 	modeHelp
+	// modeWork lists the teammates with work to land (work.go); modeDiff
+	// shows one's diff.
+	modeWork
+	modeDiff
 )
 
 // purpose of a text input.
@@ -58,6 +62,7 @@ type purpose int
 const (
 	inputMessage purpose = iota
 	inputDeny
+	inputComment
 )
 
 // Messages the model receives besides keys and sizes.
@@ -117,6 +122,8 @@ type Model struct {
 	inputFor purpose
 	target   string           // member of an input or confirmation
 	targetR  approval.Request // request of a deny input
+	// work is the review view's state (work.go).
+	work workView
 
 	status   string
 	isErr    bool
@@ -167,6 +174,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case dataMsg:
 		return m, m.data(msg)
+	case workMsg, diffMsg, landMsg:
+		return m, m.workUpdate(msg)
 	case doneMsg:
 		m.busy = false
 		m.setStatus(msg.status, msg.err)
