@@ -37,7 +37,16 @@ whole (a request's full tool input or plan), a approves the selected
 request, A approves it and adds the "always allow" rule it suggests, d
 denies it (type optional feedback, enter), m sends the selected member a
 message, h hides or shows its pane, s stops it (a shutdown request, after
-you confirm with y), g goes to its tmux pane, ? shows help, q quits.
+you confirm with y), g goes to its tmux pane, r reviews the team's work,
+? shows help, q quits.
+
+Review (r), started in the working tree of the branch the work should
+reach: each teammate with work, its commits, uncommitted files and lines,
+whether it lands cleanly and with whom it conflicts; enter shows its diff,
+where up/down move a cursor line and c comments on it (sent as 'paneteam
+review NAME --comment FILE:LINE TEXT' sends it); l lands it, after a
+confirmation that says the mode, the branch and that its worktree and
+branch go (y lands, as 'paneteam land NAME'; the undo command is shown).
 
 --requests is a review mode for a tmux popup: one waiting request at a
 time, whole; a approve, A always, d deny, n/p next/previous, q quit. When
