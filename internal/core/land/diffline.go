@@ -27,12 +27,14 @@ const (
 // DiffLine is one line of a unified diff with where it stands in the
 // changed file: File and Line are the new side's path and line number
 // (from 1), for an added or unchanged line; a removed, header or hunk
-// line has Line 0, as it is on no line of the file as it is now.
+// line has Line 0, as it is on no line of the file as it is now. Old is
+// the old side's line number of an unchanged or removed line.
 type DiffLine struct {
 	Text string
 	Kind LineKind
 	File string
 	Line int
+	Old  int
 }
 
 // DiffLines reads a unified diff as git diff writes it with a/ and b/
@@ -43,7 +45,7 @@ func DiffLines(patch string) []DiffLine {
 	var file string
 	// next is the next new-side line; oldLeft and newLeft the lines each
 	// side of the hunk has still to show (an unchanged line is on both).
-	next, oldLeft, newLeft := 0, 0, 0
+	next, old, oldLeft, newLeft := 0, 0, 0, 0
 	if patch == "" {
 		return nil
 	}
@@ -54,19 +56,19 @@ func DiffLines(patch string) []DiffLine {
 		case inHunk && oldLeft > 0 && newLeft > 0 && (text == "" || text[0] == ' '):
 			// An empty line is an unchanged blank one under
 			// diff.suppressBlankEmpty.
-			d.Kind, d.File, d.Line = Context, file, next
-			next, oldLeft, newLeft = next+1, oldLeft-1, newLeft-1
+			d.Kind, d.File, d.Line, d.Old = Context, file, next, old
+			next, old, oldLeft, newLeft = next+1, old+1, oldLeft-1, newLeft-1
 		case inHunk && newLeft > 0 && text != "" && text[0] == '+':
 			d.Kind, d.File, d.Line = Added, file, next
 			next, newLeft = next+1, newLeft-1
 		case inHunk && oldLeft > 0 && text != "" && text[0] == '-':
-			d.Kind, d.File = Removed, file
-			oldLeft--
+			d.Kind, d.File, d.Old = Removed, file, old
+			old, oldLeft = old+1, oldLeft-1
 		case strings.HasPrefix(text, `\`):
 			d.Kind = NoNewline
 		case strings.HasPrefix(text, "@@ "):
 			d.Kind = Hunk
-			next, oldLeft, newLeft, _ = hunkHeader(text)
+			old, next, oldLeft, newLeft, _ = hunkHeader(text)
 		default:
 			oldLeft, newLeft = 0, 0
 			if strings.HasPrefix(text, "diff --git ") {
@@ -80,19 +82,53 @@ func DiffLines(patch string) []DiffLine {
 	return out
 }
 
-// hunkHeader reads "@@ -a[,b] +c[,d] @@": the new side's first line and
-// the lengths of both sides (a missing length is 1).
-func hunkHeader(h string) (newStart, oldLen, newLen int, ok bool) {
+// hunkHeader reads "@@ -a[,b] +c[,d] @@": each side's first line and
+// length (a missing length is 1).
+func hunkHeader(h string) (oldStart, newStart, oldLen, newLen int, ok bool) {
 	f := strings.Fields(h)
 	if len(f) < 4 || f[3] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	_, oldLen, ok1 := rangeOf(f[1][1:])
+	oldStart, oldLen, ok1 := rangeOf(f[1][1:])
 	newStart, newLen, ok2 := rangeOf(f[2][1:])
 	if !ok1 || !ok2 {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	return newStart, oldLen, newLen, true
+	return oldStart, newStart, oldLen, newLen, true
+}
+
+// Moved is where line of file is after the change lines shows (the old
+// side's line to the new side's), false when the change removed or
+// replaced it. A committed line of a teammate's file is found so in the
+// file as its worktree has it now, through its uncommitted diff.
+func Moved(lines []DiffLine, file string, line int) (int, bool) {
+	shift := 0 // new side minus old side, past the lines seen
+	for _, d := range lines {
+		if d.File != file {
+			continue
+		}
+		switch d.Kind {
+		case Context:
+			if d.Old == line {
+				return d.Line, true
+			}
+			if d.Old > line {
+				return line + shift, true
+			}
+			shift = d.Line - d.Old
+		case Removed:
+			if d.Old == line {
+				return 0, false
+			}
+			if d.Old > line {
+				return line + shift, true
+			}
+			shift--
+		case Added:
+			shift++
+		}
+	}
+	return line + shift, true
 }
 
 func rangeOf(s string) (start, n int, ok bool) {

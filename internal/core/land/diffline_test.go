@@ -110,3 +110,22 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 	}
 	return out
 }
+
+func TestMovedFollowsALineThroughTheHunks(t *testing.T) {
+	// Old a.txt: 1..10. Line 2 replaced, a line added after 5, line 8 removed.
+	patch := "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n" +
+		"@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n" +
+		"@@ -5,5 +5,5 @@\n 5\n+5.5\n 6\n 7\n-8\n 9\n"
+	lines := DiffLines(patch)
+	for _, c := range []struct {
+		old, now int
+		ok       bool
+	}{{1, 1, true}, {2, 0, false}, {3, 3, true}, {4, 4, true}, {5, 5, true}, {6, 7, true}, {7, 8, true}, {8, 0, false}, {9, 9, true}, {10, 10, true}} {
+		if now, ok := Moved(lines, "a.txt", c.old); now != c.now || ok != c.ok {
+			t.Errorf("line %d: %d %v, want %d %v", c.old, now, ok, c.now, c.ok)
+		}
+	}
+	if now, ok := Moved(lines, "b.txt", 4); now != 4 || !ok {
+		t.Errorf("a file the diff does not touch moved: %d %v", now, ok)
+	}
+}

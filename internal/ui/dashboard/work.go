@@ -125,7 +125,7 @@ func diffLines(d land.Diff) []land.DiffLine {
 	}
 	out = append(out, land.DiffLines(d.Committed)...)
 	if d.Uncommitted != "" || len(d.Untracked) > 0 {
-		out = append(out, land.DiffLine{Text: ""}, land.DiffLine{Text: "# uncommitted in its worktree"})
+		out = append(out, land.DiffLine{Text: ""}, land.DiffLine{Text: uncommittedMark})
 		out = append(out, land.DiffLines(d.Uncommitted)...)
 		for _, f := range d.Untracked {
 			out = append(out, land.DiffLine{Text: "# untracked (not added yet): " + f})
@@ -133,6 +133,9 @@ func diffLines(d land.Diff) []land.DiffLine {
 	}
 	return out
 }
+
+// uncommittedMark opens the diff's uncommitted part.
+const uncommittedMark = "# uncommitted in its worktree"
 
 // selectedWork is the teammate under the review list's cursor.
 func (m *Model) selectedWork() (land.Entry, bool) {
@@ -238,35 +241,33 @@ func (m *Model) askComment() {
 	case l.Line == 0 || l.File == "":
 		m.setStatus("a header line cannot be commented on: put the cursor on an added (+) or unchanged line of a file", nil)
 		return
-	case m.movedSince(l):
-		m.setStatus(visible.Line(l.File)+" has uncommitted changes too, so this line may have moved: comment on it in the uncommitted part", nil)
+	}
+	line, ok := m.nowAt(l)
+	if !ok {
+		m.setStatus("this committed line has been changed since in "+visible.Line(l.File)+": comment on it in the uncommitted part", nil)
 		return
 	}
-	m.work.comment = land.Comment{File: l.File, Line: l.Line}
+	m.work.comment = land.Comment{File: l.File, Line: line}
 	m.setStatus("type the comment; enter sends it to "+visible.Line(m.work.diffOf)+" quoting the line, esc cancels", nil)
 	m.mode, m.inputFor, m.target, m.input = modeInput, inputComment, m.work.diffOf, nil
 }
 
-// movedSince reports whether l is a committed line of a file whose
-// uncommitted changes may have moved it: a comment quotes the file as
-// it is in the worktree now.
-func (m *Model) movedSince(l land.DiffLine) bool {
+// nowAt is where the line l stands in the teammate's file as its
+// worktree has it now, which the comment quotes: a committed line moves
+// by the uncommitted changes above it (land.Moved), and one they
+// changed is on no line.
+func (m *Model) nowAt(l land.DiffLine) (int, bool) {
 	at := -1 // where the uncommitted part starts
 	for i, d := range m.work.lines {
-		if d.Kind == land.Header && d.Text == "# uncommitted in its worktree" {
+		if d.Kind == land.Header && d.Text == uncommittedMark {
 			at = i
 			break
 		}
 	}
 	if at < 0 || m.work.cursor > at {
-		return false
+		return l.Line, true
 	}
-	for _, d := range m.work.lines[at:] {
-		if d.File == l.File && d.Kind != land.Header {
-			return true
-		}
-	}
-	return false
+	return land.Moved(m.work.lines[at:], l.File, l.Line)
 }
 
 // sendComment sends the typed comment.

@@ -126,14 +126,19 @@ func TestReviewLandAsksSaysHowAndLandsOnYesOnly(t *testing.T) {
 	}
 }
 
-// A committed line of a file changed again since may have moved: the
-// comment would quote the file as it is now, so it is not offered there.
-func TestReviewCommentRefusesACommittedLineThatMayHaveMoved(t *testing.T) {
+// A committed line of a file changed again since is quoted from the
+// file as it is now: its number moves by the uncommitted lines above
+// it, and a line changed since takes no comment.
+func TestReviewCommentFollowsACommittedLineToWhereItIsNow(t *testing.T) {
 	f := workFake()
-	f.diff.Uncommitted = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n x\n+inserted\n"
+	f.diff.Uncommitted = "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n x\n+inserted\n@@ -9 +10 @@\n-\tdone()\n+\tfinish()\n"
 	m := start(t, f, Options{})
-	press(m, "r", "enter", "down", "down", "down", "down", "down", "c") // the committed \tkeep()
-	if !strings.Contains(m.screen(), "a.go has uncommitted changes too") || m.mode != modeDiff {
-		t.Fatalf("a committed line of a file changed since took a comment:\n%s", m.screen())
+	press(m, "r", "enter", "down", "down", "down", "down", "down", "c") // the committed \tkeep(), line 7
+	if !strings.Contains(m.screen(), "comment to alice on a.go:8:") {
+		t.Fatalf("the committed line 7 is not commented on as line 8, where it is now:\n%s", m.screen())
+	}
+	press(m, "esc", "down", "down", "down", "c") // the committed \tdone(), replaced since
+	if !strings.Contains(m.screen(), "has been changed since") || m.mode != modeDiff {
+		t.Fatalf("a committed line changed since took a comment:\n%s", m.screen())
 	}
 }
