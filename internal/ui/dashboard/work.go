@@ -106,7 +106,9 @@ func (m *Model) workUpdate(msg tea.Msg) tea.Cmd {
 		} else {
 			m.setStatus("landed "+visible.Line(msg.name)+": what was done and its undo are below the list", nil)
 		}
-		m.mode = modeWork
+		if m.mode == modeDiff {
+			m.mode = modeWork // where the outcome shows; elsewhere the status says it
+		}
 		return tea.Batch(m.readWork(), m.refresh())
 	}
 	return nil
