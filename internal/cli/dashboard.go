@@ -48,11 +48,12 @@ review NAME --comment FILE:LINE TEXT' sends it); l lands it, after a
 confirmation that says the mode, the branch and that its worktree and
 branch go (y lands, as 'paneteam land NAME'; the undo command is shown).
 
---requests is a review mode for a tmux popup: one waiting request at a
+--requests is a mode for a tmux popup: one waiting request at a
 time, whole; a approve, A always, d deny, n/p next/previous, q quit. When
 none is waiting it says so and waits for a key.
 
     paneteam dashboard --team review
+    cd ~/src/app && paneteam dashboard     # r: review and land onto this branch
     paneteam dashboard --requests          # inside tmux: the session's @paneteam-team
     # ~/.tmux.conf:
     bind-key P display-popup -E -w 90% -h 80% "paneteam dashboard --requests"

@@ -2,8 +2,11 @@
 // terminal or a tmux popup: members and their state, tasks and what blocks
 // what, and the permission, sandbox and plan requests waiting for the lead
 // (Claude Code, docs/PROTOCOL.md §8-§9), with keys to answer
-// them, message, hide, stop and jump to teammates. Its review mode shows
-// one waiting request at a time for single-key answers.
+// them, message, hide, stop and jump to teammates. Its requests mode
+// shows one waiting request at a time for single-key answers; its review
+// view (work.go) the teammates' work to land, a teammate's diff to
+// comment on line by line, and a land after a confirmation, through the
+// operations 'paneteam review' and 'paneteam land' use (internal/core/land).
 //
 // Everything a teammate wrote goes through paneteam's one visible-text
 // rule (visible.Line, visible.Block) before it reaches the screen: an
