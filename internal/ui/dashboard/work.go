@@ -298,7 +298,7 @@ func (m *Model) askLand(name string) {
 		onto = m.work.work.Onto
 	}
 	q := fmt.Sprintf("land %s onto %s by %s (%s)? Then its worktree %s and its branch %s go (kept if anything in them is not on %s); the undo command is shown after.",
-		e.Name, onto, land.DefaultMode, modeWords[land.DefaultMode], e.Path, e.Branch, onto)
+		e.Name, onto, land.DefaultMode, modeWords(land.DefaultMode), e.Path, e.Branch, onto)
 	if !e.Clean {
 		q += " It does not land cleanly: " + strings.Join(e.LeadConflicts, ", ") + " conflict, so it will be refused."
 	}
@@ -307,10 +307,15 @@ func (m *Model) askLand(name string) {
 	m.setStatus(q, nil)
 }
 
-var modeWords = map[land.Mode]string{
-	land.Merge:  "a merge commit; its commits kept as they are",
-	land.Squash: "one commit of the whole change",
-	land.Rebase: "its commits replayed on yours",
+// modeWords says what a land mode makes.
+func modeWords(m land.Mode) string {
+	switch m {
+	case land.Squash:
+		return "one commit of the whole change"
+	case land.Rebase:
+		return "its commits replayed on yours"
+	}
+	return "a merge commit; its commits kept as they are"
 }
 
 // landKey answers the land's confirmation: y lands, any other key does not.
