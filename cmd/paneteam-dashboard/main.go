@@ -29,7 +29,8 @@ func main() {
 
 func run(ctx context.Context, s cli.DashboardSession) (string, error) {
 	live := &dashboard.Live{Team: s.Team, Lock: s.Lock, Backend: s.Backend, Watch: s.Watch,
-		ShutdownTimeout: s.ShutdownTimeout, Caller: s.Caller, Keys: s.Keys}
+		ShutdownTimeout: s.ShutdownTimeout, Caller: s.Caller, Keys: s.Keys,
+		Dir: s.Dir, Records: s.Records, Words: dashboard.LandWords{Landed: s.Landed, Refused: s.Refused}}
 	return dashboard.Run(ctx, live, dashboard.RunOptions{
 		Options: dashboard.Options{Team: s.Team.Name, Review: s.Review, Color: s.Color, QuitAfterJump: s.QuitAfterJump},
 		Watch:   s.Watcher, In: s.In, Out: s.Out,

@@ -11,9 +11,11 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/paneteam/paneteam/internal/core/factory"
+	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/term/tty"
 	"github.com/paneteam/paneteam/lockfile"
@@ -35,13 +37,23 @@ whole (a request's full tool input or plan), a approves the selected
 request, A approves it and adds the "always allow" rule it suggests, d
 denies it (type optional feedback, enter), m sends the selected member a
 message, h hides or shows its pane, s stops it (a shutdown request, after
-you confirm with y), g goes to its tmux pane, ? shows help, q quits.
+you confirm with y), g goes to its tmux pane, r reviews the team's work,
+? shows help, q quits.
 
---requests is a review mode for a tmux popup: one waiting request at a
+Review (r), started in the working tree of the branch the work should
+reach: each teammate with work, its commits, uncommitted files and lines,
+whether it lands cleanly and with whom it conflicts; enter shows its diff,
+where up/down move a cursor line and c comments on it (sent as 'paneteam
+review NAME --comment FILE:LINE TEXT' sends it); l lands it, after a
+confirmation that says the mode, the branch and that its worktree and
+branch go (y lands, as 'paneteam land NAME'; the undo command is shown).
+
+--requests is a mode for a tmux popup: one waiting request at a
 time, whole; a approve, A always, d deny, n/p next/previous, q quit. When
 none is waiting it says so and waits for a key.
 
     paneteam dashboard --team review
+    cd ~/src/app && paneteam dashboard     # r: review and land onto this branch
     paneteam dashboard --requests          # inside tmux: the session's @paneteam-team
     # ~/.tmux.conf:
     bind-key P display-popup -E -w 90% -h 80% "paneteam dashboard --requests"
@@ -133,6 +145,13 @@ type DashboardSession struct {
 	Watcher         *teamwatch.Watcher
 	In              io.Reader
 	Out             io.Writer
+	// The review view's: the lead's working tree (the folder the
+	// dashboard started in), paneteam's worktree records, and a land
+	// worded as 'paneteam land' words it.
+	Dir     string
+	Records worktree.Records
+	Landed  func(land.Lead, worktree.Record, *land.Result) string
+	Refused func(error, land.Lead, worktree.Record) error
 }
 
 // DashboardUI draws the dashboard until the person quits and returns the
@@ -189,6 +208,11 @@ func showDashboard(ctx context.Context, env Env, o dashboardOptions) error {
 	if lead, err := openLead(ctx, o.Scope, env); err == nil {
 		s.Keys = lead.Keys // as approve and deny answer
 	}
+	s.Dir, _ = os.Getwd()
+	if state, err := env.stateDir(); err == nil {
+		s.Records = worktree.OpenRecords(state)
+	}
+	s.Landed, s.Refused = landedText, landRefusal
 	final, err := DashboardUI(ctx, s)
 	if final != "" {
 		fmt.Fprintln(env.Stderr, final)

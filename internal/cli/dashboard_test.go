@@ -62,6 +62,13 @@ func startDash(t *testing.T, root string, w, h int, args string, extra ...string
 // startDashOn is startDash in a new session "dash" on srv.
 func startDashOn(t *testing.T, srv tmux.Server, root string, w, h int, args string, extra ...string) *dash {
 	t.Helper()
+	return startDashIn(t, srv, "", root, w, h, args, extra...)
+}
+
+// startDashIn is startDashOn with the dashboard started in the folder
+// dir ("" is the shell's).
+func startDashIn(t *testing.T, srv tmux.Server, dir, root string, w, h int, args string, extra ...string) *dash {
+	t.Helper()
 	ctx := context.Background()
 	pane, err := srv.Run(ctx, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", "dash", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
 		"env", "-i", "PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(), "TERM=screen", "PS1=$ ", "sh")
@@ -71,6 +78,9 @@ func startDashOn(t *testing.T, srv tmux.Server, root string, w, h int, args stri
 	d := &dash{t: t, srv: srv, pane: strings.TrimSpace(pane), root: root}
 	testutil.DashboardBinary(t) // what 'paneteam dashboard' becomes
 	env := "env PANETEAM_ROOT=" + root + " " + strings.Join(extra, " ")
+	if dir != "" {
+		env = "cd " + dir + " && " + env
+	}
 	d.keys("-l", env+" "+testutil.Binary(t)+" dashboard "+args+"; echo DASH\"\"-EXIT $?")
 	d.keys("Enter")
 	return d

@@ -12,8 +12,9 @@ import (
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/land"
-	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/worktree"
+	"github.com/paneteam/paneteam/lockfile"
+	"github.com/paneteam/paneteam/team"
 )
 
 // leadAndRecords is the working tree the command runs in and paneteam's
@@ -53,35 +54,51 @@ func shortID(c string) string {
 	return c
 }
 
-// tellTeammate sends r's teammate text by send's rules: the sender
-// post.Caller.Sender chooses, signed where send signs. A teammate that
-// has left its team cannot be told.
+// tellTeammate sends r's teammate text by send's rules (land.Tell).
 // root is --root as given; "" is the root the teammate's record names.
 func tellTeammate(ctx context.Context, env Env, root string, r worktree.Record, text, summary string) error {
+	t, cfg, err := teammateTeam(ctx, env, root, r)
+	if err != nil {
+		return err
+	}
+	return tellWords(land.Tell(ctx, callerOf(env), t, cfg, lockfile.Options{}, r, text, summary))
+}
+
+// teammateTeam opens r's team, from root ("" is the root its record
+// names).
+func teammateTeam(ctx context.Context, env Env, root string, r worktree.Record) (team.Team, *team.Config, error) {
 	scope := teamScope{Team: r.Team, Root: root}
 	if root == "" {
 		scope.Root = r.Root
 	}
 	t, cfg, err := scope.open(ctx, env)
 	if err != nil {
-		return fmt.Errorf("%s's team %s: %w", r.Member, r.Team, err)
+		return t, cfg, fmt.Errorf("%s's team %s: %w", r.Member, r.Team, err)
 	}
-	if cfg.Member(r.Member) == nil {
-		return exitError{code: ExitFailure, err: fmt.Errorf("%s has left team %s, so it cannot be told (its work is still here: paneteam review %s)", r.Member, r.Team, r.Member)}
+	return t, cfg, nil
+}
+
+// tellWords words a refused land.Tell for the command line.
+func tellWords(err error) error {
+	var left *land.LeftError
+	if errors.As(err, &left) {
+		return exitError{code: ExitFailure, err: fmt.Errorf("%w (its work is still here: paneteam review %s)", err, left.Member)}
 	}
-	caller := callerOf(env)
-	from, err := caller.Sender(cfg, "")
-	if err != nil {
-		return usageError{err}
-	}
-	p, err := caller.Open(t, cfg, scope.Lock, from, []string{r.Member}, "")
-	if err != nil {
-		return postError(err)
-	}
-	if _, err := p.SendEach(ctx, []string{r.Member}, post.Plain(text, summary)); err != nil {
-		return postError(err)
-	}
-	return nil
+	return postError(err)
+}
+
+// landedText is what 'paneteam land' prints for a land made, undo
+// included: the dashboard's review view shows the same.
+func landedText(lead land.Lead, r worktree.Record, res *land.Result) string {
+	var b strings.Builder
+	printLanded(Env{Stdout: &b}, lead, r, res, false)
+	return b.String()
+}
+
+// landRefusal is a refused land worded as 'paneteam land' words it,
+// with the command to run next.
+func landRefusal(err error, lead land.Lead, r worktree.Record) error {
+	return landRefused(err, lead, r, "paneteam land "+landTarget(r))
 }
 
 func countOrUnknown(n int) string {

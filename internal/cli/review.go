@@ -12,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/term/visible"
+	"github.com/paneteam/paneteam/lockfile"
 )
 
 func reviewCommand(env Env) *ucli.Command {
@@ -215,13 +216,13 @@ func sendComments(ctx context.Context, env Env, r worktree.Record, o reviewOptio
 		}
 		cs = append(cs, land.Comment{File: file, Line: line, Text: texts[i]})
 	}
-	msg, err := land.CommentMessage(ctx, r, cs)
+	t, cfg, err := teammateTeam(ctx, env, o.Root, r)
 	if err != nil {
-		return exitError{code: ExitFailure, err: err}
-	}
-	summary := fmt.Sprintf("review: %d comment(s) on your work", len(cs))
-	if err := tellTeammate(ctx, env, o.Root, r, msg, summary); err != nil {
 		return err
+	}
+	msg, err := land.SendComments(ctx, callerOf(env), t, cfg, lockfile.Options{}, r, cs)
+	if err != nil {
+		return tellWords(err)
 	}
 	if o.JSON {
 		return printJSON(env.Stdout, map[string]any{"to": r.Member, "team": r.Team, "comments": len(cs), "message": msg})

@@ -15,6 +15,10 @@ type DiffOptions struct {
 	// Color asks git for colour (ShowSettings says whether the person
 	// wants it).
 	Color bool
+	// Parse asks for a plain unified diff a program reads (DiffLines):
+	// no colour, external diff or textconv, and a/ b/ prefixes whatever
+	// diff.noprefix or diff.mnemonicPrefix the person set.
+	Parse bool
 }
 
 // Diff is a teammate's change, committed work and uncommitted work
@@ -53,6 +57,9 @@ func TeammateDiff(ctx context.Context, r worktree.Record, o DiffOptions) (Diff, 
 	if o.Color {
 		args = append(args, "--color=always")
 	}
+	if o.Parse {
+		args = append(args, parseArgs...)
+	}
 	withPaths := func(a ...string) []string {
 		out := append(append([]string{}, args...), a...)
 		return append(append(out, "--"), o.Paths...)
@@ -72,6 +79,9 @@ func TeammateDiff(ctx context.Context, r worktree.Record, o DiffOptions) (Diff, 
 	}
 	return d, nil
 }
+
+// parseArgs make git diff's output DiffLines' input.
+var parseArgs = []string{"--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
 
 // ShowSettings is whether the person's git settings want colour on this
 // output (color.diff, color.ui; tty says whether it is a terminal) and

@@ -12,6 +12,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/lifecycle"
 	"github.com/paneteam/paneteam/internal/core/post"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
+	"github.com/paneteam/paneteam/internal/core/worktree"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
@@ -36,6 +37,7 @@ type Actions interface {
 	Stop(ctx context.Context, name string) (string, error)
 	// Jump selects the member's pane in tmux.
 	Jump(ctx context.Context, name string) error
+	WorkActions
 }
 
 // Live acts on a team's files, panes and processes.
@@ -55,6 +57,12 @@ type Live struct {
 	Watch teamwatch.Options
 	// ShutdownTimeout bounds the wait for a teammate's answer to Stop.
 	ShutdownTimeout time.Duration
+	// The review view's: Dir is the lead's working tree (where the
+	// dashboard started), Records paneteam's worktree records, Words how
+	// a land is worded.
+	Dir     string
+	Records worktree.Records
+	Words   LandWords
 }
 
 func (l *Live) lead() *approval.Lead { return &approval.Lead{Team: l.Team, Lock: l.Lock, Keys: l.Keys} }

@@ -20,13 +20,23 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case modeInput:
 		return m.inputKey(k)
 	case modeConfirm:
+		if m.work.landing {
+			return m.landKey(k)
+		}
 		return m.confirmKey(k)
 	case modeHelp:
 		m.mode = modeList
 		if m.opts.Review {
 			m.mode = modeDetail
 		}
+		if m.work.helpFrom != modeList {
+			m.mode, m.work.helpFrom = m.work.helpFrom, modeList
+		}
 		return nil
+	case modeWork:
+		return m.workKey(k)
+	case modeDiff:
+		return m.diffKey(k)
 	}
 	if m.opts.Review {
 		return m.reviewKey(k)
@@ -57,6 +67,8 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case "?":
 		m.mode = modeHelp
+	case "r":
+		return m.openWork()
 	case "up", "k":
 		m.move(-1)
 	case "down", "j":
@@ -222,6 +234,9 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.opts.Review {
 		back = modeDetail
 	}
+	if m.inputFor == inputComment {
+		back = modeDiff
+	}
 	switch k.String() {
 	case "esc":
 		m.mode = back
@@ -236,6 +251,9 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if m.inputFor == inputDeny {
 			return m.answer(m.targetR, approval.Decision{Feedback: text})
+		}
+		if m.inputFor == inputComment {
+			return m.sendComment(text)
 		}
 		if text == "" {
 			m.setStatus("empty message not sent", nil)

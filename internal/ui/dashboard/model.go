@@ -2,8 +2,11 @@
 // terminal or a tmux popup: members and their state, tasks and what blocks
 // what, and the permission, sandbox and plan requests waiting for the lead
 // (Claude Code, docs/PROTOCOL.md §8-§9), with keys to answer
-// them, message, hide, stop and jump to teammates. Its review mode shows
-// one waiting request at a time for single-key answers.
+// them, message, hide, stop and jump to teammates. Its requests mode
+// shows one waiting request at a time for single-key answers; its review
+// view (work.go) the teammates' work to land, a teammate's diff to
+// comment on line by line, and a land after a confirmation, through the
+// operations 'paneteam review' and 'paneteam land' use (internal/core/land).
 //
 // Everything a teammate wrote goes through paneteam's one visible-text
 // rule (visible.Line, visible.Block) before it reaches the screen: an
@@ -50,6 +53,10 @@ const (
 	modeInput
 	modeConfirm
 	modeHelp
+	// modeWork lists the teammates with work to land (work.go); modeDiff
+	// shows one's diff.
+	modeWork
+	modeDiff
 )
 
 // purpose of a text input.
@@ -58,6 +65,7 @@ type purpose int
 const (
 	inputMessage purpose = iota
 	inputDeny
+	inputComment
 )
 
 // Messages the model receives besides keys and sizes.
@@ -117,6 +125,8 @@ type Model struct {
 	inputFor purpose
 	target   string           // member of an input or confirmation
 	targetR  approval.Request // request of a deny input
+	// work is the review view's state (work.go).
+	work workView
 
 	status   string
 	isErr    bool
@@ -167,6 +177,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case dataMsg:
 		return m, m.data(msg)
+	case workMsg, diffMsg, landMsg:
+		return m, m.workUpdate(msg)
 	case doneMsg:
 		m.busy = false
 		m.setStatus(msg.status, msg.err)

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/paneteam/paneteam/internal/core/approval"
+	"github.com/paneteam/paneteam/internal/core/land"
 	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/team"
 )
@@ -22,6 +23,9 @@ type fake struct {
 	reqs    []approval.Request
 	calls   []string
 	answers []approval.Decision
+	work    Work
+	diff    land.Diff
+	landErr error
 }
 
 func (f *fake) Refresh(context.Context) (*teamwatch.Snapshot, []approval.Request, error) {
@@ -443,4 +447,21 @@ func TestHeaderSaysAResumableTeamAndHowToBringItBack(t *testing.T) {
 	if h := ansi.Strip(m.header(80)); strings.Contains(h, "RESUMABLE") {
 		t.Errorf("a live team's header says %q", h)
 	}
+}
+
+func (f *fake) Review(context.Context) (Work, error) {
+	f.calls = append(f.calls, "review")
+	return f.work, nil
+}
+func (f *fake) Diff(_ context.Context, name string) (land.Diff, error) {
+	f.calls = append(f.calls, "diff "+name)
+	return f.diff, nil
+}
+func (f *fake) Comment(_ context.Context, name string, c land.Comment) error {
+	f.calls = append(f.calls, fmt.Sprintf("comment %s %s:%d %s", name, c.File, c.Line, c.Text))
+	return nil
+}
+func (f *fake) Land(_ context.Context, name string) (string, error) {
+	f.calls = append(f.calls, "land "+name)
+	return "landed " + name + "\nundo: git reset", f.landErr
 }

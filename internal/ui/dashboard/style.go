@@ -14,18 +14,20 @@ type sgr string
 // that matter ("!", "[NEEDS YOU]", the ">" cursor) are text, so the screen
 // reads the same in NO_COLOR and in a capture.
 //
-// Eight fixed SGR sequences are all the dashboard needs, so they are
+// Eleven fixed SGR sequences are all the dashboard needs, so they are
 // written here rather than through a styling library. Lip Gloss 1 was
 // refused because termenv and terminfo's os/user import made every cgo
 // build of paneteam link libc dynamically, for every keybinding and
 // status-line refresh; that reason has gone (the dashboard is its own
 // program, and Bubble Tea v2 links terminfo itself), but Lip Gloss v2
-// would still be a module and its width tables for eight strings, and
+// would still be a module and its width tables for eleven strings, and
 // the layout here (cut, pad, wrap to exact columns, wide characters
 // counted as tmux counts them) is what it would not do for us.
 type styles struct {
 	title, heading, focus, cursor, needs, gone, dim, err sgr
-	color                                                bool
+	// A diff's added, removed and hunk lines (the review view).
+	added, removed, hunk sgr
+	color                bool
 }
 
 func newStyles(color bool) styles {
@@ -39,6 +41,9 @@ func newStyles(color bool) styles {
 		gone:    "90",
 		dim:     "90",
 		err:     "31",
+		added:   "32",
+		removed: "31",
+		hunk:    "36",
 	}
 }
 

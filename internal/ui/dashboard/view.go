@@ -30,9 +30,13 @@ func (m *Model) screen() string {
 	foot := m.footer(w, max(1, h/4))
 	body := h - len(foot)
 	var lines []string
-	switch {
+	switch under := m.underneath(); {
 	case m.mode == modeHelp:
 		lines = m.helpLines(w)
+	case under == modeWork:
+		lines = m.workLines(w, body)
+	case under == modeDiff:
+		lines = m.diffView(w, body)
 	case m.opts.Review:
 		lines = m.reviewLines(w, body)
 	case m.mode == modeDetail:
@@ -337,8 +341,12 @@ func (m *Model) footer(w, maxLines int) []string {
 	switch {
 	case m.mode == modeInput && m.inputFor == inputDeny:
 		keys = "deny " + visible.Line(m.targetR.ID) + ", feedback (optional): " + m.inputLine(w)
+	case m.mode == modeInput && m.inputFor == inputComment:
+		keys = fmt.Sprintf("comment to %s on %s:%d: ", visible.Line(m.target), visible.Line(m.work.comment.File), m.work.comment.Line) + m.inputLine(w)
 	case m.mode == modeInput:
 		keys = "message to " + visible.Line(m.target) + ": " + m.inputLine(w)
+	case m.mode == modeConfirm && m.work.landing:
+		keys = "y: land  n, esc or any other key: do not (nothing changes)"
 	case m.mode == modeConfirm:
 		keys = "stop " + visible.Line(m.target) + "? it is asked to shut down. y: yes, any other key: no"
 	case m.mode == modeHelp:
@@ -347,8 +355,12 @@ func (m *Model) footer(w, maxLines int) []string {
 		keys = "a approve  A always  d deny  n/p next/prev  up/down scroll  ? help  q quit"
 	case m.mode == modeDetail:
 		keys = "up/down scroll  a approve  A always  d deny  esc back  q quit"
+	case m.mode == modeWork:
+		keys = "up/down select  enter diff  l land  r read again  esc back  ? help  q quit"
+	case m.mode == modeDiff:
+		keys = "up/down line  pgup/pgdn page  c comment  l land  esc back  ? help  q quit"
 	default:
-		keys = "tab move  enter show  a/A approve  d deny  m msg  h hide  s stop  g go  ?  q"
+		keys = "tab move  enter show  a/A/d answer  m msg  h hide  s stop  g go  r review  ? q"
 	}
 	return append(status, cut(keys, w))
 }
@@ -386,9 +398,12 @@ var helpText = []string{
 	"  h                hide or show the selected member's pane",
 	"  s                stop the selected teammate (asks it to shut down; confirm)",
 	"  g                go to the selected member's tmux pane",
+	"  r                review: the teammates with work to land on your branch",
 	"  q, ctrl-c        quit",
 	"",
-	"Review mode (--requests): n/p next/previous request, a/A/d answer, q quit.",
+	"Review (r): up/down, enter its diff, l land (says how; y lands), r read again.",
+	"Its diff: up/down line, pgup/pgdn page, c comment on the cursor line, l land.",
+	"Requests mode (--requests): n/p next/previous request, a/A/d answer, q quit.",
 	"",
 	"Marks: ! NEEDS YOU = a request waits for you; * active; - idle; x gone.",
 	"Text cut to fit ends in " + ellipsis + "; enter shows it whole.",
