@@ -56,7 +56,8 @@ It listens on 127.0.0.1 unless told otherwise. Any other address is served
 over HTTPS only: your own certificate (--tls-cert, --tls-key) or one
 paneteam makes and keeps in its state folder, whose SHA-256 fingerprint it
 prints. Behind a proxy (tailscale serve), --host NAME is the name it
-answers to; any other Host header is refused. A phone installs the page
+answers to, and the URL printed first is https://NAME/?token=... (the one
+on this machine follows); any other Host header is refused. A phone installs the page
 and shows its notifications (after "Allow notifications") only over a
 certificate it trusts or localhost: an ssh tunnel or tailscale serve, not
 paneteam's own certificate. Every action taken from a

@@ -113,7 +113,24 @@ func Serve(ctx context.Context, o Options) error {
 		u := url.URL{Scheme: scheme, Host: net.JoinHostPort(urlHost, port), Path: "/", RawQuery: url.Values{"token": {tok}}.Encode()}
 		return u.String()
 	}
-	cfg.NewToken = func(tok string) { printURL(o.Stdout, o.JSON, o.QR, mkURL(tok), "", cfg.ReadOnly, true) }
+	// On loopback with --host, the name is a proxy's in front (tailscale
+	// serve): the URL to open is the proxy's, on HTTPS's own port, and
+	// the one on this machine follows it.
+	open := mkURL
+	if loopback && len(o.Names) > 0 {
+		open = func(tok string) string {
+			u := url.URL{Scheme: "https", Host: o.Names[0], Path: "/", RawQuery: url.Values{"token": {tok}}.Encode()}
+			return u.String()
+		}
+	}
+	show := func(tok, fp string, renewed bool) {
+		local := ""
+		if u := mkURL(tok); u != open(tok) {
+			local = u
+		}
+		printURL(o.Stdout, o.JSON, o.QR, open(tok), local, fp, cfg.ReadOnly, renewed)
+	}
+	cfg.NewToken = func(tok string) { show(tok, "", true) }
 	srv, err := New(cfg)
 	if err != nil {
 		return err
@@ -122,7 +139,7 @@ func Serve(ctx context.Context, o Options) error {
 	if cert != nil {
 		fp = Fingerprint(*cert)
 	}
-	printURL(o.Stdout, o.JSON, o.QR, mkURL(cfg.Token), fp, cfg.ReadOnly, false)
+	show(cfg.Token, fp, false)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 16 << 10, BaseContext: func(net.Listener) context.Context { return ctx }}
 	if cert != nil {
@@ -160,13 +177,17 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func printURL(w io.Writer, asJSON, qr bool, u, fingerprint string, readOnly, renewed bool) {
+// printURL prints u, the URL to open, first and on its own line; local,
+// when set, is the same page on this machine's own address (behind a
+// proxy, u is the proxy's).
+func printURL(w io.Writer, asJSON, qr bool, u, local, fingerprint string, readOnly, renewed bool) {
 	if asJSON {
 		b, _ := json.Marshal(struct {
 			URL         string `json:"url"`
+			LocalURL    string `json:"localUrl,omitempty"`
 			Fingerprint string `json:"fingerprint,omitempty"`
 			ReadOnly    bool   `json:"readOnly,omitempty"`
-		}{u, fingerprint, readOnly})
+		}{u, local, fingerprint, readOnly})
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
@@ -175,6 +196,9 @@ func printURL(w io.Writer, asJSON, qr bool, u, fingerprint string, readOnly, ren
 		// The URL stays the first line, on its own, for a script or a
 		// click; a code too large or that fails to draw costs only itself.
 		writeQR(w, u) //nolint:errcheck // the URL above is printed already
+	}
+	if local != "" {
+		fmt.Fprintln(w, "through your proxy; on this machine the same page is", local)
 	}
 	if renewed {
 		fmt.Fprintln(w, "the sessions were revoked: the URL above is the new one")
