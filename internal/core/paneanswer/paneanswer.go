@@ -1,0 +1,254 @@
+// Package paneanswer shows the screen of a pane that asks a person
+// something (an agent CLI's own approval prompt, a Claude teammate's
+// dialog, Claude's lead's own question) and types an answer into it: a
+// key the dialog takes or a line of text. It is what the web view and
+// the dashboard call to answer a question asked in a pane rather than in
+// the lead's inbox.
+//
+// It reaches only panes paneteam may type into, judged by paneteam's own
+// records in its state folder, never by config.json (teammates and other
+// hosts write that): a teammate's launch record (package launches) names
+// its tmux server and pane, and the lead's pane record (package leadpane)
+// exists only when the person started the lead with --answer-from-web.
+// The pane must still exist on the recorded server and still be the one
+// recorded (a teammate's carries its agent id; the lead's holds the lead's
+// process). Text is typed literally (tmux send-keys -l), never through a
+// shell, and the screen is read as text, without the pane's escape
+// sequences.
+package paneanswer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/leadpane"
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// Target is one pane paneteam may show and type into.
+type Target struct {
+	Name   string // the member, or team.LeadName for Claude's lead
+	Server tmux.Server
+	Pane   string
+}
+
+// Why a pane is refused.
+const (
+	// NotStarted: paneteam has no launch record of the member (it did
+	// not start it, or the record is another team's or root's).
+	NotStarted = "not-started"
+	// OtherBackend: its pane is not a tmux pane (in-process, a native
+	// terminal's, another host's), which this package does not reach.
+	OtherBackend = "other-backend"
+	// Gone: the recorded pane, or its server, no longer exists, or the
+	// pane under its id is not the one paneteam made.
+	Gone = "gone"
+	// LeadElsewhere: Claude's lead runs in the person's own terminal and
+	// was not started with its pane recorded.
+	LeadElsewhere = "lead-elsewhere"
+	// LeadTerminal: the lead's pane was recorded in a terminal whose
+	// screen this package does not read yet (only tmux).
+	LeadTerminal = "lead-terminal"
+)
+
+// RefusedError is a pane paneteam will not read or type into.
+type RefusedError struct {
+	Name   string
+	Reason string // NotStarted, OtherBackend, Gone, LeadElsewhere, LeadTerminal
+	Detail string // what was found, for people
+}
+
+func (e *RefusedError) Error() string {
+	switch e.Reason {
+	case NotStarted:
+		return fmt.Sprintf("%s's pane was not started by paneteam for this team (no launch record): it is not paneteam's to type into", e.Name)
+	case OtherBackend:
+		return fmt.Sprintf("%s does not run in a tmux pane on this machine (%s): its screen cannot be read or answered from here", e.Name, e.Detail)
+	case Gone:
+		return fmt.Sprintf("%s's pane is gone: %s", e.Name, e.Detail)
+	case LeadElsewhere:
+		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
+	case LeadTerminal:
+		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read yet (only a lead in tmux): its questions wait there", e.Detail)
+	}
+	return e.Name + ": " + e.Detail
+}
+
+// Teammate is the pane paneteam started for name in t, from its launch
+// record in the state folder state, checked on the recorded server.
+func Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
+	if team.IsLeadName(nil, name) {
+		return Target{}, &RefusedError{Name: name, Reason: NotStarted}
+	}
+	rec, err := launches.Open(state).Read(t.Root, t.Name, name)
+	if err != nil {
+		return Target{}, fmt.Errorf("read %s's launch record: %w", name, err)
+	}
+	if rec == nil {
+		return Target{}, &RefusedError{Name: name, Reason: NotStarted}
+	}
+	if rec.Host != "" || rec.Backend != team.BackendTmux || rec.TmuxSocket == "" || !strings.HasPrefix(rec.Pane, "%") {
+		what := rec.Backend
+		if rec.Host != "" {
+			what = "on " + rec.Host
+		}
+		if what == "" {
+			what = "no tmux pane recorded"
+		}
+		return Target{}, &RefusedError{Name: name, Reason: OtherBackend, Detail: what}
+	}
+	srv := tmux.Server{Socket: rec.TmuxSocket}
+	// The pane paneteam made carries the agent id it set (tmux's
+	// @paneteam-agent): a pane of a later server that reused the id does
+	// not.
+	p, err := srv.OwnedPane(ctx, rec.Pane, team.AgentID(name, t.Name))
+	if err != nil {
+		return Target{}, gone(name, err)
+	}
+	if p.Dead {
+		return Target{}, &RefusedError{Name: name, Reason: Gone, Detail: "its command has exited"}
+	}
+	return Target{Name: name, Server: srv, Pane: p.ID}, nil
+}
+
+func gone(name string, err error) error {
+	var no *tmux.NotOursError
+	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrPaneNotFound) || errors.As(err, &no) {
+		return &RefusedError{Name: name, Reason: Gone, Detail: err.Error()}
+	}
+	return fmt.Errorf("find %s's pane: %w", name, err)
+}
+
+// Lead is the pane of Claude's lead of t (cfg is its config.json), from
+// the lead's pane record: the team's leadProcess names the process, and
+// only a record of that very process, still running, is believed. The
+// recorded tmux pane must still exist and hold the lead.
+func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
+	lp, ok := cfg.LeadProcess()
+	if !ok || lp.PIDSpace != proc.PIDSpace() {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadElsewhere}
+	}
+	start := ""
+	if lp.HasProcStart {
+		start = lp.ProcStart
+	}
+	rec, err := leadpane.Read(state, int(lp.PID), start)
+	if errors.Is(err, leadpane.ErrNone) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadElsewhere}
+	}
+	if err != nil {
+		return Target{}, err
+	}
+	if rec.Terminal != leadpane.TerminalTmux {
+		what := rec.Terminal
+		if what == "" {
+			what = "a terminal paneteam does not know"
+		}
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: what}
+	}
+	srv := tmux.Server{Socket: rec.TmuxSocket}
+	p, err := srv.PaneByID(ctx, rec.TmuxPane)
+	if err != nil {
+		return Target{}, gone(team.LeadName, err)
+	}
+	// The pane's process is the lead or one of its ancestors (the shell
+	// the person started it from): the pane still holds this lead.
+	if p.PID <= 0 || !slices.Contains(proc.Ancestors(rec.PID), p.PID) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
+			Detail: fmt.Sprintf("pane %s no longer holds the lead (process %d)", p.ID, rec.PID)}
+	}
+	return Target{Name: team.LeadName, Server: srv, Pane: p.ID}, nil
+}
+
+// Screen is what the pane shows now, as text: no escape sequence of the
+// pane's comes with it.
+func (tg Target) Screen(ctx context.Context) (string, error) {
+	return tg.Server.Screen(ctx, tg.Pane)
+}
+
+// Keys are the keys an answer may press, by the names the front ends
+// use, with tmux's name of each: what a dialog takes (a digit to choose,
+// y or n, Enter, Esc, the arrows, Tab), nothing that reaches past the
+// program in the pane (no prefix key, no C-c, no C-z).
+var Keys = map[string]string{
+	"1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7", "8": "8", "9": "9",
+	"y": "y", "n": "n",
+	"Enter": "Enter", "Esc": "Escape", "Tab": "Tab", "Shift-Tab": "BTab", "Space": "Space", "Backspace": "BSpace",
+	"Up": "Up", "Down": "Down", "Left": "Left", "Right": "Right",
+}
+
+// MaxText bounds a line typed in one answer.
+const MaxText = 4096
+
+// Input is one answer: keys pressed in order, or a line of text typed
+// as it is, then Enter when asked.
+type Input struct {
+	Keys  []string
+	Text  string
+	Enter bool
+}
+
+// InputError is an answer that is not one.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Check says what is wrong with in, if anything: keys not in Keys, a
+// text that is empty, too long, not UTF-8 or holds a control character
+// (a line break, an escape: keys are pressed with Keys, not typed).
+func (in Input) Check() error {
+	if len(in.Keys) == 0 && in.Text == "" {
+		return &InputError{"nothing to type: give keys or a line of text"}
+	}
+	if len(in.Keys) > 0 && in.Text != "" {
+		return &InputError{"give keys or a line of text, not both"}
+	}
+	if len(in.Keys) > 16 {
+		return &InputError{"at most 16 keys at once"}
+	}
+	for _, k := range in.Keys {
+		if _, ok := Keys[k]; !ok {
+			return &InputError{fmt.Sprintf("%q is not a key an answer may press", k)}
+		}
+	}
+	if len(in.Text) > MaxText {
+		return &InputError{fmt.Sprintf("the text is over %d bytes", MaxText)}
+	}
+	if !utf8.ValidString(in.Text) {
+		return &InputError{"the text is not UTF-8"}
+	}
+	if i := strings.IndexFunc(in.Text, unicode.IsControl); i >= 0 {
+		return &InputError{"the text holds a control character (a line break, an escape): type one line, and press keys with their buttons"}
+	}
+	return nil
+}
+
+// Type types in into the pane: its keys, or its text literally and then
+// Enter when asked.
+func (tg Target) Type(ctx context.Context, in Input) error {
+	if err := in.Check(); err != nil {
+		return err
+	}
+	for _, k := range in.Keys {
+		if err := tg.Server.SendKey(ctx, tg.Pane, Keys[k]); err != nil {
+			return err
+		}
+	}
+	if in.Text != "" {
+		if err := tg.Server.SendLiteral(ctx, tg.Pane, in.Text); err != nil {
+			return err
+		}
+	}
+	if in.Enter {
+		return tg.Server.SendKey(ctx, tg.Pane, "Enter")
+	}
+	return nil
+}
