@@ -99,6 +99,7 @@
       el("span", { class: "text", text: m.summary })));
     fill("notices", v.notices.slice().reverse(), (n) => el("li", { class: "text", text: n.text }));
     $("problems").textContent = (v.problems || []).join("\n");
+    document.dispatchEvent(new CustomEvent("paneteam:view", { detail: v }));
     const to = $("send-to");
     if (to) {
       const keep = to.value;
@@ -118,7 +119,17 @@
     });
   }
 
-  const es = new EventSource("/events" + q);
-  es.addEventListener("view", (e) => render(JSON.parse(e.data)));
-  es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
+  // The stream carries the view and, while the page looks at a pane
+  // (pane.js asks with a "paneteam:look" event), that pane's screen.
+  let es = null, look = "";
+  function connect() {
+    if (es) es.close();
+    const s = new EventSource("/events" + q + (look ? "&look=" + encodeURIComponent(look) : ""));
+    s.addEventListener("view", (e) => render(JSON.parse(e.data)));
+    s.addEventListener("pane", (e) => document.dispatchEvent(new CustomEvent("paneteam:pane", { detail: JSON.parse(e.data) })));
+    s.addEventListener("error", () => { if (s.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
+    es = s;
+  }
+  document.addEventListener("paneteam:look", (e) => { if ((e.detail || "") !== look) { look = e.detail || ""; connect(); } });
+  connect();
 })();
