@@ -54,6 +54,9 @@ const (
 	// LeadElsewhere: Claude's lead runs in the person's own terminal and
 	// was not started with its pane recorded.
 	LeadElsewhere = "lead-elsewhere"
+	// NoClaudeLead: the team has no running Claude Code lead whose pane
+	// could be recorded (paneteam's own lead answers from the inbox).
+	NoClaudeLead = "no-claude-lead"
 	// LeadTerminal: the lead's pane was recorded in a terminal whose
 	// screen this package does not read yet (only tmux).
 	LeadTerminal = "lead-terminal"
@@ -62,7 +65,7 @@ const (
 // RefusedError is a pane paneteam will not read or type into.
 type RefusedError struct {
 	Name   string
-	Reason string // NotStarted, OtherBackend, Gone, LeadElsewhere, LeadTerminal
+	Reason string // NotStarted, OtherBackend, Gone, NoClaudeLead, LeadElsewhere, LeadTerminal
 	Detail string // what was found, for people
 }
 
@@ -74,6 +77,8 @@ func (e *RefusedError) Error() string {
 		return fmt.Sprintf("%s does not run in a tmux pane on this machine (%s): its screen cannot be read or answered from here", e.Name, e.Detail)
 	case Gone:
 		return fmt.Sprintf("%s's pane is gone: %s", e.Name, e.Detail)
+	case NoClaudeLead:
+		return "this team is not led by a running Claude Code lead: there is no lead's pane to answer"
 	case LeadElsewhere:
 		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
 	case LeadTerminal:
@@ -133,7 +138,10 @@ func gone(name string, err error) error {
 // recorded tmux pane must still exist and hold the lead.
 func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	lp, ok := cfg.LeadProcess()
-	if !ok || lp.PIDSpace != proc.PIDSpace() {
+	if !ok {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: NoClaudeLead}
+	}
+	if lp.PIDSpace != proc.PIDSpace() {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadElsewhere}
 	}
 	start := ""
