@@ -99,6 +99,7 @@
       el("span", { class: "text", text: m.summary })));
     fill("notices", v.notices.slice().reverse(), (n) => el("li", { class: "text", text: n.text }));
     $("problems").textContent = (v.problems || []).join("\n");
+    last = v;
     document.dispatchEvent(new CustomEvent("paneteam:view", { detail: v }));
     const to = $("send-to");
     if (to) {
@@ -121,7 +122,9 @@
 
   // The stream carries the view and, while the page looks at a pane
   // (pane.js asks with a "paneteam:look" event), that pane's screen.
-  let es = null, look = "";
+  let es = null, look = "", last = null;
+  // A script loaded after this one may miss the first view: it asks.
+  document.addEventListener("paneteam:ready", () => { if (last) document.dispatchEvent(new CustomEvent("paneteam:view", { detail: last })); });
   function connect() {
     if (es) es.close();
     const s = new EventSource("/events" + q + (look ? "&look=" + encodeURIComponent(look) : ""));

@@ -33,7 +33,16 @@
 
   function ask(name) { document.dispatchEvent(new CustomEvent("paneteam:look", { detail: name })); }
 
-  async function type(body) {
+  // One answer at a time, in the order pressed: two quick presses are
+  // two requests, which the server could otherwise serve out of order.
+  let queue = Promise.resolve();
+  function type(body) {
+    const p = queue.then(() => send(body));
+    queue = p.catch(() => {});
+    return p;
+  }
+
+  async function send(body) {
     err.textContent = "";
     try {
       const r = await fetch("/api/pane" + q, {
@@ -111,4 +120,6 @@
 
   // Only while someone looks: a hidden page stops the pane being read.
   document.addEventListener("visibilitychange", () => { if (looking) ask(document.hidden ? "" : looking); });
+  // The view may have come before this script ran.
+  document.dispatchEvent(new CustomEvent("paneteam:ready"));
 })();
