@@ -27,6 +27,7 @@ import (
 // dialog is what a teammate's pane shows while it asks: markup, a script
 // end and a terminal escape among its words, then the choices.
 const dialog = `printf '%s asks: <img src=x onerror="window.pwned=3"></script> \033[31mred\033[0m\n 1. Yes\n 2. No\n' "$2"
+printf '%0150d\n' 0
 while IFS= read -r l; do printf 'got:%s\n' "$l" >>"$1"; done
 `
 
@@ -244,6 +245,7 @@ func TestBrowserAnswersAPaneThatAsks(t *testing.T) {
 
 	var screen, malloryNote string
 	var imgs, pwned, malloryButtons int
+	var sideways bool
 	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer wcancel()
 	err := chromedp.Do(wctx,
@@ -257,10 +259,20 @@ func TestBrowserAnswersAPaneThatAsks(t *testing.T) {
 		into(chromedp.Text(css(`pre.screen`)), &screen),
 		into(chromedp.Evaluate[int](`document.querySelectorAll("img").length`), &imgs),
 		into(chromedp.Evaluate[int](`window.pwned || 0`), &pwned),
+		into(chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`), &sideways),
 	)
 	if err != nil {
 		dump(t, ctx)
 		t.Fatal(err)
+	}
+	if sideways {
+		t.Error("with a pane's wide screen shown, a phone-sized window scrolls sideways")
+	}
+	if os.Getenv("PANETEAM_SCREENSHOT") != "" {
+		var png []byte
+		if err := chromedp.Do(ctx, into(chromedp.FullScreenshot(100), &png)); err == nil {
+			os.WriteFile(os.Getenv("PANETEAM_SCREENSHOT"), png, 0o600)
+		}
 	}
 	if malloryButtons != 0 {
 		t.Errorf("mallory's pane, not paneteam's, is offered with %d buttons: %q", malloryButtons, malloryNote)

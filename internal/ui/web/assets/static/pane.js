@@ -70,7 +70,7 @@
         row.append(el("button", { type: "button", class: "secondary", "aria-label": "Press " + k + " in " + whose(name) + " pane",
           onclick: () => type({ keys: [k] }) }, shown));
       }
-      const text = el("input", { type: "text", "aria-label": "A line to type into " + whose(name) + " pane", autocomplete: "off" });
+      const text = el("input", { type: "text", "aria-label": "A line to type into " + whose(name) + " pane", placeholder: "a line to type", autocomplete: "off" });
       const enter = el("input", { type: "checkbox", checked: "", id: "pane-enter" });
       const form = el("form", { class: "pane-line" }, text,
         el("label", { for: "pane-enter", class: "inline" }, enter, " then Enter"),
