@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,6 +166,11 @@ func capture(t *testing.T, srv tmux.Server, pane string) string {
 // servePanes runs paneteam web's server on the teams with the real core
 // operations, finding paneteam's records through getenv (its state folder).
 func servePanes(t *testing.T, getenv func(string) string, readOnly bool, tms ...team.Team) (*httptest.Server, string) {
+	return servePanesAs(t, getenv, readOnly, func(l *web.Live) web.Actions { return l }, tms...)
+}
+
+// servePanesAs is servePanes with each team's actions made by as.
+func servePanesAs(t *testing.T, getenv func(string) string, readOnly bool, as func(*web.Live) web.Actions, tms ...team.Team) (*httptest.Server, string) {
 	t.Helper()
 	tok, err := web.NewToken()
 	if err != nil {
@@ -176,7 +182,7 @@ func servePanes(t *testing.T, getenv func(string) string, readOnly bool, tms ...
 		w := teamwatch.NewWatcher(tm, teamwatch.WatchOptions{})
 		watchers = append(watchers, w)
 		live := &web.Live{Team: tm, Caller: post.Caller{Getenv: getenv}, ShutdownTimeout: 5 * time.Second}
-		boards = append(boards, web.Board{Team: tm.Name, Actions: live, Watch: w})
+		boards = append(boards, web.Board{Team: tm.Name, Actions: as(live), Watch: w})
 	}
 	srv, err := web.New(web.Config{Teams: boards, Token: tok, ReadOnly: readOnly, Log: []io.Writer{&testLog{t}}})
 	if err != nil {
@@ -362,5 +368,57 @@ func TestBrowserReadOnlySeesAPaneButCannotType(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if now := capture(t, c.srv, c.panes["alice"]); now != before || readFile(t, c.logs["alice"]) != "" {
 		t.Errorf("a read-only page typed into alice's pane:\n%s", now)
+	}
+}
+
+// countingLive is Live counting the reads of a pane's screen.
+type countingLive struct {
+	*web.Live
+	reads atomic.Int64
+}
+
+func (c *countingLive) Screen(ctx context.Context, name string) (string, error) {
+	c.reads.Add(1)
+	return c.Live.Screen(ctx, name)
+}
+
+// TestBrowserReadsAPaneOnlyWhileItIsShown: a page that lists alice's
+// pane reads nothing of it; shown, it is read about twice a second and
+// follows it; closed, it is read no more.
+func TestBrowserReadsAPaneOnlyWhileItIsShown(t *testing.T) {
+	c := newPaneCrew(t)
+	var live *countingLive
+	hs, tok := servePanesAs(t, c.getenv, false, func(l *web.Live) web.Actions { live = &countingLive{Live: l}; return live }, c.tm)
+	ctx := paneBrowser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/?token="+tok),
+		chromedp.WaitVisible(css(`button[aria-label="Show alice's pane"]`))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if n := live.reads.Load(); n != 0 {
+		t.Errorf("alice's pane was read %d times while nobody looked at it", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(css(`button[aria-label="Show alice's pane"]`)), waitText(`pre.screen`, "alice asks:")); err != nil {
+		t.Fatal(err)
+	}
+	shown := live.reads.Load()
+	if _, err := c.srv.Run(context.Background(), "send-keys", "-t", c.panes["alice"], "-l", "typed by hand"); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, waitText(`pre.screen`, "typed by hand")); err != nil {
+		t.Errorf("the page did not follow alice's pane: %v", err)
+	}
+	time.Sleep(2 * time.Second)
+	if n := live.reads.Load() - shown; n < 2 || n > 10 {
+		t.Errorf("alice's pane, shown, was read %d times in about 2.5 s; want about 2 a second", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(css(`button[aria-label="Close alice's pane"]`))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	closed := live.reads.Load()
+	time.Sleep(1500 * time.Millisecond)
+	if n := live.reads.Load() - closed; n != 0 {
+		t.Errorf("alice's pane was read %d times after its view was closed", n)
 	}
 }
