@@ -80,6 +80,8 @@ func (l *Live) Type(ctx context.Context, name string, in paneanswer.Input) error
 // that asks in its own pane, and Claude's lead (whose own questions the
 // team's files never show). Where it may not, the note says why.
 func markPanes(ctx context.Context, p Panes, v *View, s *teamwatch.Snapshot) {
+	ctx, cancel := context.WithTimeout(ctx, paneTimeout)
+	defer cancel()
 	claudeLed := s.Lead != nil && s.Lead.ClaudeLed()
 	for i, m := range s.Members {
 		if i >= len(v.Members) {
@@ -110,6 +112,10 @@ func paneNote(err error) string {
 // screen that did not change is not sent. Nothing is read for a pane
 // nobody looks at.
 const paneRefresh = 500 * time.Millisecond
+
+// paneTimeout bounds the tmux calls of one look at the panes, so that a
+// server that does not answer holds up neither the view nor a stream.
+const paneTimeout = 5 * time.Second
 
 // paneEvent is one screen of a pane, as the page gets it ("pane" events).
 type paneEvent struct {
@@ -156,6 +162,8 @@ func (l *look) next(ctx context.Context) []byte {
 		return nil
 	}
 	ev := paneEvent{Name: l.name}
+	ctx, cancel := context.WithTimeout(ctx, paneTimeout)
+	defer cancel()
 	screen, err := l.panes.Screen(ctx, l.name)
 	if err != nil {
 		ev.Error = line(err.Error())
@@ -227,7 +235,9 @@ func (s *Server) pane(w http.ResponseWriter, r *http.Request, bd *board) (string
 	if !ok {
 		return what, errors.New("this server does not answer panes")
 	}
-	err := p.Type(r.Context(), b.Name, paneanswer.Input{Keys: b.Keys, Text: b.Text, Enter: b.Enter})
+	ctx, cancel := context.WithTimeout(r.Context(), paneTimeout)
+	defer cancel()
+	err := p.Type(ctx, b.Name, paneanswer.Input{Keys: b.Keys, Text: b.Text, Enter: b.Enter})
 	bd.typed.ring()
 	return what, err
 }
