@@ -23,7 +23,7 @@ func KeepLeadPane(state string, getenv func(string) string, pid int) (note strin
 // leadPaneNote says what becomes of the lead's questions in a terminal.
 func leadPaneNote(terminal string) string {
 	switch terminal {
-	case leadpane.TerminalTmux:
+	case leadpane.TerminalTmux, "kitty":
 		return ""
 	case "":
 		return "--answer-from-web: this terminal is neither tmux nor one paneteam drives, so the lead's own questions can be answered only here"

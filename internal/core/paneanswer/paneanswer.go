@@ -12,15 +12,17 @@
 // exists only when the person started the lead with --answer-from-web.
 // The pane must still exist on the recorded server and still be the one
 // recorded (a teammate's carries its agent id; the lead's holds the lead's
-// process). Text is typed literally (tmux send-keys -l), never through a
-// shell, and the screen is read as text, without the pane's escape
-// sequences.
+// process). Text is typed literally (tmux send-keys -l; kitty's send-text
+// from its standard input), never through a shell, and the screen is read
+// as text, without the pane's escape sequences. A lead is reached in tmux
+// or kitty; WezTerm's, Zellij's and iTerm2's ids are recorded, not used.
 package paneanswer
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"unicode"
@@ -28,16 +30,19 @@ import (
 
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/leadpane"
+	"github.com/paneteam/paneteam/internal/panes/native"
 	"github.com/paneteam/paneteam/internal/sys/proc"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
 
-// Target is one pane paneteam may show and type into.
+// Target is one pane paneteam may show and type into: a tmux pane
+// (Server, Pane), or the kitty window Claude's lead runs in (Kitty).
 type Target struct {
 	Name   string // the member, or team.LeadName for Claude's lead
 	Server tmux.Server
 	Pane   string
+	Kitty  *native.KittyWindow
 }
 
 // Why a pane is refused.
@@ -58,7 +63,7 @@ const (
 	// could be recorded (paneteam's own lead answers from the inbox).
 	NoClaudeLead = "no-claude-lead"
 	// LeadTerminal: the lead's pane was recorded in a terminal whose
-	// screen this package does not read yet (only tmux).
+	// screen this package does not read yet (it reads tmux and kitty).
 	LeadTerminal = "lead-terminal"
 )
 
@@ -82,7 +87,7 @@ func (e *RefusedError) Error() string {
 	case LeadElsewhere:
 		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
 	case LeadTerminal:
-		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read yet (only a lead in tmux): its questions wait there", e.Detail)
+		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read yet (only a lead in tmux or kitty): its questions wait there", e.Detail)
 	}
 	return e.Name + ": " + e.Detail
 }
@@ -155,6 +160,9 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	if err != nil {
 		return Target{}, err
 	}
+	if rec.Terminal == "kitty" && rec.KittyListenOn != "" && rec.KittyWindow != "" {
+		return kittyLead(ctx, rec)
+	}
 	if rec.Terminal != leadpane.TerminalTmux {
 		what := rec.Terminal
 		if what == "" {
@@ -176,10 +184,60 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	return Target{Name: team.LeadName, Server: srv, Pane: p.ID}, nil
 }
 
+// kittyLead is the kitty window of the lead's record, while it exists
+// and holds the lead (its process is the lead or one of its ancestors).
+func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
+	bin, err := exec.LookPath("kitty")
+	if err != nil {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: "kitty, whose program is not on PATH here"}
+	}
+	w := &native.KittyWindow{Bin: bin, Addr: rec.KittyListenOn, ID: rec.KittyWindow}
+	pid, err := w.PID(ctx)
+	if errors.Is(err, native.ErrNoKittyWindow) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: err.Error()}
+	}
+	if err != nil {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: "its kitty does not answer remote control: " + err.Error()}
+	}
+	if pid <= 0 || !slices.Contains(proc.Ancestors(rec.PID), pid) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
+			Detail: fmt.Sprintf("kitty window %s no longer holds the lead (process %d)", w.ID, rec.PID)}
+	}
+	return Target{Name: team.LeadName, Kitty: w}, nil
+}
+
 // Screen is what the pane shows now, as text: no escape sequence of the
 // pane's comes with it.
 func (tg Target) Screen(ctx context.Context) (string, error) {
+	if tg.Kitty != nil {
+		return tg.Kitty.Text(ctx)
+	}
 	return tg.Server.Screen(ctx, tg.Pane)
+}
+
+// kittyKeys are Keys as kitty's send-key names them, and the bytes a
+// terminal sends for each without kitty's keyboard protocol.
+var kittyKeys = map[string][2]string{
+	"Enter": {"enter", "\r"}, "Esc": {"escape", "\x1b"}, "Tab": {"tab", "\t"}, "Shift-Tab": {"shift+tab", "\x1b[Z"},
+	"Space": {"space", " "}, "Backspace": {"backspace", "\x7f"},
+	"Up": {"up", "\x1b[A"}, "Down": {"down", "\x1b[B"}, "Right": {"right", "\x1b[C"}, "Left": {"left", "\x1b[D"},
+}
+
+func (tg Target) key(ctx context.Context, k string) error {
+	if tg.Kitty == nil {
+		return tg.Server.SendKey(ctx, tg.Pane, Keys[k])
+	}
+	if kk, ok := kittyKeys[k]; ok {
+		return tg.Kitty.Key(ctx, kk[0], kk[1])
+	}
+	return tg.Kitty.Send(ctx, k) // a digit or a letter: itself
+}
+
+func (tg Target) text(ctx context.Context, text string) error {
+	if tg.Kitty != nil {
+		return tg.Kitty.Send(ctx, text)
+	}
+	return tg.Server.SendLiteral(ctx, tg.Pane, text)
 }
 
 // Keys are the keys an answer may press, by the names the front ends
@@ -246,17 +304,17 @@ func (tg Target) Type(ctx context.Context, in Input) error {
 		return err
 	}
 	for _, k := range in.Keys {
-		if err := tg.Server.SendKey(ctx, tg.Pane, Keys[k]); err != nil {
+		if err := tg.key(ctx, k); err != nil {
 			return err
 		}
 	}
 	if in.Text != "" {
-		if err := tg.Server.SendLiteral(ctx, tg.Pane, in.Text); err != nil {
+		if err := tg.text(ctx, in.Text); err != nil {
 			return err
 		}
 	}
 	if in.Enter {
-		return tg.Server.SendKey(ctx, tg.Pane, "Enter")
+		return tg.key(ctx, "Enter")
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/core/leadpane"
 	"github.com/paneteam/paneteam/internal/core/paneanswer"
+	"github.com/paneteam/paneteam/internal/tests/kittytest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
 	"github.com/paneteam/paneteam/team"
@@ -199,16 +200,27 @@ func TestLeadIsTheRecordedPaneHoldingTheLead(t *testing.T) {
 	}
 	os.Chmod(f, 0o600)
 
-	// Outside tmux, in kitty: recorded, but not answered here.
-	r3, err := leadpane.Of(env("KITTY_WINDOW_ID=3", "KITTY_LISTEN_ON=unix:/tmp/k"), pid)
+	// Recorded in a kitty that does not answer: refused.
+	r3, err := leadpane.Of(env("KITTY_WINDOW_ID=3", "KITTY_LISTEN_ON=unix:"+filepath.Join(t.TempDir(), "k")), pid)
 	if err != nil || r3.Terminal != "kitty" || r3.KittyWindow != "3" {
 		t.Fatalf("kitty's record: %+v, %v", r3, err)
 	}
 	if err := leadpane.Write(state, r3); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := paneanswer.Lead(ctx, state, cfg); reason(err) != paneanswer.Gone {
+		t.Errorf("a lead in a kitty that does not answer: %v", err)
+	}
+	// In WezTerm: recorded, not answered.
+	r4, err := leadpane.Of(env("WEZTERM_PANE=7"), pid)
+	if err != nil || r4.Terminal != "wezterm" || r4.WezTermPane != "7" {
+		t.Fatalf("WezTerm's record: %+v, %v", r4, err)
+	}
+	if err := leadpane.Write(state, r4); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := paneanswer.Lead(ctx, state, cfg); reason(err) != paneanswer.LeadTerminal {
-		t.Errorf("a lead in kitty: %v", err)
+		t.Errorf("a lead in WezTerm: %v", err)
 	}
 
 	// The lead ended: its record is no longer believed.
@@ -219,4 +231,67 @@ func TestLeadIsTheRecordedPaneHoldingTheLead(t *testing.T) {
 		_, err := paneanswer.Lead(ctx, state, cfg)
 		return reason(err) == paneanswer.LeadElsewhere
 	})
+}
+
+// TestLeadInKitty: a lead recorded in a real kitty's window is read and
+// answered there, by kitty's remote control; a record naming another
+// window of that kitty, which does not hold the lead, is refused.
+func TestLeadInKitty(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "got")
+	script := filepath.Join(dir, "lead.sh")
+	body := "printf 'the lead asks: proceed?\\n 1. Yes\\n 2. No\\n'\nwhile IFS= read -r l; do printf 'got:%s\\n' \"$l\" >>" + log + "; done\n"
+	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := kittytest.Start(t, kittytest.Options{Argv: []string{"sh", script}})
+	ctx := context.Background()
+	w, _, ok := k.List(t).Find(k.Window)
+	if !ok || w.PID <= 0 {
+		t.Fatalf("kitty's first window: %+v", w)
+	}
+	testutil.Eventually(t, 10*time.Second, "the lead's question in kitty", func() bool {
+		return strings.Contains(k.Text(t, k.Window), "the lead asks")
+	})
+	state, root := t.TempDir(), testutil.Root(t)
+	r, err := leadpane.Of(k.Getenv, w.PID)
+	if err != nil || r.Terminal != "kitty" {
+		t.Fatalf("the record: %+v, %v", r, err)
+	}
+	if err := leadpane.Write(state, r); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := team.Load(testutil.ClaudeTeam(t, root, "kit", testutil.LeadFor(t, w.PID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := paneanswer.Lead(ctx, state, cfg)
+	if err != nil || tg.Kitty == nil {
+		t.Fatalf("the lead in kitty: %+v, %v", tg, err)
+	}
+	screen, err := tg.Screen(ctx)
+	if err != nil || !strings.Contains(screen, "the lead asks: proceed?") || strings.Contains(screen, "\x1b") {
+		t.Fatalf("the lead's screen: %q, %v", screen, err)
+	}
+	if err := tg.Type(ctx, paneanswer.Input{Keys: []string{"2", "Enter"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Type(ctx, paneanswer.Input{Text: `a\x1b \n $(id)`, Enter: true}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 5*time.Second, "both answers read by the lead", func() bool {
+		b, _ := os.ReadFile(log)
+		return string(b) == "got:2\ngot:a\\x1b \\n $(id)\n"
+	})
+
+	// Another window of the same kitty, named by a record of the lead's
+	// process: it does not hold the lead.
+	other := strings.TrimSpace(k.Must(t, "launch", "--type=window", "sleep", "600"))
+	r.KittyWindow = other
+	if err := leadpane.Write(state, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := paneanswer.Lead(ctx, state, cfg); reason(err) != paneanswer.Gone {
+		t.Errorf("a window that does not hold the lead: %v", err)
+	}
 }
