@@ -28,6 +28,6 @@ func leadPaneNote(terminal string) string {
 	case "":
 		return "--answer-from-web: this terminal is neither tmux nor one paneteam drives, so the lead's own questions can be answered only here"
 	}
-	return "--answer-from-web: the lead's pane in " + displayName(terminal) + " is recorded, but paneteam web shows and answers only a lead inside tmux so far: " +
+	return "--answer-from-web: the lead's pane in " + displayName(terminal) + " is recorded, but paneteam web shows and answers only a lead inside tmux or kitty so far: " +
 		"the lead's own questions wait here (start it inside tmux to answer them from the page)"
 }
