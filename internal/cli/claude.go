@@ -78,6 +78,15 @@ pane teammates back. 'paneteam claude -- --resume ID' names the ones that
 session had; ask the lead to start each again under the same name, and a
 Claude teammate goes on with its own conversation in a pane.
 
+--answer-from-web records the pane this lead runs in (tmux's socket and pane
+id; kitty's, WezTerm's, Zellij's or iTerm2's id of it) in paneteam's state
+folder, so that 'paneteam web' can show the lead's screen and type your
+answer to its own questions (a permission dialog, a plan to approve) into
+it. A lead inside tmux, or in kitty with remote control on, is shown and
+answered; in WezTerm, Zellij and iTerm2 not yet. Without the flag
+the page says that the lead's questions wait in this terminal: it is yours,
+and paneteam reads and types into no pane it did not make unless asked.
+
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
 --dry-run prints what would run; Claude's --teammate-mode is set by paneteam.
@@ -94,6 +103,8 @@ of that release paneteam does not know.`,
 			&ucli.BoolFlag{Name: "worktree", Usage: "give every pane teammate a git worktree and branch of its own (see above)", Sources: ucli.EnvVars("PANETEAM_WORKTREE")},
 			budgetFlag("every pane teammate's spending limit in US dollars, Claude or agent CLI, held by paneteam's router under it: " + budgetHelp +
 				". Teammates Claude runs inside its own process never reach paneteam and are not held to it"),
+			&ucli.BoolFlag{Name: "answer-from-web", Usage: "record the pane this lead runs in, so that 'paneteam web' may show its screen and type your answers " +
+				"into it (a lead inside tmux or kitty); without it the page says the lead's questions wait in this terminal", Sources: ucli.EnvVars("PANETEAM_ANSWER_FROM_WEB")},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),
@@ -115,10 +126,12 @@ type claudeOptions struct {
 	// Worktree gives every pane teammate its own git worktree.
 	Worktree bool
 	Budget   float64
-	DryRun   bool
-	Check    bool
-	JSON     bool
-	Args     []string // Claude Code's own, after --
+	// AnswerFromWeb records the lead's pane for paneteam web.
+	AnswerFromWeb bool
+	DryRun        bool
+	Check         bool
+	JSON          bool
+	Args          []string // Claude Code's own, after --
 }
 
 func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
@@ -138,7 +151,7 @@ func readClaudeOptions(c *ucli.Command) (claudeOptions, error) {
 		offer = []string{"none"}
 	}
 	return claudeOptions{Offer: offer, Layout: kind, Backend: readFlags(c).String("backend"), Worktree: readFlags(c).Bool("worktree"), DryRun: readFlags(c).Bool("dry-run"), Check: readFlags(c).Bool("check"),
-		JSON: readFlags(c).Bool("json"), Args: c.Args().Slice(), Budget: readFlags(c).Float("budget")}, checkBudget(readFlags(c).Float("budget"))
+		JSON: readFlags(c).Bool("json"), Args: c.Args().Slice(), Budget: readFlags(c).Float("budget"), AnswerFromWeb: readFlags(c).Bool("answer-from-web")}, checkBudget(readFlags(c).Float("budget"))
 }
 
 func runClaude(ctx context.Context, env Env, co claudeOptions) error {
@@ -215,6 +228,14 @@ func runClaude(ctx context.Context, env Env, co claudeOptions) error {
 	}
 	if err := l.Prepare(); err != nil {
 		return err
+	}
+	if co.AnswerFromWeb {
+		// This process becomes Claude's lead (exec keeps the pid).
+		if note, err := claudestart.KeepLeadPane(state, env.Getenv, os.Getpid()); err != nil {
+			warn("--answer-from-web: the lead's pane was not recorded, so paneteam web cannot answer it: %v", err)
+		} else if note != "" {
+			warn("%s", note)
+		}
 	}
 	if err := syscall.Exec(l.Path, l.Argv, l.Env); err != nil {
 		return fmt.Errorf("start %s: %w", l.Path, err)

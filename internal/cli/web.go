@@ -32,7 +32,11 @@ and from the lead) and acts on it through the same operations as the
 command line: approve or deny a permission or sandbox request, approve or
 reject a plan with feedback, send a message, stop a teammate, bring back a
 team whose lead and panes went away (Resume, as 'paneteam resume --team'
-run here would). It runs in
+run here would). A teammate that asks in its own pane (an agent CLI's
+prompt, a dialog) can be shown and answered with a dialog's keys or a line
+of text, only in a pane paneteam started for the team; Claude's lead's own
+pane only when started with 'paneteam claude --answer-from-web' (in tmux or
+kitty). It runs in
 the foreground until Ctrl-C. Without --team (or PANETEAM_TEAM) the page
 shows every team under the root when it starts, with a switch between
 them; one URL and one session serve them all.

@@ -71,6 +71,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl.Flush()
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
+	// ?look=NAME: the page shows NAME's pane, read while it looks.
+	lk := newLook(r, b)
+	defer lk.stop()
 	var sent uint64
 	for {
 		data, version, changed := b.hub.current()
@@ -81,10 +84,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, "event: view\ndata: %s\n\n", data)
 			fl.Flush()
 			sent = version
+			s.sendPane(w, fl, r, sess, lk)
 		}
 		select {
 		case <-r.Context().Done():
 			return
+		case <-lk.due():
+			s.sendPane(w, fl, r, sess, lk)
+		case <-b.typed.wait():
+			s.sendPane(w, fl, r, sess, lk)
 		case <-changed:
 		case <-tick.C:
 			if s.sessions.find(sess.id, s.cfg.Now()) == nil {

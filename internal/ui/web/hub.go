@@ -83,6 +83,9 @@ func (h *hub) follow(ctx context.Context, w Snapshots, acts Actions) {
 		}
 		reqs, rerr := acts.Requests(ctx)
 		v := viewOf(snap, reqs, time.Now())
+		if p, ok := acts.(Panes); ok {
+			markPanes(ctx, p, &v, snap)
+		}
 		if rerr != nil {
 			v.Problems = append(v.Problems, "the requests could not be read: "+rerr.Error())
 		}

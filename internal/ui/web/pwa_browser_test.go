@@ -111,7 +111,7 @@ func TestBrowserKeepsThePageNotTheTeam(t *testing.T) {
 		}
 	}
 	slices.Sort(paths)
-	want := []string{"/manifest.webmanifest", "/static/app.css", "/static/app.js", "/static/icon.svg", "/static/offline.html", "/static/pwa.js"}
+	want := []string{"/manifest.webmanifest", "/static/app.css", "/static/app.js", "/static/icon.svg", "/static/offline.html", "/static/pane.js", "/static/pwa.js"}
 	if !slices.Equal(paths, want) {
 		t.Errorf("the service worker's cache holds %v, want the page's own files %v", paths, want)
 	}

@@ -115,7 +115,8 @@ type Server struct {
 // board is one team's live view.
 type board struct {
 	Board
-	hub *hub
+	hub   *hub
+	typed typed // rung after an answer is typed into a pane (panes.go)
 }
 
 // New makes a server; Run follows the teams, Handler serves them.
@@ -270,6 +271,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/send", s.withAction(s.send))
 	mux.HandleFunc("POST /api/stop", s.withAction(s.stop))
 	mux.HandleFunc("POST /api/resume", s.withAction(s.resume))
+	mux.HandleFunc("POST /api/pane", s.withAction(s.pane))
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.add("", r.RemoteAddr, r.Method+" "+r.URL.Path, "refused: a request from another origin")

@@ -41,6 +41,10 @@ type Member struct {
 	Cost    string `json:"cost"`
 	Asks    string `json:"asks,omitempty"` // a dialog in its own pane
 	Lead    bool   `json:"lead,omitempty"`
+	// PaneView: its pane can be shown and answered (panes.go); else
+	// PaneNote, when set, says why not.
+	PaneView bool   `json:"paneView,omitempty"`
+	PaneNote string `json:"paneNote,omitempty"`
 }
 
 // Task is one task of the list.

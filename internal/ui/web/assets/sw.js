@@ -7,7 +7,7 @@
 "use strict";
 const VERSION = "{{VERSION}}"; // paneteam web's files' own hash: a new build, a new cache
 const CACHE = "paneteam-shell-" + VERSION;
-const SHELL = ["/static/offline.html", "/static/app.css", "/static/app.js", "/static/pwa.js",
+const SHELL = ["/static/offline.html", "/static/app.css", "/static/app.js", "/static/pane.js", "/static/pwa.js",
   "/static/icon.svg", "/manifest.webmanifest"];
 
 self.addEventListener("install", (e) => {

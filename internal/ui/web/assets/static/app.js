@@ -104,6 +104,8 @@
     $("resume").hidden = back.length === 0;
     $("resume-what").textContent = back.length === 0 ? "" :
       "Its lead and every teammate's pane went away. Resume starts again: " + back.join(", ") + ".";
+    last = v;
+    document.dispatchEvent(new CustomEvent("paneteam:view", { detail: v })); // pane.js's and pwa.js's
     const to = $("send-to");
     if (to) {
       const keep = to.value;
@@ -136,11 +138,19 @@
     });
   }
 
-  const es = new EventSource("/events" + q);
-  es.addEventListener("view", (e) => {
-    const v = JSON.parse(e.data);
-    render(v);
-    document.dispatchEvent(new CustomEvent("paneteam:view", { detail: v })); // pwa.js's notifications
-  });
-  es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
+  // The stream carries the view and, while the page looks at a pane
+  // (pane.js asks with a "paneteam:look" event), that pane's screen.
+  let es = null, look = "", last = null;
+  // A script loaded after this one may miss the first view: it asks.
+  document.addEventListener("paneteam:ready", () => { if (last) document.dispatchEvent(new CustomEvent("paneteam:view", { detail: last })); });
+  function connect() {
+    if (es) es.close();
+    const s = new EventSource("/events" + q + (look ? "&look=" + encodeURIComponent(look) : ""));
+    s.addEventListener("view", (e) => render(JSON.parse(e.data)));
+    s.addEventListener("pane", (e) => document.dispatchEvent(new CustomEvent("paneteam:pane", { detail: JSON.parse(e.data) })));
+    s.addEventListener("error", () => { if (s.readyState === EventSource.CLOSED) status("disconnected: open the URL paneteam web printed again"); else status("reconnecting…"); });
+    es = s;
+  }
+  document.addEventListener("paneteam:look", (e) => { if ((e.detail || "") !== look) { look = e.detail || ""; connect(); } });
+  connect();
 })();

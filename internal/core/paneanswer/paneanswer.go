@@ -1,0 +1,320 @@
+// Package paneanswer shows the screen of a pane that asks a person
+// something (an agent CLI's own approval prompt, a Claude teammate's
+// dialog, Claude's lead's own question) and types an answer into it: a
+// key the dialog takes or a line of text. It is what the web view and
+// the dashboard call to answer a question asked in a pane rather than in
+// the lead's inbox.
+//
+// It reaches only panes paneteam may type into, judged by paneteam's own
+// records in its state folder, never by config.json (teammates and other
+// hosts write that): a teammate's launch record (package launches) names
+// its tmux server and pane, and the lead's pane record (package leadpane)
+// exists only when the person started the lead with --answer-from-web.
+// The pane must still exist on the recorded server and still be the one
+// recorded (a teammate's carries its agent id; the lead's holds the lead's
+// process). Text is typed literally (tmux send-keys -l; kitty's send-text
+// from its standard input), never through a shell, and the screen is read
+// as text, without the pane's escape sequences. A lead is reached in tmux
+// or kitty; WezTerm's, Zellij's and iTerm2's ids are recorded, not used.
+package paneanswer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/paneteam/paneteam/internal/core/launches"
+	"github.com/paneteam/paneteam/internal/core/leadpane"
+	"github.com/paneteam/paneteam/internal/panes/native"
+	"github.com/paneteam/paneteam/internal/sys/proc"
+	"github.com/paneteam/paneteam/team"
+	"github.com/paneteam/paneteam/tmux"
+)
+
+// Target is one pane paneteam may show and type into: a tmux pane
+// (Server, Pane), or the kitty window Claude's lead runs in (Kitty).
+type Target struct {
+	Name   string // the member, or team.LeadName for Claude's lead
+	Server tmux.Server
+	Pane   string
+	Kitty  *native.KittyWindow
+}
+
+// Why a pane is refused.
+const (
+	// NotStarted: paneteam has no launch record of the member (it did
+	// not start it, or the record is another team's or root's).
+	NotStarted = "not-started"
+	// OtherBackend: its pane is not a tmux pane (in-process, a native
+	// terminal's, another host's), which this package does not reach.
+	OtherBackend = "other-backend"
+	// Gone: the recorded pane, or its server, no longer exists, or the
+	// pane under its id is not the one paneteam made.
+	Gone = "gone"
+	// LeadElsewhere: Claude's lead runs in the person's own terminal and
+	// was not started with its pane recorded.
+	LeadElsewhere = "lead-elsewhere"
+	// NoClaudeLead: the team has no running Claude Code lead whose pane
+	// could be recorded (paneteam's own lead answers from the inbox).
+	NoClaudeLead = "no-claude-lead"
+	// LeadTerminal: the lead's pane was recorded in a terminal whose
+	// screen this package does not read yet (it reads tmux and kitty).
+	LeadTerminal = "lead-terminal"
+)
+
+// RefusedError is a pane paneteam will not read or type into.
+type RefusedError struct {
+	Name   string
+	Reason string // NotStarted, OtherBackend, Gone, NoClaudeLead, LeadElsewhere, LeadTerminal
+	Detail string // what was found, for people
+}
+
+func (e *RefusedError) Error() string {
+	switch e.Reason {
+	case NotStarted:
+		return fmt.Sprintf("%s's pane was not started by paneteam for this team (no launch record): it is not paneteam's to type into", e.Name)
+	case OtherBackend:
+		return fmt.Sprintf("%s does not run in a tmux pane on this machine (%s): its screen cannot be read or answered from here", e.Name, e.Detail)
+	case Gone:
+		return fmt.Sprintf("%s's pane is gone: %s", e.Name, e.Detail)
+	case NoClaudeLead:
+		return "this team is not led by a running Claude Code lead: there is no lead's pane to answer"
+	case LeadElsewhere:
+		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
+	case LeadTerminal:
+		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read yet (only a lead in tmux or kitty): its questions wait there", e.Detail)
+	}
+	return e.Name + ": " + e.Detail
+}
+
+// Teammate is the pane paneteam started for name in t, from its launch
+// record in the state folder state, checked on the recorded server.
+func Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
+	if team.IsLeadName(nil, name) {
+		return Target{}, &RefusedError{Name: name, Reason: NotStarted}
+	}
+	rec, err := launches.Open(state).Read(t.Root, t.Name, name)
+	if err != nil {
+		return Target{}, fmt.Errorf("read %s's launch record: %w", name, err)
+	}
+	if rec == nil {
+		return Target{}, &RefusedError{Name: name, Reason: NotStarted}
+	}
+	if rec.Host != "" || rec.Backend != team.BackendTmux || rec.TmuxSocket == "" || !strings.HasPrefix(rec.Pane, "%") {
+		what := rec.Backend
+		if rec.Host != "" {
+			what = "on " + rec.Host
+		}
+		if what == "" {
+			what = "no tmux pane recorded"
+		}
+		return Target{}, &RefusedError{Name: name, Reason: OtherBackend, Detail: what}
+	}
+	srv := tmux.Server{Socket: rec.TmuxSocket}
+	// The pane paneteam made carries the agent id it set (tmux's
+	// @paneteam-agent): a pane of a later server that reused the id does
+	// not.
+	p, err := srv.OwnedPane(ctx, rec.Pane, team.AgentID(name, t.Name))
+	if err != nil {
+		return Target{}, gone(name, err)
+	}
+	if p.Dead {
+		return Target{}, &RefusedError{Name: name, Reason: Gone, Detail: "its command has exited"}
+	}
+	return Target{Name: name, Server: srv, Pane: p.ID}, nil
+}
+
+func gone(name string, err error) error {
+	var no *tmux.NotOursError
+	if errors.Is(err, tmux.ErrNoServer) || errors.Is(err, tmux.ErrPaneNotFound) || errors.As(err, &no) {
+		return &RefusedError{Name: name, Reason: Gone, Detail: err.Error()}
+	}
+	return fmt.Errorf("find %s's pane: %w", name, err)
+}
+
+// Lead is the pane of Claude's lead of t (cfg is its config.json), from
+// the lead's pane record: the team's leadProcess names the process, and
+// only a record of that very process, still running, is believed. The
+// recorded tmux pane must still exist and hold the lead.
+func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
+	lp, ok := cfg.LeadProcess()
+	if !ok {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: NoClaudeLead}
+	}
+	if lp.PIDSpace != proc.PIDSpace() {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadElsewhere}
+	}
+	start := ""
+	if lp.HasProcStart {
+		start = lp.ProcStart
+	}
+	rec, err := leadpane.Read(state, int(lp.PID), start)
+	if errors.Is(err, leadpane.ErrNone) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadElsewhere}
+	}
+	if err != nil {
+		return Target{}, err
+	}
+	if rec.Terminal == "kitty" && rec.KittyListenOn != "" && rec.KittyWindow != "" {
+		return kittyLead(ctx, rec)
+	}
+	if rec.Terminal != leadpane.TerminalTmux {
+		what := rec.Terminal
+		if what == "" {
+			what = "a terminal paneteam does not know"
+		}
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: what}
+	}
+	srv := tmux.Server{Socket: rec.TmuxSocket}
+	p, err := srv.PaneByID(ctx, rec.TmuxPane)
+	if err != nil {
+		return Target{}, gone(team.LeadName, err)
+	}
+	// The pane's process is the lead or one of its ancestors (the shell
+	// the person started it from): the pane still holds this lead.
+	if p.PID <= 0 || !slices.Contains(proc.Ancestors(rec.PID), p.PID) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
+			Detail: fmt.Sprintf("pane %s no longer holds the lead (process %d)", p.ID, rec.PID)}
+	}
+	return Target{Name: team.LeadName, Server: srv, Pane: p.ID}, nil
+}
+
+// kittyLead is the kitty window of the lead's record, while it exists
+// and holds the lead (its process is the lead or one of its ancestors).
+func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
+	bin, err := exec.LookPath("kitty")
+	if err != nil {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: "kitty, whose program is not on PATH here"}
+	}
+	w := &native.KittyWindow{Bin: bin, Addr: rec.KittyListenOn, ID: rec.KittyWindow}
+	pid, err := w.PID(ctx)
+	if errors.Is(err, native.ErrNoKittyWindow) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: err.Error()}
+	}
+	if err != nil {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: "its kitty does not answer remote control: " + err.Error()}
+	}
+	if pid <= 0 || !slices.Contains(proc.Ancestors(rec.PID), pid) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
+			Detail: fmt.Sprintf("kitty window %s no longer holds the lead (process %d)", w.ID, rec.PID)}
+	}
+	return Target{Name: team.LeadName, Kitty: w}, nil
+}
+
+// Screen is what the pane shows now, as text: no escape sequence of the
+// pane's comes with it.
+func (tg Target) Screen(ctx context.Context) (string, error) {
+	if tg.Kitty != nil {
+		return tg.Kitty.Text(ctx)
+	}
+	return tg.Server.Screen(ctx, tg.Pane)
+}
+
+// kittyKeys are Keys as kitty's send-key names them, and the bytes a
+// terminal sends for each without kitty's keyboard protocol.
+var kittyKeys = map[string][2]string{
+	"Enter": {"enter", "\r"}, "Esc": {"escape", "\x1b"}, "Tab": {"tab", "\t"}, "Shift-Tab": {"shift+tab", "\x1b[Z"},
+	"Space": {"space", " "}, "Backspace": {"backspace", "\x7f"},
+	"Up": {"up", "\x1b[A"}, "Down": {"down", "\x1b[B"}, "Right": {"right", "\x1b[C"}, "Left": {"left", "\x1b[D"},
+}
+
+func (tg Target) key(ctx context.Context, k string) error {
+	if tg.Kitty == nil {
+		return tg.Server.SendKey(ctx, tg.Pane, Keys[k])
+	}
+	if kk, ok := kittyKeys[k]; ok {
+		return tg.Kitty.Key(ctx, kk[0], kk[1])
+	}
+	return tg.Kitty.Send(ctx, k) // a digit or a letter: itself
+}
+
+func (tg Target) text(ctx context.Context, text string) error {
+	if tg.Kitty != nil {
+		return tg.Kitty.Send(ctx, text)
+	}
+	return tg.Server.SendLiteral(ctx, tg.Pane, text)
+}
+
+// Keys are the keys an answer may press, by the names the front ends
+// use, with tmux's name of each: what a dialog takes (a digit to choose,
+// y or n, Enter, Esc, the arrows, Tab), nothing that reaches past the
+// program in the pane (no prefix key, no C-c, no C-z).
+var Keys = map[string]string{
+	"1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6", "7": "7", "8": "8", "9": "9",
+	"y": "y", "n": "n",
+	"Enter": "Enter", "Esc": "Escape", "Tab": "Tab", "Shift-Tab": "BTab", "Space": "Space", "Backspace": "BSpace",
+	"Up": "Up", "Down": "Down", "Left": "Left", "Right": "Right",
+}
+
+// MaxText bounds a line typed in one answer.
+const MaxText = 4096
+
+// Input is one answer: keys pressed in order, or a line of text typed
+// as it is, then Enter when asked.
+type Input struct {
+	Keys  []string
+	Text  string
+	Enter bool
+}
+
+// InputError is an answer that is not one.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Check says what is wrong with in, if anything: keys not in Keys, a
+// text that is empty, too long, not UTF-8 or holds a control character
+// (a line break, an escape: keys are pressed with Keys, not typed).
+func (in Input) Check() error {
+	if len(in.Keys) == 0 && in.Text == "" {
+		return &InputError{"nothing to type: give keys or a line of text"}
+	}
+	if len(in.Keys) > 0 && in.Text != "" {
+		return &InputError{"give keys or a line of text, not both"}
+	}
+	if len(in.Keys) > 16 {
+		return &InputError{"at most 16 keys at once"}
+	}
+	for _, k := range in.Keys {
+		if _, ok := Keys[k]; !ok {
+			return &InputError{fmt.Sprintf("%q is not a key an answer may press", k)}
+		}
+	}
+	if len(in.Text) > MaxText {
+		return &InputError{fmt.Sprintf("the text is over %d bytes", MaxText)}
+	}
+	if !utf8.ValidString(in.Text) {
+		return &InputError{"the text is not UTF-8"}
+	}
+	if i := strings.IndexFunc(in.Text, unicode.IsControl); i >= 0 {
+		return &InputError{"the text holds a control character (a line break, an escape): type one line, and press keys with their buttons"}
+	}
+	return nil
+}
+
+// Type types in into the pane: its keys, or its text literally and then
+// Enter when asked.
+func (tg Target) Type(ctx context.Context, in Input) error {
+	if err := in.Check(); err != nil {
+		return err
+	}
+	for _, k := range in.Keys {
+		if err := tg.key(ctx, k); err != nil {
+			return err
+		}
+	}
+	if in.Text != "" {
+		if err := tg.text(ctx, in.Text); err != nil {
+			return err
+		}
+	}
+	if in.Enter {
+		return tg.key(ctx, "Enter")
+	}
+	return nil
+}
