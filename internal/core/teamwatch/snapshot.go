@@ -389,10 +389,11 @@ type inboxCount struct {
 // readMessages fills Messages and returns each inbox's unread count by
 // file stem, and the lead's inbox and archive entries that can be
 // requests (nil when the lead's inbox could not be read): approval is
-// given those rather than reading both files again on every snapshot.
+// given those rather than reading both files again on every snapshot,
+// which a watcher takes every second however quiet the team.
 func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader) (map[string]inboxCount, *leadRequests) {
 	unread := map[string]inboxCount{}
-	var leadReqs *leadRequests
+	leadReqs := &leadRequests{} // a lead without inbox or archive has none
 	leadStem := team.SanitizePath(team.LeadName)
 	stems, err := inboxFiles(t.InboxDir())
 	if err != nil {
@@ -415,8 +416,11 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		for _, sk := range skipped {
 			s.problem(sk)
 		}
-		if stem == leadStem && err == nil {
+		if stem == leadStem {
 			leadReqs = &leadRequests{Inbox: requestsAmong(inbox), Archived: requestsAmong(archived)}
+			if err != nil {
+				leadReqs = nil // approval reads both again, and says why it cannot
+			}
 		}
 		for _, m := range archived {
 			s.Messages = append(s.Messages, messageOf(to, m, true))
