@@ -3,7 +3,7 @@
 // team of 30 teammates, each a pane of a private tmux server started by
 // paneteam spawn-pane, on a root and state folder of the run's own.
 //
-//	go run ./bench/web [-members 30] [-changes 50] [-idle 20s]
+//	go run ./bench/web [-members 30] [-changes 50] [-idle 20s] [-before DIR]
 //
 // It reports:
 //   - from a change on disk to the page showing it, p50/p90/max: a
@@ -48,6 +48,7 @@ var (
 	changes = flag.Int("changes", 50, "changes on disk to time (idle notices, then requests among them)")
 	idleFor = flag.Duration("idle", 20*time.Second, "how long nothing changes while the server's CPU is counted")
 	keep    = flag.Bool("keep", false, "keep the run's folder (printed) for a look afterwards")
+	before  = flag.String("before", "", "also build paneteam from this checkout (a `git archive` of an older commit) and measure it first, in the same run")
 )
 
 func main() {
@@ -69,10 +70,29 @@ func run() error {
 	} else {
 		defer os.RemoveAll(work)
 	}
+	fmt.Printf("machine: %s\n", machine())
+	if *before != "" {
+		fmt.Printf("\n== before: %s\n", *before)
+		if err := measure(filepath.Join(work, "b"), *before); err != nil {
+			return fmt.Errorf("before: %w", err)
+		}
+		fmt.Printf("\n== now: this tree\n")
+	}
+	return measure(filepath.Join(work, "n"), ".")
+}
+
+// measure builds paneteam and paneteam-web from the tree in src and
+// takes every figure once.
+func measure(work, src string) error {
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return err
+	}
 	pt, web := filepath.Join(work, "paneteam"), filepath.Join(work, "paneteam-web")
 	for bin, pkg := range map[string]string{pt: "./cmd/paneteam", web: "./cmd/paneteam-web"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+		c := exec.Command("go", "build", "-o", bin, pkg)
+		c.Dir = src
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s in %s: %v\n%s", pkg, src, err, out)
 		}
 	}
 	b, err := newBench(work, pt, web)
@@ -114,7 +134,6 @@ func run() error {
 }
 
 func report(b *bench, load loadFigures, idle idleFigures, lat latencies, mem memFigures) {
-	fmt.Printf("machine: %s\n", machine())
 	fmt.Printf("team: %d teammates in panes of a private tmux server, lead's inbox %s at the end\n", *members, kb(fileSize(b.leadInbox())))
 	fmt.Printf("change on disk -> page shows it (%d changes)\n", len(lat.all))
 	for _, k := range []string{"all", "idle", "request"} {
@@ -129,9 +148,9 @@ func report(b *bench, load loadFigures, idle idleFigures, lat latencies, mem mem
 		fmt.Printf("  %-28s %8s transferred %8s body\n", r.url, kb(r.encoded), kb(r.decoded))
 	}
 	fmt.Printf("  then the event stream (open, so not counted above): its first view is %s of JSON\n", kb(load.streamData))
-	fmt.Printf("idle %v, page open: server CPU %d ms (%d ticks of %d Hz; %.2f%% of one core), its children %d ms; tmux server %d ms; %d views pushed\n",
-		idle.wall.Round(time.Millisecond), idle.cpu.Milliseconds(), idle.ticks, clockTicks, 100*float64(idle.cpu)/float64(idle.wall),
-		idle.children.Milliseconds(), idle.tmux.Milliseconds(), idle.views)
+	fmt.Printf("idle %v, page open: server CPU %d ms (%d ticks of %d Hz; %.1f ms on CPU by schedstat, %.2f%% of one core), its children %d ms; tmux server %d ms; %d views pushed\n",
+		idle.wall.Round(time.Millisecond), idle.cpu.Milliseconds(), idle.ticks, clockTicks, float64(idle.sched.Microseconds())/1000,
+		100*float64(idle.sched)/float64(idle.wall), idle.children.Milliseconds(), idle.tmux.Milliseconds(), idle.views)
 	fmt.Printf("memory after the run: VmRSS %s, VmHWM %s (target <= 40 MB)\n", mb(mem.rss), mb(mem.hwm))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -30,10 +31,30 @@ func cpuTicks(pid int) (own, children int64, err error) {
 	return n(14) + n(15), n(16) + n(17), nil
 }
 
+// onCPU is the time all of a process's threads have run, in
+// nanoseconds (the first field of each /proc/PID/task/TID/schedstat):
+// finer than stat's ticks for an interval where little runs.
+func onCPU(pid int) time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var ns int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that ended
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			ns += n
+		}
+	}
+	return time.Duration(ns)
+}
+
 type idleFigures struct {
 	wall                time.Duration
 	ticks               int64
 	cpu, children, tmux time.Duration
+	sched               time.Duration // onCPU's
 	views               int
 }
 
@@ -55,6 +76,7 @@ func (b *bench) idleCPU(br *browser, d time.Duration) (idleFigures, error) {
 		return idleFigures{}, err
 	}
 	t0, _, _ := cpuTicks(tpid)
+	s0 := onCPU(pid)
 	start := time.Now()
 	time.Sleep(d)
 	own1, ch1, err := cpuTicks(pid)
@@ -63,7 +85,7 @@ func (b *bench) idleCPU(br *browser, d time.Duration) (idleFigures, error) {
 	}
 	t1, _, _ := cpuTicks(tpid)
 	return idleFigures{wall: time.Since(start), ticks: own1 - own0, cpu: ticks(own1 - own0), children: ticks(ch1 - ch0),
-		tmux: ticks(t1 - t0), views: br.viewCount() - views}, nil
+		tmux: ticks(t1 - t0), sched: onCPU(pid) - s0, views: br.viewCount() - views}, nil
 }
 
 type memFigures struct{ rss, hwm int64 }
