@@ -75,7 +75,7 @@ func (b *bench) changes(br *browser, n int) (latencies, error) {
 		write     func(now time.Time) error
 	}
 	var plan []change
-	for i := 0; len(plan) < n && i < 2**members; i++ {
+	for i := 0; len(plan) < n && i < 2*(*members); i++ {
 		if i < *members {
 			name := mate(i)
 			plan = append(plan, change{"idle", `li[data-member="` + name + `"] .state-idle`, func(now time.Time) error {
