@@ -156,7 +156,7 @@ func (b *browser) arm(sel string) error {
   if (document.querySelector(sel)) return false;
   window.__seen = new Promise((resolve) => {
     const obs = new MutationObserver(() => {
-      if (document.querySelector(sel)) { obs.disconnect(); resolve(performance.timeOrigin + performance.now()); }
+      if (document.querySelector(sel)) { obs.disconnect(); resolve([performance.timeOrigin + performance.now(), Date.now()]); }
     });
     obs.observe(document.documentElement, {childList: true, subtree: true, attributes: true, characterData: true});
   });
@@ -172,9 +172,19 @@ func (b *browser) arm(sel string) error {
 	return nil
 }
 
-// seen waits for the armed change and returns its time, in Unix ms.
-func (b *browser) seen() (float64, error) {
+// seen waits for the armed change and returns its time, in Unix ms, and
+// how far that stamp is from Date.now() taken with it (the system's wall
+// clock, which Go reads too, in whole ms): the check that both are one
+// clock.
+func (b *browser) seen() (at, skew float64, err error) {
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 	defer cancel()
-	return chromedp.Run(ctx, chromedp.Evaluate[float64](`window.__seen`, chromedp.EvalAwaitPromise))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`window.__seen`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(v) != 2 {
+		return 0, 0, fmt.Errorf("the page's stamp is %v", v)
+	}
+	return v[0], v[0] - v[1], nil
 }

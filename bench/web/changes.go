@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -17,6 +18,7 @@ import (
 type latencies struct {
 	all  []float64
 	kind []string
+	skew float64 // the largest |page's stamp - Date.now()|, ms
 }
 
 func (l latencies) of(k string) []float64 {
@@ -100,10 +102,11 @@ func (b *bench) changes(br *browser, n int) (latencies, error) {
 		if err := c.write(now); err != nil {
 			return l, err
 		}
-		seen, err := br.seen()
+		seen, skew, err := br.seen()
 		if err != nil {
 			return l, fmt.Errorf("%s %s: %w", c.kind, c.sel, err)
 		}
+		l.skew = max(l.skew, math.Abs(skew))
 		l.all = append(l.all, seen-start)
 		l.kind = append(l.kind, c.kind)
 	}
