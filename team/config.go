@@ -24,6 +24,7 @@ type Config struct {
 
 	extra jsonx.Fields // keys paneteam does not know, and the order they were read in
 	rows               // member rows that did not decode (rows.go)
+	lead  leadMemo     // LeadProcess as decoded (leadprocess.go)
 }
 
 // Member is one entry of config.json's members.

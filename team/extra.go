@@ -12,7 +12,12 @@ func (c *Config) Extra(key string) (json.RawMessage, bool) { return c.extra.Get(
 
 // SetExtra stores a raw value under a config.json key Config does not
 // know; a new key is written after those that were read.
-func (c *Config) SetExtra(key string, v json.RawMessage) { c.extra.Set(key, v) }
+func (c *Config) SetExtra(key string, v json.RawMessage) {
+	if key == leadProcessKey {
+		c.lead = leadMemo{}
+	}
+	c.extra.Set(key, v)
+}
 
 // Extra returns the raw value of a member's key Member does not know.
 func (m *Member) Extra(key string) (json.RawMessage, bool) { return m.extra.Get(key) }

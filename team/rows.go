@@ -48,6 +48,16 @@ type rows struct {
 }
 
 func (c *Config) UnmarshalJSON(b []byte) error {
+	err := c.unmarshal(b)
+	c.lead = leadMemo{}
+	if err == nil {
+		lp, ok := c.leadProcess()
+		c.lead = leadMemo{lp: lp, ok: ok, known: true}
+	}
+	return err
+}
+
+func (c *Config) unmarshal(b []byte) error {
 	type plain Config
 	c.rows = rows{}
 	if c.unmarshalOnePass(b) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/mailbox"
+	"github.com/paneteam/paneteam/team"
 )
 
 // MessageID identifies one message wherever it lies. Claude Code
@@ -124,11 +125,32 @@ type cachedFile struct {
 	skipped []*mailbox.SkippedEntry
 }
 
-// mailReader reads every inbox and archive of a team folder, re-reading
-// only files whose size, mtime or inode changed: a monitor looks often,
-// and archives only grow.
+// mailReader reads every inbox and archive of a team folder, and its
+// config.json, re-reading only files whose size, mtime or inode changed:
+// a monitor looks often (a watcher every second, however quiet the
+// team), and archives only grow.
 type mailReader struct {
-	files map[string]cachedFile
+	files  map[string]cachedFile
+	cfgSig filesig.Sig
+	cfg    *team.Config
+}
+
+// config is team.Load of path, or the config last loaded while the
+// file's signature is the same (taken before the read, so a change
+// during it is read again next time). Nothing a snapshot does changes
+// the Config it is given.
+func (r *mailReader) config(path string) (*team.Config, error) {
+	sig := filesig.Stat(path)
+	if sig.Exists && r.cfg != nil && sig == r.cfgSig {
+		return r.cfg, nil
+	}
+	cfg, err := team.Load(path)
+	if err != nil {
+		r.cfg = nil
+		return nil, err
+	}
+	r.cfg, r.cfgSig = cfg, sig
+	return cfg, nil
 }
 
 func newMailReader() *mailReader { return &mailReader{files: map[string]cachedFile{}} }

@@ -302,7 +302,7 @@ func TakeLoaded(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 }
 
 func take(ctx context.Context, t team.Team, opts Options, mail *mailReader, prev *Snapshot) (*Snapshot, error) {
-	cfg, err := team.Load(t.ConfigPath())
+	cfg, err := mail.config(t.ConfigPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("team %s: %w", t.Name, ErrTeamGone)
 	}
@@ -329,7 +329,7 @@ func snapshotOf(ctx context.Context, t team.Team, cfg *team.Config, opts Options
 	if opts.MembersOnly {
 		unread, mails, leadCount, leadRequests = s.tallyMail(t, cfg, opts.MemoDir)
 	} else {
-		unread = s.readMessages(t, cfg, mail)
+		unread, leadRequests = s.readMessages(t, cfg, mail)
 		mails, leadCount = s.tallyMessages(cfg)
 	}
 	waiting := map[string]int{}
@@ -387,9 +387,14 @@ type inboxCount struct {
 }
 
 // readMessages fills Messages and returns each inbox's unread count by
-// file stem.
-func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader) map[string]inboxCount {
+// file stem, and the lead's inbox and archive entries that can be
+// requests (nil when the lead's inbox could not be read): approval is
+// given those rather than reading both files again on every snapshot,
+// which a watcher takes every second however quiet the team.
+func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader) (map[string]inboxCount, *leadRequests) {
 	unread := map[string]inboxCount{}
+	leadReqs := &leadRequests{} // a lead without inbox or archive has none
+	leadStem := team.SanitizePath(team.LeadName)
 	stems, err := inboxFiles(t.InboxDir())
 	if err != nil {
 		s.problem(err)
@@ -411,6 +416,12 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		for _, sk := range skipped {
 			s.problem(sk)
 		}
+		if stem == leadStem {
+			leadReqs = &leadRequests{Inbox: requestsAmong(inbox), Archived: requestsAmong(archived)}
+			if err != nil {
+				leadReqs = nil // approval reads both again, and says why it cannot
+			}
+		}
 		for _, m := range archived {
 			s.Messages = append(s.Messages, messageOf(to, m, true))
 		}
@@ -422,7 +433,19 @@ func (s *Snapshot) readMessages(t team.Team, cfg *team.Config, mail *mailReader)
 		}
 	}
 	sort.SliceStable(s.Messages, func(i, j int) bool { return s.Messages[i].Time.Before(s.Messages[j].Time) })
-	return unread
+	return unread, leadReqs
+}
+
+// requestsAmong keeps the entries that can be requests, as approval.Find
+// keeps them from the lead's inbox and archive.
+func requestsAmong(msgs []mailbox.Message) []mailbox.Message {
+	var out []mailbox.Message
+	for _, m := range msgs {
+		if isRequest(m.Text) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *backend.Env, t team.Team, cfg *team.Config, m *team.Member,
