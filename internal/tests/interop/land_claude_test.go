@@ -1,0 +1,104 @@
+package interop
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/paneteam/paneteam/internal/tests/claudetest"
+	"github.com/paneteam/paneteam/internal/tests/testutil"
+)
+
+// TestLandRealClaudeTeammate: a person leads a real Claude Code teammate
+// from paneteam in a worktree of its own (spawn-pane --claude
+// --worktree). Its model writes a file and commits it with its Bash
+// tool. While it runs, `paneteam review --json` shows it one commit
+// ahead and landing cleanly, and a `review --comment FILE:LINE TEXT`
+// reaches its model quoting the line. After `paneteam shutdown`,
+// `paneteam land alice` puts the file on main and removes the worktree
+// and branch; the printed undo brings both back.
+func TestLandRealClaudeTeammate(t *testing.T) {
+	lt := newLedTeam(t, "landing")
+	repo := lt.s.Cwd
+	landRepoIn(t, repo)
+	tree := filepath.Join(repo, ".paneteam", "worktrees", lt.name, "alice")
+	branch := "paneteam/" + lt.name + "/alice"
+	const content = "hello from alice\n"
+	commit := "printf 'hello from alice\\n' > hello.txt && git add hello.txt && git commit -q -m 'alice adds hello.txt' && git log --oneline -1"
+
+	// The model: alice's first turn commits; a shutdown request is
+	// approved.
+	requestID := regexp.MustCompile(`"requestId":"(shutdown-[0-9]+@alice)"`)
+	var mu sync.Mutex
+	approved := false
+	lt.api.Script(func(r *claudetest.Request) (claudetest.Reply, bool) {
+		m := requestID.FindStringSubmatch(r.TailText())
+		mu.Lock()
+		defer mu.Unlock()
+		if m == nil || approved {
+			return claudetest.Reply{}, false
+		}
+		approved = true
+		return claudetest.Calls(claudetest.Tool("SendMessage", map[string]any{"to": "team-lead",
+			"message": map[string]any{"type": "shutdown_response", "request_id": m[1], "approve": true}})), true
+	})
+	lt.api.On("You are alice: commit hello.txt.",
+		claudetest.Calls(claudetest.Tool("Bash", map[string]any{"command": commit, "description": "write and commit hello.txt"})),
+		claudetest.Text("Committed hello.txt."))
+	lt.spawnClaude(t, "alice", "bypassPermissions", "You are alice: commit hello.txt.", "--worktree")
+	lt.api.WaitMessages(t, wait, 0, "alice adds hello.txt") // the commit's tool result
+	tip := gitIn(t, repo, "rev-parse", "refs/heads/"+branch)
+	if got := gitIn(t, repo, "log", "-1", "--format=%s", branch); got != "alice adds hello.txt" {
+		t.Fatalf("alice's branch ends with %q, want her commit", got)
+	}
+
+	t.Run("review shows the running teammate one commit ahead, clean", func(t *testing.T) {
+		r := reviewOf(t, lt.ok(t, "review", "--json"), "alice")
+		if r.Branch != branch || r.Ahead != 1 || r.Uncommitted != 0 || !r.Clean || !r.Running || len(r.ConflictsWith) != 0 {
+			t.Errorf("review --json: %+v; want branch %s, ahead 1, uncommitted 0, clean, running, no conflicts", r, branch)
+		}
+		if diff := lt.ok(t, "review", "alice"); !strings.Contains(diff, "+hello from alice") {
+			t.Errorf("review alice does not show her change:\n%s", diff)
+		}
+	})
+
+	t.Run("a comment reaches the teammate's model with the quoted line", func(t *testing.T) {
+		after := lt.api.LastSeq()
+		out := lt.ok(t, "review", "alice", "--comment", "hello.txt:1", "say who you greet")
+		if !strings.Contains(out, "sent alice 1 comment(s)") {
+			t.Errorf("review --comment printed %q", out)
+		}
+		got := lt.api.WaitMessages(t, wait, after, "say who you greet")
+		text := got.TailText()
+		if !strings.Contains(text, "hello.txt:1: say who you greet") || !strings.Contains(text, ">    1 | hello from alice") {
+			t.Errorf("alice's model was shown:\n%s\nwant the comment and the quoted line 1 of hello.txt", text)
+		}
+		if strings.Contains(text, `verified="false"`) {
+			t.Errorf("the lead's comment reached alice unverified:\n%s", text)
+		}
+	})
+
+	t.Run("after shutdown, land takes the commit and removes the worktree; undo restores", func(t *testing.T) {
+		pid, _ := claudeTeammate(t, lt.s, lt.name, "alice")
+		if out, errOut, code := lt.run(t, nil, "shutdown", "--team", lt.name, "--name", "alice", "--timeout", "60s"); code != 0 {
+			t.Fatalf("shutdown alice: exit %d\n%s%s", code, out, errOut)
+		}
+		lt.s.Wait(t, wait, "alice's claude to exit", func() bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) })
+		testutil.Eventually(t, wait, "review to see alice has ended", func() bool {
+			return !reviewOf(t, lt.ok(t, "review", "--json"), "alice").Running
+		})
+		before := gitIn(t, repo, "rev-parse", "HEAD")
+		out, errOut, code := lt.run(t, nil, "land", "alice")
+		if code != 0 || !strings.Contains(out, "landed alice (merge) on main") {
+			t.Fatalf("land alice: exit %d\n%s%s", code, out, errOut)
+		}
+		checkLanded(t, repo, before, out, "hello.txt", content, tree, branch, tip)
+		if t.Failed() {
+			t.Log(fmt.Sprintf("land printed:\n%s%s", out, errOut))
+		}
+	})
+}
