@@ -134,12 +134,13 @@ func TestLandWrappedProgram(t *testing.T) {
 	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "wrap", "--worktree", "--", "sh", "-c",
 		"printf 'made by a script\\n' > made.txt && git add made.txt && git commit -q -m 'wrap adds made.txt' && echo one >> made.txt && git commit -q -am 'wrap adds a line'")
 	const want = "made by a script\none\n"
-	testutil.Eventually(t, 30*time.Second, "the program to commit and end", func() bool {
+	testutil.Eventually(t, 30*time.Second, "the program to commit twice and end", func() bool {
 		out, _, code := lt.run(t, nil, "review", "--json")
-		return code == 0 && strings.Contains(out, `"ahead": 2`) && !reviewOf(t, out, "wrap").Running
+		return code == 0 && strings.Contains(out, `"name": "wrap"`) && !reviewOf(t, out, "wrap").Running &&
+			gitIn(t, repo, "log", "-1", "--format=%s", branch) == "wrap adds a line"
 	})
-	if r := reviewOf(t, lt.ok(t, "review", "--json"), "wrap"); r.Branch != branch || !r.Clean || r.Uncommitted != 0 {
-		t.Errorf("review --json: %+v; want branch %s, clean, nothing uncommitted", r, branch)
+	if r := reviewOf(t, lt.ok(t, "review", "--json"), "wrap"); r.Branch != branch || r.Ahead != 2 || !r.Clean || r.Uncommitted != 0 {
+		t.Errorf("review --json: %+v; want branch %s, ahead 2, clean, nothing uncommitted", r, branch)
 	}
 	tip := gitIn(t, repo, "rev-parse", "refs/heads/"+branch)
 	before := gitIn(t, repo, "rev-parse", "HEAD")
