@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
@@ -101,4 +102,57 @@ func TestLandRealClaudeTeammate(t *testing.T) {
 			t.Log(fmt.Sprintf("land printed:\n%s%s", out, errOut))
 		}
 	})
+}
+
+// TestLandClaudeTeammateOfClaudeLead: under 'paneteam claude --worktree'
+// (here PANETEAM_WORKTREE=1) Claude's lead starts a teammate whose model
+// commits a file in its worktree with its Bash tool. review --json shows
+// it one commit ahead and clean; a comment, sent under the person's own
+// name in this team Claude leads, reaches its model quoting the line.
+// After the lead's exit (the teammate ends with it and the team is
+// gone), `paneteam land bob` takes the commit from paneteam's record and
+// removes the worktree and branch; the printed undo brings both back.
+func TestLandClaudeTeammateOfClaudeLead(t *testing.T) {
+	l := startShimLeadWith(t, "", true, nil, nil, []string{"PANETEAM_WORKTREE=1"})
+	repo := l.Cwd
+	landRepoIn(t, repo)
+	cfg := mustConfig(t, l.Session)
+	tree := filepath.Join(repo, ".paneteam", "worktrees", cfg.Name, "bob")
+	branch := "paneteam/" + cfg.Name + "/bob"
+	const content = "notes by bob\n"
+	const prompt = "You are bob: commit notes.txt."
+	commit := "printf 'notes by bob\\n' > notes.txt && git add notes.txt && git commit -q -m 'bob adds notes.txt' && git log --oneline -1"
+
+	l.api.On(prompt,
+		claudetest.Calls(claudetest.Tool("Bash", map[string]any{"command": commit, "description": "write and commit notes.txt"})),
+		claudetest.Text("Committed notes.txt."))
+	after := l.api.LastSeq()
+	l.api.On("start teammate bob",
+		claudetest.Calls(claudetest.Tool("Agent", map[string]any{"description": "helper bob", "prompt": prompt, "name": "bob"})),
+		claudetest.Text("Started bob."))
+	l.Submit(t, wait, "start teammate bob")
+	l.api.WaitMessages(t, wait, after, "Spawned successfully")
+	l.api.WaitMessages(t, wait, after, "bob adds notes.txt") // the commit's tool result
+	tip := gitIn(t, repo, "rev-parse", "refs/heads/"+branch)
+
+	if r := reviewOf(t, ptOK(t, l.Session, "review", "--json"), "bob"); r.Branch != branch || r.Ahead != 1 || r.Uncommitted != 0 || !r.Clean || !r.Running {
+		t.Errorf("review --json while bob runs: %+v; want branch %s, ahead 1, nothing uncommitted, clean, running", r, branch)
+	}
+	after = l.api.LastSeq()
+	ptOK(t, l.Session, "review", "bob", "--comment", "notes.txt:1", "name the notes")
+	got := l.api.WaitMessages(t, wait, after, "name the notes")
+	if text := got.TailText(); !strings.Contains(text, "notes.txt:1: name the notes") || !strings.Contains(text, ">    1 | notes by bob") {
+		t.Errorf("bob's model was shown:\n%s\nwant the comment and the quoted line 1 of notes.txt", text)
+	}
+
+	l.exitLead(t, l.server(true), true, "bob@"+cfg.Name)
+	testutil.Eventually(t, 15*time.Second, "review to see bob has ended", func() bool {
+		return !reviewOf(t, ptOK(t, l.Session, "review", "--json"), "bob").Running
+	})
+	before := gitIn(t, repo, "rev-parse", "HEAD")
+	out, errOut, code := pt(t, l.Session, "land", "bob")
+	if code != 0 || !strings.Contains(out, "landed bob (merge) on main") {
+		t.Fatalf("land bob: exit %d\n%s%s", code, out, errOut)
+	}
+	checkLanded(t, repo, before, out, "notes.txt", content, tree, branch, tip)
 }
