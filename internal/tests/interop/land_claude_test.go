@@ -78,8 +78,8 @@ func TestLandRealClaudeTeammate(t *testing.T) {
 		if !strings.Contains(text, "hello.txt:1: say who you greet") || !strings.Contains(text, ">    1 | hello from alice") {
 			t.Errorf("alice's model was shown:\n%s\nwant the comment and the quoted line 1 of hello.txt", text)
 		}
-		if strings.Contains(text, `verified="false"`) {
-			t.Errorf("the lead's comment reached alice unverified:\n%s", text)
+		if !strings.Contains(text, `teammate_id="team-lead"`) || strings.Contains(text, `verified="false"`) {
+			t.Errorf("alice's model was shown:\n%s\nwant the comment from team-lead, signed (not verified=\"false\")", text)
 		}
 	})
 
@@ -143,6 +143,8 @@ func TestLandClaudeTeammateOfClaudeLead(t *testing.T) {
 	got := l.api.WaitMessages(t, wait, after, "name the notes")
 	if text := got.TailText(); !strings.Contains(text, "notes.txt:1: name the notes") || !strings.Contains(text, ">    1 | notes by bob") {
 		t.Errorf("bob's model was shown:\n%s\nwant the comment and the quoted line 1 of notes.txt", text)
+	} else if strings.Contains(text, `teammate_id="team-lead"`) {
+		t.Errorf("the comment reached bob as team-lead's in a team Claude leads:\n%s\nwant it under the person's own name", text)
 	}
 
 	l.exitLead(t, l.server(true), true, "bob@"+cfg.Name)
