@@ -249,6 +249,8 @@ func landRefused(err error, lead land.Lead, r worktree.Record, again string) err
 	)
 	var next string
 	switch {
+	case errors.As(err, &running) && running.ClaudeLead:
+		next = fmt.Sprintf("let it finish, or ask Claude's lead, in that Claude Code session, to shut %s down (only it can); then: %s", r.Member, again)
 	case errors.As(err, &running):
 		next = fmt.Sprintf("let it finish, then: %s --stop (asks it to shut down first; or paneteam shutdown --team %s %s)", again, r.Team, r.Member)
 	case errors.As(err, &unc):
