@@ -147,6 +147,26 @@ func TestLandClaudeTeammateOfClaudeLead(t *testing.T) {
 		t.Errorf("the comment reached bob as team-lead's in a team Claude leads:\n%s\nwant it under the person's own name", text)
 	}
 
+	// While bob runs, land refuses, changing nothing, and says to ask
+	// Claude's lead, which started bob: only it can stop bob, so --stop
+	// is refused too.
+	head := gitIn(t, repo, "rev-parse", "HEAD")
+	if out, errOut, code := pt(t, l.Session, "land", "bob"); code == 0 || !strings.Contains(errOut, "still running") ||
+		!strings.Contains(errOut, "ask Claude's lead") || strings.Contains(errOut, "--stop") || strings.Contains(errOut, "paneteam shutdown") {
+		t.Errorf("land of the running bob: exit %d\n%s%s; want a refusal saying to ask Claude's lead, offering no --stop or shutdown (both refused)", code, out, errOut)
+	}
+	if out, errOut, code := pt(t, l.Session, "land", "bob", "--stop"); code == 0 || !strings.Contains(errOut, "lead") {
+		t.Errorf("land --stop of a teammate Claude's lead started: exit %d\n%s%s; want a refusal saying to ask its lead", code, out, errOut)
+	} else {
+		t.Logf("land --stop refused: %s", strings.TrimSpace(errOut))
+	}
+	if got := gitIn(t, repo, "rev-parse", "HEAD"); got != head || gitIn(t, repo, "rev-parse", "refs/heads/"+branch) != tip {
+		t.Errorf("a refused land moved main or bob's branch")
+	}
+	if pids := agentProcs("bob@" + cfg.Name); len(pids) == 0 {
+		t.Errorf("bob is gone after a refused land --stop")
+	}
+
 	l.exitLead(t, l.server(true), true, "bob@"+cfg.Name)
 	testutil.Eventually(t, 15*time.Second, "review to see bob has ended", func() bool {
 		return !reviewOf(t, ptOK(t, l.Session, "review", "--json"), "bob").Running
