@@ -161,7 +161,11 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 			return err
 		}
 		if drop.Running() {
-			return exitError{code: ExitFailure, err: fmt.Errorf("%s, whose worktree --drop would remove, is still running: nothing was landed; stop it first (paneteam shutdown --team %s %s)", drop.Member, drop.Team, drop.Member)}
+			stop := fmt.Sprintf("stop it first (paneteam shutdown --team %s %s)", drop.Team, drop.Member)
+			if land.StillRunning(drop).ClaudeLead {
+				stop = fmt.Sprintf("ask Claude's lead, in that Claude Code session, to shut %s down first (only it can)", drop.Member)
+			}
+			return exitError{code: ExitFailure, err: fmt.Errorf("%s, whose worktree --drop would remove, is still running: nothing was landed; %s", drop.Member, stop)}
 		}
 	} else if o.Force {
 		return usagef("--force goes with --drop B")

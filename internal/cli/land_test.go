@@ -308,3 +308,32 @@ func TestReviewShowsTeammatesFileNamesAsText(t *testing.T) {
 		t.Fatalf("review does not name the conflicting file:\n%s", out)
 	}
 }
+
+// --drop of a teammate still running lands nothing, and says who can
+// stop it: paneteam shutdown, or Claude's lead for one it started.
+func TestLandDropRefusesARunningOther(t *testing.T) {
+	_, vars, _ := msgTeam(t)
+	repo, recs := landRepo(t, vars, "alice", "bob")
+	before := gitT(t, repo, "rev-parse", "HEAD")
+	store := worktree.OpenRecords(vars["PANETEAM_STATE_DIR"])
+	for _, tc := range []struct{ via, want string }{
+		{worktree.ViaSpawnPane, "paneteam shutdown --team t bob"},
+		{"", "ask Claude's lead"},
+	} {
+		r := recs["bob"]
+		r.PID = os.Getpid()
+		r.PIDStart, _ = proc.StartTime(r.PID)
+		r.Via = tc.via
+		store.Forget(r.Path)
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code := ptRun(t, vars, "", "land", "alice", "--drop", "bob")
+		if code == 0 || !strings.Contains(errs, "nothing was landed") || !strings.Contains(errs, tc.want) {
+			t.Errorf("land alice --drop a running bob (via %q): exit %d, %q; want %q", tc.via, code, errs, tc.want)
+		}
+		if gitT(t, repo, "rev-parse", "HEAD") != before {
+			t.Fatalf("a refused land moved HEAD")
+		}
+	}
+}

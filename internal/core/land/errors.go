@@ -36,8 +36,8 @@ type RunningError struct {
 	ClaudeLead bool
 }
 
-// running is the refusal of r while it runs.
-func running(r worktree.Record) *RunningError {
+// StillRunning is the refusal of r while it runs.
+func StillRunning(r worktree.Record) *RunningError {
 	return &RunningError{Team: r.Team, Member: r.Member, PID: r.PID, ClaudeLead: r.Via != worktree.ViaSpawnPane}
 }
 
