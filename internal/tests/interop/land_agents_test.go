@@ -2,6 +2,7 @@ package interop
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -152,4 +153,61 @@ func TestLandWrappedProgram(t *testing.T) {
 		t.Errorf("a squash land made %s commits on main, want 1", n)
 	}
 	checkLanded(t, repo, before, out, "made.txt", want, tree, branch, tip)
+}
+
+// TestLandOpenCodeTeammate: a person leads an OpenCode teammate from
+// paneteam in a worktree of its own (spawn-pane --agent opencode
+// --worktree); its model writes a file and commits it with OpenCode's
+// bash tool. review --json shows it one commit ahead and clean while it
+// runs; `land coder --stop` asks it to shut down, waits for it to end,
+// lands the commit and removes its worktree and branch; the printed
+// undo restores both.
+func TestLandOpenCodeTeammate(t *testing.T) {
+	bin := agenttest.Install(t, agenttest.OpenCode)
+	testutil.MCPBinary(t)
+	commit := "printf 'coded by opencode\\n' > coded.txt && git add coded.txt && git commit -q -m 'coder adds coded.txt' && git log --oneline -1"
+	model := agenttest.NewModel(t, func(r *agenttest.Request) []agenttest.Output {
+		if !r.OffersTool("send_message") {
+			return agenttest.Text("Teammate work")
+		}
+		last := r.Last()
+		switch {
+		case last.CallID == "call_commit" || last.ToolName == "bash":
+			return agenttest.Text("Committed coded.txt.")
+		case strings.Contains(last.UserText, "You are coder"):
+			out := agenttest.CallTool("", "bash", map[string]any{"command": commit, "description": "write and commit coded.txt"})
+			out[0].Call.ID = "call_commit"
+			return out
+		}
+		return agenttest.Text("ok")
+	})
+	lt := newLedTeamEnv(t, "agents", append(agenttest.PersonEnv(agenttest.OpenCode, model),
+		"PATH="+bin+":"+os.Getenv("PATH"), "COLORTERM=truecolor"))
+	agenttest.PersonConfig(t, agenttest.OpenCode, lt.s.Home, model)
+	repo := lt.s.Cwd
+	landRepoIn(t, repo)
+	tree := filepath.Join(repo, ".paneteam", "worktrees", lt.name, "coder")
+	branch := "paneteam/" + lt.name + "/coder"
+	endLedMember(t, lt, "coder")
+	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "coder", "--agent", "opencode", "--worktree",
+		"--permission-mode", "bypassPermissions", "--prompt", "Write coded.txt and commit it.")
+	defer func() {
+		if t.Failed() {
+			t.Logf("coder's screen:\n%s", lt.s.PaneScreen(lt.pane("coder")))
+		}
+	}()
+	testutil.Eventually(t, 120*time.Second, "coder's commit on its branch", func() bool {
+		out, _ := exec.Command("git", "-C", repo, "log", "-1", "--format=%s", branch).Output()
+		return strings.TrimSpace(string(out)) == "coder adds coded.txt"
+	})
+	tip := gitIn(t, repo, "rev-parse", "refs/heads/"+branch)
+	if r := reviewOf(t, lt.ok(t, "review", "--json"), "coder"); r.Branch != branch || r.Ahead != 1 || !r.Clean || r.Uncommitted != 0 || !r.Running {
+		t.Errorf("review --json while coder runs: %+v; want branch %s, ahead 1, clean, nothing uncommitted, running", r, branch)
+	}
+	before := gitIn(t, repo, "rev-parse", "HEAD")
+	out, errOut, code := lt.run(t, nil, "land", "coder", "--stop")
+	if code != 0 || !strings.Contains(out, "landed coder (merge) on main") || !strings.Contains(errOut, "coder has shut down") {
+		t.Fatalf("land coder --stop: exit %d\n%s%s", code, out, errOut)
+	}
+	checkLanded(t, repo, before, out, "coded.txt", "coded by opencode\n", tree, branch, tip)
 }
