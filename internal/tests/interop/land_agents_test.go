@@ -189,6 +189,7 @@ func TestLandOpenCodeTeammate(t *testing.T) {
 	tree := filepath.Join(repo, ".paneteam", "worktrees", lt.name, "coder")
 	branch := "paneteam/" + lt.name + "/coder"
 	endLedMember(t, lt, "coder")
+	spawned := time.Now()
 	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "coder", "--agent", "opencode", "--worktree",
 		"--permission-mode", "bypassPermissions", "--prompt", "Write coded.txt and commit it.")
 	defer func() {
@@ -200,12 +201,15 @@ func TestLandOpenCodeTeammate(t *testing.T) {
 		out, _ := exec.Command("git", "-C", repo, "log", "-1", "--format=%s", branch).Output()
 		return strings.TrimSpace(string(out)) == "coder adds coded.txt"
 	})
+	t.Logf("coder committed %s after the spawn", time.Since(spawned).Round(time.Millisecond))
 	tip := gitIn(t, repo, "rev-parse", "refs/heads/"+branch)
 	if r := reviewOf(t, lt.ok(t, "review", "--json"), "coder"); r.Branch != branch || r.Ahead != 1 || !r.Clean || r.Uncommitted != 0 || !r.Running {
 		t.Errorf("review --json while coder runs: %+v; want branch %s, ahead 1, clean, nothing uncommitted, running", r, branch)
 	}
 	before := gitIn(t, repo, "rev-parse", "HEAD")
+	stopped := time.Now()
 	out, errOut, code := lt.run(t, nil, "land", "coder", "--stop")
+	t.Logf("land --stop took %s", time.Since(stopped).Round(time.Millisecond))
 	if code != 0 || !strings.Contains(out, "landed coder (merge) on main") || !strings.Contains(errOut, "coder has shut down") {
 		t.Fatalf("land coder --stop: exit %d\n%s%s", code, out, errOut)
 	}
