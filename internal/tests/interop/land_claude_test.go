@@ -12,6 +12,7 @@ import (
 
 	"github.com/paneteam/paneteam/internal/tests/claudetest"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
+	"github.com/paneteam/paneteam/team"
 )
 
 // TestLandRealClaudeTeammate: a person leads a real Claude Code teammate
@@ -143,8 +144,8 @@ func TestLandClaudeTeammateOfClaudeLead(t *testing.T) {
 	got := l.api.WaitMessages(t, wait, after, "name the notes")
 	if text := got.TailText(); !strings.Contains(text, "notes.txt:1: name the notes") || !strings.Contains(text, ">    1 | notes by bob") {
 		t.Errorf("bob's model was shown:\n%s\nwant the comment and the quoted line 1 of notes.txt", text)
-	} else if strings.Contains(text, `teammate_id="team-lead"`) {
-		t.Errorf("the comment reached bob as team-lead's in a team Claude leads:\n%s\nwant it under the person's own name", text)
+	} else if !strings.Contains(text, `teammate_id="`+team.DefaultUser+`"`) {
+		t.Errorf("the comment reached bob as:\n%s\nwant it under the person's own name %s (a team Claude leads: never as team-lead)", text, team.DefaultUser)
 	}
 
 	// While bob runs, land refuses, changing nothing, and says to ask
