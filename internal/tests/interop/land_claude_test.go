@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -100,7 +99,7 @@ func TestLandRealClaudeTeammate(t *testing.T) {
 		}
 		checkLanded(t, repo, before, out, "hello.txt", content, tree, branch, tip)
 		if t.Failed() {
-			t.Log(fmt.Sprintf("land printed:\n%s%s", out, errOut))
+			t.Logf("land printed:\n%s%s", out, errOut)
 		}
 	})
 }
