@@ -132,8 +132,10 @@ func TestLandWrappedProgram(t *testing.T) {
 	tree := filepath.Join(repo, ".paneteam", "worktrees", lt.name, "wrap")
 	branch := "paneteam/" + lt.name + "/wrap"
 	endLedMember(t, lt, "wrap")
+	// It works a moment before it commits, as a program does: one that
+	// ends within spawn-pane's first look at its pane is a failed start.
 	lt.ok(t, "spawn-pane", "--team", lt.name, "--name", "wrap", "--worktree", "--", "sh", "-c",
-		"printf 'made by a script\\n' > made.txt && git add made.txt && git commit -q -m 'wrap adds made.txt' && echo one >> made.txt && git commit -q -am 'wrap adds a line'")
+		"sleep 0.5 && printf 'made by a script\\n' > made.txt && git add made.txt && git commit -q -m 'wrap adds made.txt' && echo one >> made.txt && git commit -q -am 'wrap adds a line'")
 	const want = "made by a script\none\n"
 	testutil.Eventually(t, 30*time.Second, "the program to commit twice and end", func() bool {
 		out, _, code := lt.run(t, nil, "review", "--json")
