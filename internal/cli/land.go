@@ -195,7 +195,11 @@ func runLand(ctx context.Context, env Env, o landOptions) error {
 			return err
 		}
 		if drop.Running() {
-			return exitError{code: ExitFailure, err: fmt.Errorf("%s, whose worktree --drop would remove, is still running: nothing was landed; stop it first (paneteam shutdown --team %s %s)", drop.Member, drop.Team, drop.Member)}
+			stop := fmt.Sprintf("stop it first (paneteam shutdown --team %s %s)", drop.Team, drop.Member)
+			if land.StillRunning(drop).ClaudeLead {
+				stop = fmt.Sprintf("ask Claude's lead, in that Claude Code session, to shut %s down first (only it can)", drop.Member)
+			}
+			return exitError{code: ExitFailure, err: fmt.Errorf("%s, whose worktree --drop would remove, is still running: nothing was landed; %s", drop.Member, stop)}
 		}
 	} else if o.Force {
 		return usagef("--force goes with --drop B")
@@ -283,6 +287,8 @@ func landRefused(err error, lead land.Lead, r worktree.Record, again string) err
 	)
 	var next string
 	switch {
+	case errors.As(err, &running) && running.ClaudeLead:
+		next = fmt.Sprintf("let it finish, or ask Claude's lead, in that Claude Code session, to shut %s down (only it can); then: %s", r.Member, again)
 	case errors.As(err, &running):
 		next = fmt.Sprintf("let it finish, then: %s --stop (asks it to shut down first; or paneteam shutdown --team %s %s)", again, r.Team, r.Member)
 	case errors.As(err, &unc):

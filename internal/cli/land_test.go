@@ -37,7 +37,7 @@ func landRepo(t *testing.T, vars map[string]string, names ...string) (string, ma
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := worktree.Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base, Team: "t", Member: n}
+		r := worktree.Record{Repo: wt.Repo, Path: wt.Path, Branch: wt.Branch, Base: wt.Base, Team: "t", Member: n, Via: worktree.ViaSpawnPane}
 		if err := worktree.OpenRecords(state).Write(r); err != nil {
 			t.Fatal(err)
 		}
@@ -164,6 +164,20 @@ func TestLandRefusesARunningTeammate(t *testing.T) {
 	if gitT(t, repo, "rev-parse", "HEAD") != before {
 		t.Errorf("a refused land moved HEAD")
 	}
+
+	// One Claude's lead started ('paneteam claude --worktree' records no
+	// spawn-pane) only that lead can stop: the refusal says to ask it,
+	// not to run a --stop or shutdown that would be refused.
+	worktree.OpenRecords(vars["PANETEAM_STATE_DIR"]).Forget(r.Path)
+	r.Via = ""
+	if err := worktree.OpenRecords(vars["PANETEAM_STATE_DIR"]).Write(r); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code = ptRun(t, vars, "", "land", "alice")
+	if code == 0 || !strings.Contains(errs, "still running") || !strings.Contains(errs, "ask Claude's lead") ||
+		strings.Contains(errs, "--stop") || strings.Contains(errs, "paneteam shutdown") {
+		t.Errorf("land of a running teammate of Claude's lead: exit %d, %q", code, errs)
+	}
 }
 
 // The merge queue: a dry run changes nothing; the queue lands alice,
@@ -210,7 +224,7 @@ func TestLandStopsARunningTeammateInTmux(t *testing.T) {
 	pid, _ := strconv.Atoi(strings.TrimSpace(pidText))
 	start, _ := proc.StartTime(pid)
 	r := worktree.Record{Repo: repo, Path: tree, Branch: worktree.Branch(tn, "alice"), Base: gitT(t, repo, "rev-parse", "HEAD"),
-		Root: w.root, Team: tn, Member: "alice", PID: pid, PIDStart: start}
+		Root: w.root, Team: tn, Member: "alice", PID: pid, PIDStart: start, Via: worktree.ViaSpawnPane}
 	if err := worktree.OpenRecords(state).Write(r); err != nil {
 		t.Fatal(err)
 	}
@@ -292,5 +306,34 @@ func TestReviewShowsTeammatesFileNamesAsText(t *testing.T) {
 	}
 	if !strings.Contains(out, "owned") {
 		t.Fatalf("review does not name the conflicting file:\n%s", out)
+	}
+}
+
+// --drop of a teammate still running lands nothing, and says who can
+// stop it: paneteam shutdown, or Claude's lead for one it started.
+func TestLandDropRefusesARunningOther(t *testing.T) {
+	_, vars, _ := msgTeam(t)
+	repo, recs := landRepo(t, vars, "alice", "bob")
+	before := gitT(t, repo, "rev-parse", "HEAD")
+	store := worktree.OpenRecords(vars["PANETEAM_STATE_DIR"])
+	for _, tc := range []struct{ via, want string }{
+		{worktree.ViaSpawnPane, "paneteam shutdown --team t bob"},
+		{"", "ask Claude's lead"},
+	} {
+		r := recs["bob"]
+		r.PID = os.Getpid()
+		r.PIDStart, _ = proc.StartTime(r.PID)
+		r.Via = tc.via
+		store.Forget(r.Path)
+		if err := store.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		_, errs, code := ptRun(t, vars, "", "land", "alice", "--drop", "bob")
+		if code == 0 || !strings.Contains(errs, "nothing was landed") || !strings.Contains(errs, tc.want) {
+			t.Errorf("land alice --drop a running bob (via %q): exit %d, %q; want %q", tc.via, code, errs, tc.want)
+		}
+		if gitT(t, repo, "rev-parse", "HEAD") != before {
+			t.Fatalf("a refused land moved HEAD")
+		}
 	}
 }

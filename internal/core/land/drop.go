@@ -33,7 +33,7 @@ func Unique(ctx context.Context, l Lead, r worktree.Record) ([]string, error) {
 // unless force. A teammate still running is refused.
 func Drop(ctx context.Context, l Lead, store worktree.Records, r worktree.Record, force bool) error {
 	if r.Running() {
-		return &RunningError{Team: r.Team, Member: r.Member, PID: r.PID}
+		return StillRunning(r)
 	}
 	unlock, err := store.LockRepo(ctx, l.Common)
 	if err != nil {

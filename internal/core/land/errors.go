@@ -3,6 +3,8 @@ package land
 import (
 	"fmt"
 	"strings"
+
+	"github.com/paneteam/paneteam/internal/core/worktree"
 )
 
 // The refusals of a land. Each is returned before anything of the
@@ -28,6 +30,15 @@ func (e *OtherRepoError) Error() string {
 type RunningError struct {
 	Team, Member string
 	PID          int
+	// ClaudeLead: Claude Code's lead started it ('paneteam claude
+	// --worktree'), so only that lead can stop it; Claude Code refuses a
+	// shutdown request anyone else writes.
+	ClaudeLead bool
+}
+
+// StillRunning is the refusal of r while it runs.
+func StillRunning(r worktree.Record) *RunningError {
+	return &RunningError{Team: r.Team, Member: r.Member, PID: r.PID, ClaudeLead: r.Via != worktree.ViaSpawnPane}
 }
 
 func (e *RunningError) Error() string {

@@ -84,7 +84,7 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 		return nil, &DetachedError{Dir: l.Dir}
 	}
 	if r.Running() {
-		return nil, &RunningError{Team: r.Team, Member: r.Member, PID: r.PID}
+		return nil, StillRunning(r)
 	}
 	if req.Mode == "" {
 		req.Mode = DefaultMode

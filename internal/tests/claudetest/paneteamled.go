@@ -19,6 +19,7 @@ import (
 func StartHost(t testing.TB, opts Options) *Session {
 	t.Helper()
 	s, srv, _ := prepare(t, opts, "claudetest.StartHost")
+	s.shell = true
 	s.startPane(t, srv, "lead", "/bin/sh")
 	return s
 }

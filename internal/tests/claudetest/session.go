@@ -73,6 +73,8 @@ type Session struct {
 	vars   []string
 	closed bool
 	host   Host // where Claude runs, when not in Tmux
+	// shell: Pane runs a plain shell (StartHost), not Claude Code.
+	shell bool
 }
 
 // Start launches Claude Code's TUI (Options.Bin, else Binary(t)) in a
@@ -474,7 +476,9 @@ func (s *Session) Close() {
 		return
 	}
 	s.closed = true
-	if s.PID > 0 && s.Alive() {
+	// An interactive shell ignores SIGTERM: StartHost's ends with the
+	// server's hang-up below, rather than after SIGTERM's 10 s.
+	if s.PID > 0 && s.Alive() && !s.shell {
 		syscall.Kill(s.PID, syscall.SIGTERM)
 		deadline := time.Now().Add(10 * time.Second)
 		for s.Alive() && time.Now().Before(deadline) {

@@ -24,8 +24,16 @@ type ledTeam struct {
 
 func newLedTeam(t *testing.T, name string) *ledTeam {
 	t.Helper()
+	return newLedTeamEnv(t, name, nil)
+}
+
+// newLedTeamEnv is newLedTeam with more KEY=VALUE pairs in the person's
+// environment (the tmux server's and paneteam's): an agent CLI's folder
+// first on PATH, its key.
+func newLedTeamEnv(t *testing.T, name string, env []string) *ledTeam {
+	t.Helper()
 	api := claudetest.NewAPI(t)
-	s := claudetest.StartHost(t, claudetest.Options{API: api})
+	s := claudetest.StartHost(t, claudetest.Options{API: api, Env: env})
 	lt := &ledTeam{s: s, api: api, state: t.TempDir()}
 	lt.name = strings.TrimSpace(lt.ok(t, "team-create", name))
 	return lt
