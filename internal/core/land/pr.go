@@ -89,7 +89,7 @@ const maxTitle = 256
 func PullRequest(ctx context.Context, req PRRequest) (*PRResult, error) {
 	r, l := req.Record, req.Lead
 	if r.Running() {
-		return nil, &RunningError{Team: r.Team, Member: r.Member, PID: r.PID}
+		return nil, StillRunning(r)
 	}
 	res, err := pushBranch(ctx, req)
 	if err != nil {
