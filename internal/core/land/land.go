@@ -132,7 +132,7 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 		git(ctx, l.Dir, "update-ref", "refs/paneteam/landed/"+r.Team+"/"+r.Member, res.Tip) //nolint:errcheck
 	}
 	if !req.KeepWorktree {
-		res.Removed, res.Kept = letGo(ctx, req, res, have)
+		res.Removed, res.Kept = letGo(ctx, req, res, have, false)
 	}
 	res.Undo = undo(l, res, r.Branch)
 	return res, nil
@@ -166,6 +166,11 @@ func commitUncommitted(ctx context.Context, req Request) (string, error) {
 // (`git cherry`: a rebased copy counts), or the change as a whole (a
 // squashed copy).
 func holds(ctx context.Context, dir, onto, tip string) (bool, error) {
+	return holdsAt(ctx, dir, onto, "", tip)
+}
+
+// holdsAt is holds for an onto whose tree is known ("": look it up).
+func holdsAt(ctx context.Context, dir, onto, ontoTree, tip string) (bool, error) {
 	out, err := git(ctx, dir, "cherry", onto, tip)
 	if err != nil {
 		return false, err
@@ -183,8 +188,12 @@ func holds(ctx context.Context, dir, onto, tip string) (bool, error) {
 	if err != nil || len(conflicts) > 0 {
 		return false, err
 	}
-	ontoTree, err := git(ctx, dir, "rev-parse", onto+"^{tree}")
-	return err == nil && tree == ontoTree, err
+	if ontoTree == "" {
+		if ontoTree, err = git(ctx, dir, "rev-parse", onto+"^{tree}"); err != nil {
+			return false, err
+		}
+	}
+	return tree == ontoTree, nil
 }
 
 // apply makes the land in a scratch worktree and moves the lead to it.
@@ -252,9 +261,11 @@ func makeScratch(ctx context.Context, req Request, commit string) (string, func(
 	done := func() {
 		// Not bound to ctx: after a Ctrl-C the scratch still goes.
 		bg := context.WithoutCancel(ctx)
-		git(bg, req.Lead.Dir, "worktree", "remove", "--force", "--force", path) //nolint:errcheck
+		_, err := git(bg, req.Lead.Dir, "worktree", "remove", "--force", "--force", path)
 		os.RemoveAll(dir)
-		git(bg, req.Lead.Dir, "worktree", "prune") //nolint:errcheck
+		if err != nil {
+			git(bg, req.Lead.Dir, "worktree", "prune") //nolint:errcheck
+		}
 	}
 	if _, err := git(ctx, req.Lead.Dir, "worktree", "add", "--quiet", "--detach", path, commit); err != nil {
 		done()
@@ -266,19 +277,27 @@ func makeScratch(ctx context.Context, req Request, commit string) (string, func(
 const scratchPrefix = "paneteam-land-"
 
 // sweepScratch removes the scratch worktrees an interrupted land left
-// (the repository's lock is held: no other land is using one).
-func sweepScratch(ctx context.Context, dir string) {
+// (the repository's lock is held: no other land is using one), and
+// returns the other worktrees git lists.
+func sweepScratch(ctx context.Context, dir string) []string {
 	out, err := git(ctx, dir, "worktree", "list", "--porcelain")
 	if err != nil {
-		return
+		return nil
 	}
+	var listed []string
 	for _, l := range lines(out) {
 		p, ok := strings.CutPrefix(l, "worktree ")
-		if ok && filepath.Base(p) == "tree" && strings.HasPrefix(filepath.Base(filepath.Dir(p)), scratchPrefix) {
+		if !ok {
+			continue
+		}
+		if filepath.Base(p) == "tree" && strings.HasPrefix(filepath.Base(filepath.Dir(p)), scratchPrefix) {
 			git(ctx, dir, "worktree", "remove", "--force", "--force", p) //nolint:errcheck
 			os.RemoveAll(filepath.Dir(p))
+			continue
 		}
+		listed = append(listed, p)
 	}
+	return listed
 }
 
 // make1 makes the land's commits in the scratch worktree.

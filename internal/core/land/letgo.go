@@ -16,12 +16,17 @@ import (
 // lead's branch (as `git cherry` sees it). Counting the landed tip as
 // saved lets a squash or a rebase go, and nothing made after it: a commit
 // past the tip, or a file changed since, keeps the worktree. The
-// repository's lock is held by the caller.
-func letGo(ctx context.Context, req Request, res *Result, have bool) (bool, error) {
+// repository's lock is held by the caller. known says the caller knows
+// res.Tip is an ancestor of res.After (the queue's merges), which holds
+// it without asking git.
+func letGo(ctx context.Context, req Request, res *Result, have, known bool) (bool, error) {
 	r, l := req.Record, req.Lead
-	held, err := holds(ctx, l.Dir, res.After, res.Tip)
-	if err != nil {
-		return false, err
+	held := known
+	if !held {
+		var err error
+		if held, err = holds(ctx, l.Dir, res.After, res.Tip); err != nil {
+			return false, err
+		}
 	}
 	if !held {
 		return false, &worktree.KeptError{Path: r.Path, Reason: "its branch has commits whose change is not on " + l.Branch}
