@@ -171,16 +171,8 @@ func holds(ctx context.Context, dir, onto, tip string) (bool, error) {
 
 // holdsAt is holds for an onto whose tree is known ("": look it up).
 func holdsAt(ctx context.Context, dir, onto, ontoTree, tip string) (bool, error) {
-	out, err := git(ctx, dir, "cherry", onto, tip)
-	if err != nil {
-		return false, err
-	}
-	missing := false
-	for _, l := range lines(out) {
-		missing = missing || strings.HasPrefix(l, "+")
-	}
-	if !missing {
-		return true, nil
+	if held, err := cherryHolds(ctx, dir, onto, tip); err != nil || held {
+		return held, err
 	}
 	// A squash of several commits matches none of them one by one: the
 	// branch is held too when merging it into onto would change nothing.
@@ -194,6 +186,21 @@ func holdsAt(ctx context.Context, dir, onto, ontoTree, tip string) (bool, error)
 		}
 	}
 	return tree == ontoTree, nil
+}
+
+// cherryHolds reports whether every commit of tip has a copy on onto
+// (`git cherry`).
+func cherryHolds(ctx context.Context, dir, onto, tip string) (bool, error) {
+	out, err := git(ctx, dir, "cherry", onto, tip)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range lines(out) {
+		if strings.HasPrefix(l, "+") {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // apply makes the land in a scratch worktree and moves the lead to it.

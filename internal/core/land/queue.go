@@ -167,15 +167,29 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 // queueOne lands one teammate in the scratch worktree at res.After
 // (whose tree is *tree), and keeps it only if it made no conflict, its
 // hooks and the test passed.
+//
+// What is on the lead's branch already is found first by `git cherry`
+// (every commit has a copy there), and a squashed copy (merging would
+// change nothing) by the land itself: a merge that leaves the tree as it
+// was is taken back out of the scratch. A squash or a rebase cannot be
+// made of nothing, so for those the in-memory merge tells it first.
 func queueOne(ctx context.Context, req QueueRequest, scratch string, res *QueueResult, tree *string, it *QueueItem) error {
-	if held, err := holdsAt(ctx, req.Lead.Dir, res.After, *tree, it.Tip); err != nil {
+	var held bool
+	var err error
+	if req.Mode == Merge {
+		held, err = cherryHolds(ctx, req.Lead.Dir, res.After, it.Tip)
+	} else {
+		held, err = holdsAt(ctx, req.Lead.Dir, res.After, *tree, it.Tip)
+	}
+	if err != nil {
 		return err
-	} else if held {
+	}
+	if held {
 		it.Outcome = NothingNew
 		return nil
 	}
 	one := Request{Lead: req.Lead, Record: it.Record, Mode: req.Mode}
-	err := make1(ctx, one, scratch, &Result{Before: res.After, Tip: it.Tip})
+	err = make1(ctx, one, scratch, &Result{Before: res.After, Tip: it.Tip})
 	var ce *ConflictError
 	var he *HookError
 	switch {
@@ -185,11 +199,6 @@ func queueOne(ctx context.Context, req QueueRequest, scratch string, res *QueueR
 		it.Outcome, it.Output = HookFailed, he.Hook+": "+strings.TrimSpace(he.Output)
 	case err != nil:
 		return err
-	}
-	if err == nil && req.Test != "" {
-		if out, ok := runTest(ctx, scratch, req.Test); !ok {
-			it.Outcome, it.Output = TestsFailed, out
-		}
 	}
 	if it.Outcome != "" {
 		return resetScratch(ctx, scratch, res.After)
@@ -201,6 +210,16 @@ func queueOne(ctx context.Context, req QueueRequest, scratch string, res *QueueR
 	f := lines(out)
 	if len(f) != 2 {
 		return fmt.Errorf("git rev-parse HEAD in the scratch worktree printed %q", out)
+	}
+	if f[1] == *tree {
+		it.Outcome = NothingNew
+		return resetScratch(ctx, scratch, res.After)
+	}
+	if req.Test != "" {
+		if out, ok := runTest(ctx, scratch, req.Test); !ok {
+			it.Outcome, it.Output = TestsFailed, out
+			return resetScratch(ctx, scratch, res.After)
+		}
 	}
 	it.Outcome, res.After, *tree = Landed, f[0], f[1]
 	return nil
