@@ -83,6 +83,9 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 	if l.Ref == "" {
 		return nil, &DetachedError{Dir: l.Dir}
 	}
+	if l.Ref == "refs/heads/"+r.Branch {
+		return nil, &OwnBranchError{Dir: l.Dir, Branch: r.Branch, Member: r.Member}
+	}
 	if r.Running() {
 		return nil, &RunningError{Team: r.Team, Member: r.Member, PID: r.PID}
 	}
@@ -214,7 +217,7 @@ func apply(ctx context.Context, req Request, res *Result) error {
 		return &ConflictError{Member: r.Member, Branch: r.Branch, Onto: l.Branch, Files: conflicts}
 	}
 	// Refuse a dirty file the result touches before any work is done.
-	if err := checkDirty(ctx, l.Dir, res.Before, tree); err != nil {
+	if _, err := checkDirty(ctx, l.Dir, res.Before, tree, r.Path); err != nil {
 		return err
 	}
 	scratch, done, err := makeScratch(ctx, req, res.Before)
@@ -232,28 +235,29 @@ func apply(ctx context.Context, req Request, res *Result) error {
 		res.Nothing = true
 		return nil
 	}
-	if res.Files, err = changedPaths(ctx, l.Dir, res.Before, res.After); err != nil {
-		return err
-	}
 	if n, err := git(ctx, l.Dir, "rev-list", "--count", res.Before+".."+res.After); err == nil {
 		fmt.Sscan(n, &res.Commits)
 	}
-	return moveLead(ctx, l, res)
+	return moveLead(ctx, l, res, r.Path)
 }
 
-func checkDirty(ctx context.Context, dir, from, to string) error {
-	changed, err := changedPaths(ctx, dir, from, to)
+// checkDirty refuses a dirty file of dir's that the change from..to
+// touches, and a submodule checked out there that the change moves to a
+// commit it does not have (from: the teammate's worktree, "" if not
+// known). It returns the change.
+func checkDirty(ctx context.Context, dir, from, to, teammate string) ([]change, error) {
+	cs, err := changes(ctx, dir, from, to)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dirty, err := dirtyPaths(ctx, dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if both := overlap(dirty, changed); len(both) > 0 {
-		return &DirtyError{Dir: dir, Files: both}
+	if both := overlap(dirty, paths(cs)); len(both) > 0 {
+		return nil, &DirtyError{Dir: dir, Files: both}
 	}
-	return nil
+	return cs, checkSubmodules(ctx, dir, teammate, checkedOutSubmodules(dir, cs))
 }
 
 // makeScratch adds a worktree detached at commit, in a folder of its
@@ -381,19 +385,36 @@ func indent(body string) string {
 
 // moveLead moves the lead's branch and working tree from res.Before to
 // res.After as `git merge --ff-only` does (uncommitted changes elsewhere
-// kept), once it has checked again that nothing moved the branch.
-func moveLead(ctx context.Context, l Lead, res *Result) error {
+// kept), once it has checked again that nothing moved the branch, and
+// sets res.Files. teammate is the worktree the land came from, "" for
+// the queue's several.
+//
+// git merge moves a submodule's pointer but not its checkout, even with
+// submodule.recurse (git 2.39): the lead's tree would show the land's
+// pointer and the old submodule, half of it. A land that moves a
+// submodule checked out there is moved by `git reset --keep
+// --recurse-submodules` instead, one git that moves the branch, the
+// files and the submodules' checkouts together, and that changes nothing
+// when a submodule cannot be moved. (reset does not check that the move
+// is a fast-forward: the check above, under the repository's lock, does.)
+func moveLead(ctx context.Context, l Lead, res *Result, teammate string) error {
 	ref, _ := git(ctx, l.Dir, "symbolic-ref", "-q", "HEAD")
 	now, _ := git(ctx, l.Dir, "rev-parse", "--verify", l.Ref)
 	if ref != l.Ref || now != res.Before {
 		return &MovedError{Branch: l.Branch, Was: res.Before, Now: now}
 	}
-	if err := checkDirty(ctx, l.Dir, res.Before, res.After); err != nil {
+	cs, err := checkDirty(ctx, l.Dir, res.Before, res.After, teammate)
+	if err != nil {
 		return err
+	}
+	res.Files = paths(cs)
+	args := []string{"merge", "--ff-only", "--quiet", res.After}
+	if len(checkedOutSubmodules(l.Dir, cs)) > 0 {
+		args = []string{"reset", "--quiet", "--keep", "--recurse-submodules", res.After}
 	}
 	// Out of ctx and of the terminal's process group: once started, the
 	// move finishes, so the lead never shows half of it.
-	if _, err := (gitCmd{dir: l.Dir, args: []string{"merge", "--ff-only", "--quiet", res.After}, detach: true}).run(ctx); err != nil {
+	if _, err := (gitCmd{dir: l.Dir, args: args, detach: true}).run(ctx); err != nil {
 		return fmt.Errorf("your branch %s was not moved: %w", l.Branch, err)
 	}
 	return nil
@@ -411,6 +432,10 @@ func undo(l Lead, res *Result, branch string) string {
 	}
 	return strings.Join(steps, " && ")
 }
+
+// ShellQuote is s as one word of a POSIX shell: a branch name may hold
+// a quote or a $ (git allows both).
+func ShellQuote(s string) string { return shellQuote(s) }
 
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@") == "" {

@@ -79,15 +79,6 @@ func dirtyPaths(ctx context.Context, dir string) ([]string, error) {
 	return statusPaths(out), nil
 }
 
-// changedPaths are the paths that differ between two trees or commits.
-func changedPaths(ctx context.Context, dir, from, to string) ([]string, error) {
-	out, err := gitCmd{dir: dir, args: []string{"diff", "--no-renames", "--name-only", "-z", from, to}}.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return nulFields(out), nil
-}
-
 // overlap is the paths of dirty that changed touches (a dirty folder
 // prefix counts for what is under it).
 func overlap(dirty, changed []string) []string {

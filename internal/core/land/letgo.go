@@ -39,7 +39,12 @@ func letGo(ctx context.Context, req Request, res *Result, have, known bool) (boo
 		}
 	} else if strings.HasPrefix(r.Branch, worktree.BranchPrefix) {
 		// The folder went by hand; the branch goes only if it is still
-		// at the tip that was landed.
+		// at the tip that was landed, and checked out nowhere (git
+		// update-ref deletes a branch a working tree is on, and leaves
+		// that tree on no commit).
+		if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil || at != "" {
+			return false, &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at, Err: err}
+		}
 		if _, err := git(ctx, l.Dir, "update-ref", "-d", "refs/heads/"+r.Branch, res.Tip); err != nil {
 			return false, fmt.Errorf("the branch %s was not deleted: %w", r.Branch, err)
 		}
@@ -48,4 +53,22 @@ func letGo(ctx context.Context, req Request, res *Result, have, known bool) (boo
 		return false, nil
 	}
 	return true, req.Records.Forget(r.Path)
+}
+
+// checkedOutAt is the working tree that has branch checked out, "" for
+// none.
+func checkedOutAt(ctx context.Context, dir, branch string) (string, error) {
+	out, err := git(ctx, dir, "worktree", "list", "--porcelain")
+	if err != nil {
+		return "", err
+	}
+	at := ""
+	for _, l := range lines(out) {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			at = p
+		} else if l == "branch refs/heads/"+branch {
+			return at, nil
+		}
+	}
+	return "", nil
 }

@@ -132,7 +132,7 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		return res, nil
 	}
 	lres := &Result{Before: res.Before, After: res.After}
-	if res.Err = moveLead(ctx, l, lres); res.Err != nil {
+	if res.Err = moveLead(ctx, l, lres, ""); res.Err != nil {
 		res.After = res.Before
 		for i := range res.Items {
 			if res.Items[i].Outcome == Landed {
