@@ -51,7 +51,7 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TEAMMATE\tBRANCH\tOUTCOME\tDETAIL")
 	for _, it := range res.Items {
-		detail := strings.Join(it.Files, ", ")
+		detail := land.FileList(it.Files, land.ListedFiles)
 		if it.Output != "" {
 			detail = firstLine(it.Output)
 		}
@@ -74,6 +74,10 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	return nil
 }
 
+// teammateFiles is how many conflicting files a message to a teammate
+// names; its own `git merge` lists them all.
+const teammateFiles = 50
+
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
@@ -88,7 +92,7 @@ func tellSkipped(ctx context.Context, env Env, o landOptions, lead land.Lead, re
 		switch it.Outcome {
 		case land.Conflict:
 			msg = fmt.Sprintf("Your branch %s was not landed: it conflicts with %s in: %s.\nPlease run `git merge %s` in your worktree, resolve those files, commit, and report back to me.",
-				it.Branch, lead.Branch, strings.Join(it.Files, ", "), lead.Branch)
+				it.Branch, lead.Branch, land.FileList(it.Files, teammateFiles), land.ShellQuote(lead.Branch))
 		case land.TestsFailed, land.HookFailed:
 			msg = fmt.Sprintf("Your branch %s was not landed on %s: %s failed. The end of its output:\n\n%s\n\nPlease fix it in your worktree, commit, and report back to me.",
 				it.Branch, lead.Branch, strings.TrimSuffix(string(it.Outcome), " failed"), it.Output)
