@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
 )
@@ -78,6 +79,12 @@ func queueOrder(ctx context.Context, l Lead, recs []worktree.Record, listed []st
 			noneAhead[r] = true
 		}
 	}
+	dirty := statuses(ctx, cs, func(c *cand) string {
+		if _, ok := tips["refs/heads/"+c.r.Branch]; !ok || c.gone {
+			return ""
+		}
+		return c.r.Path
+	})
 	type dated struct {
 		QueueItem
 		at int64
@@ -90,13 +97,7 @@ func queueOrder(ctx context.Context, l Lead, recs []worktree.Record, listed []st
 		}
 		r := c.r
 		it := QueueItem{Record: r, Name: r.Member, Team: r.Team, Branch: r.Branch, Tip: t[0], Files: []string{}}
-		var dirty []string
-		if !c.gone {
-			var err error
-			if dirty, err = dirtyPaths(ctx, r.Path); err != nil {
-				dirty = nil
-			}
-		}
+		dirty := dirty[i]
 		if noneAhead[refs[i]] && len(dirty) == 0 {
 			continue // no work
 		}
@@ -125,4 +126,32 @@ func listedPath(listed []string, path string) bool {
 		}
 	}
 	return false
+}
+
+// statusWorkers is how many worktrees' git status run at once: each
+// reads its own worktree and index, and a few at once make the queue's
+// start wait for the slowest rather than for their sum.
+const statusWorkers = 4
+
+// statuses are the uncommitted files of each of items' worktrees (path
+// tells where, "" for none), nil where git status failed (counted as
+// none, as review counts it).
+func statuses[T any](ctx context.Context, items []T, path func(T) string) [][]string {
+	out := make([][]string, len(items))
+	sem := make(chan struct{}, statusWorkers)
+	var wg sync.WaitGroup
+	for i, it := range items {
+		p := path(it)
+		if p == "" {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], _ = dirtyPaths(ctx, p)
+		}()
+	}
+	wg.Wait()
+	return out
 }
