@@ -398,8 +398,12 @@ func indent(body string) string {
 // when a submodule cannot be moved. (reset does not check that the move
 // is a fast-forward: the check above, under the repository's lock, does.)
 func moveLead(ctx context.Context, l Lead, res *Result, teammate string) error {
-	ref, _ := git(ctx, l.Dir, "symbolic-ref", "-q", "HEAD")
-	now, _ := git(ctx, l.Dir, "rev-parse", "--verify", l.Ref)
+	// The branch's commit and the branch HEAD is on, in one git.
+	out, _ := git(ctx, l.Dir, "rev-parse", l.Ref+"^{commit}", "--symbolic-full-name", "HEAD")
+	now, ref := "", ""
+	if f := lines(out); len(f) == 2 {
+		now, ref = f[0], f[1]
+	}
 	if ref != l.Ref || now != res.Before {
 		return &MovedError{Branch: l.Branch, Was: res.Before, Now: now}
 	}
