@@ -30,6 +30,7 @@ var (
 	teammates = flag.Int("teammates", 10, "teammates")
 	commits   = flag.Int("commits", 3, "commits per teammate")
 	bin       = flag.String("bin", "", "a paneteam binary to measure (default: built from this tree)")
+	before    = flag.String("before", "", "a second paneteam binary (e.g. built from main), measured in the same runs")
 	trace     = flag.String("trace", "", "a folder: put a git wrapper first on PATH that logs each git paneteam runs there, and print the count")
 )
 
@@ -72,28 +73,27 @@ func run() error {
 			return err
 		}
 	}
-	var ptimes, gtimes []time.Duration
+	var ptimes, btimes, gtimes []time.Duration
 	for i := 0; i < *runs; i++ {
-		repo, state := filepath.Join(tmp, fmt.Sprintf("p%d", i), "repo"), filepath.Join(tmp, fmt.Sprintf("p%d", i), "state")
-		if _, err := setup(repo, state); err != nil {
+		d, err := landAll(pt, filepath.Join(tmp, fmt.Sprintf("p%d", i)), env)
+		if err != nil {
 			return err
 		}
-		t0 := time.Now()
-		c := exec.Command(pt, "land", "--all", "--test", "true", "--json")
-		c.Dir = repo
-		c.Env = append(env, "PANETEAM_STATE_DIR="+state)
-		out, err := c.CombinedOutput()
-		ptimes = append(ptimes, time.Since(t0))
-		if err != nil || strings.Count(string(out), `"outcome": "landed"`) != *teammates {
-			return fmt.Errorf("paneteam land --all: %v\n%s", err, out)
+		ptimes = append(ptimes, d)
+		if *before != "" {
+			d, err := landAll(*before, filepath.Join(tmp, fmt.Sprintf("b%d", i)), os.Environ())
+			if err != nil {
+				return err
+			}
+			btimes = append(btimes, d)
 		}
 
-		repo, state = filepath.Join(tmp, fmt.Sprintf("g%d", i), "repo"), filepath.Join(tmp, fmt.Sprintf("g%d", i), "state")
+		repo, state := filepath.Join(tmp, fmt.Sprintf("g%d", i), "repo"), filepath.Join(tmp, fmt.Sprintf("g%d", i), "state")
 		recs, err := setup(repo, state)
 		if err != nil {
 			return err
 		}
-		t0 = time.Now()
+		t0 := time.Now()
 		if err := byHand(repo, filepath.Join(tmp, fmt.Sprintf("g%d", i), "scratch"), recs); err != nil {
 			return err
 		}
@@ -104,11 +104,34 @@ func run() error {
 	fmt.Printf("paneteam land --all     median %v  (all: %v)\n", p.Round(time.Millisecond), rounded(ptimes))
 	fmt.Printf("the git commands alone  median %v  (all: %v)\n", g.Round(time.Millisecond), rounded(gtimes))
 	fmt.Printf("ratio %.2f (target <= 1.3)\n", float64(p)/float64(g))
+	if *before != "" {
+		b := median(btimes)
+		fmt.Printf("before (%s)  median %v  (all: %v), ratio %.2f\n", *before, b.Round(time.Millisecond), rounded(btimes), float64(b)/float64(g))
+	}
 	if *trace != "" {
 		b, _ := os.ReadFile(filepath.Join(*trace, "log"))
 		fmt.Printf("git processes paneteam ran: %d over %d run(s) (log: %s)\n", strings.Count(string(b), "\n"), *runs, filepath.Join(*trace, "log"))
 	}
 	return nil
+}
+
+// landAll makes a fresh team under dir and times `land --all --test
+// true` of it by the paneteam binary bin.
+func landAll(bin, dir string, env []string) (time.Duration, error) {
+	repo, state := filepath.Join(dir, "repo"), filepath.Join(dir, "state")
+	if _, err := setup(repo, state); err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	c := exec.Command(bin, "land", "--all", "--test", "true", "--json")
+	c.Dir = repo
+	c.Env = append(env, "PANETEAM_STATE_DIR="+state)
+	out, err := c.CombinedOutput()
+	d := time.Since(t0)
+	if err != nil || strings.Count(string(out), `"outcome": "landed"`) != *teammates {
+		return 0, fmt.Errorf("%s land --all: %v\n%s", bin, err, out)
+	}
+	return d, nil
 }
 
 // traced puts a git first on PATH that logs its arguments to dir/log and
