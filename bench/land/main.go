@@ -73,19 +73,20 @@ func run() error {
 			return err
 		}
 	}
-	var ptimes, btimes, gtimes []time.Duration
+	var ptimes, btimes, gtimes, pcpu, bcpu, gcpu []time.Duration
+	var pairs, bpairs []float64 // per run: paneteam's time over the git commands' in that run
 	for i := 0; i < *runs; i++ {
-		d, err := landAll(pt, filepath.Join(tmp, fmt.Sprintf("p%d", i)), env)
+		d, cpu, err := landAll(pt, filepath.Join(tmp, fmt.Sprintf("p%d", i)), env)
 		if err != nil {
 			return err
 		}
-		ptimes = append(ptimes, d)
+		ptimes, pcpu = append(ptimes, d), append(pcpu, cpu)
 		if *before != "" {
-			d, err := landAll(*before, filepath.Join(tmp, fmt.Sprintf("b%d", i)), os.Environ())
+			d, cpu, err := landAll(*before, filepath.Join(tmp, fmt.Sprintf("b%d", i)), os.Environ())
 			if err != nil {
 				return err
 			}
-			btimes = append(btimes, d)
+			btimes, bcpu = append(btimes, d), append(bcpu, cpu)
 		}
 
 		repo, state := filepath.Join(tmp, fmt.Sprintf("g%d", i), "repo"), filepath.Join(tmp, fmt.Sprintf("g%d", i), "state")
@@ -94,19 +95,27 @@ func run() error {
 			return err
 		}
 		t0 := time.Now()
-		if err := byHand(repo, filepath.Join(tmp, fmt.Sprintf("g%d", i), "scratch"), recs); err != nil {
+		cpu, err = byHand(repo, filepath.Join(tmp, fmt.Sprintf("g%d", i), "scratch"), recs)
+		if err != nil {
 			return err
 		}
-		gtimes = append(gtimes, time.Since(t0))
+		gtimes, gcpu = append(gtimes, time.Since(t0)), append(gcpu, cpu)
+		pairs = append(pairs, float64(ptimes[i])/float64(gtimes[i]))
+		if *before != "" {
+			bpairs = append(bpairs, float64(btimes[i])/float64(gtimes[i]))
+		}
 	}
 	p, g := median(ptimes), median(gtimes)
 	fmt.Printf("teammates %d x %d commits, --test true, %d runs\n", *teammates, *commits, *runs)
 	fmt.Printf("paneteam land --all     median %v  (all: %v)\n", p.Round(time.Millisecond), rounded(ptimes))
 	fmt.Printf("the git commands alone  median %v  (all: %v)\n", g.Round(time.Millisecond), rounded(gtimes))
-	fmt.Printf("ratio %.2f (target <= 1.3)\n", float64(p)/float64(g))
+	fmt.Printf("ratio of the medians %.2f, median of each run's ratio %.2f (target <= 1.3)\n", float64(p)/float64(g), medianF(pairs))
+	fmt.Printf("CPU (user+system, git's included): paneteam %v, the git commands %v, ratio %.2f\n",
+		median(pcpu).Round(time.Millisecond), median(gcpu).Round(time.Millisecond), float64(median(pcpu))/float64(median(gcpu)))
 	if *before != "" {
 		b := median(btimes)
-		fmt.Printf("before (%s)  median %v  (all: %v), ratio %.2f\n", *before, b.Round(time.Millisecond), rounded(btimes), float64(b)/float64(g))
+		fmt.Printf("before (%s)  median %v  (all: %v), ratio of the medians %.2f, median of each run's ratio %.2f, CPU %v (%.2f)\n", *before, b.Round(time.Millisecond), rounded(btimes),
+			float64(b)/float64(g), medianF(bpairs), median(bcpu).Round(time.Millisecond), float64(median(bcpu))/float64(median(gcpu)))
 	}
 	if *trace != "" {
 		b, _ := os.ReadFile(filepath.Join(*trace, "log"))
@@ -117,10 +126,10 @@ func run() error {
 
 // landAll makes a fresh team under dir and times `land --all --test
 // true` of it by the paneteam binary bin.
-func landAll(bin, dir string, env []string) (time.Duration, error) {
+func landAll(bin, dir string, env []string) (wall, cpu time.Duration, err error) {
 	repo, state := filepath.Join(dir, "repo"), filepath.Join(dir, "state")
 	if _, err := setup(repo, state); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	t0 := time.Now()
 	c := exec.Command(bin, "land", "--all", "--test", "true", "--json")
@@ -129,9 +138,15 @@ func landAll(bin, dir string, env []string) (time.Duration, error) {
 	out, err := c.CombinedOutput()
 	d := time.Since(t0)
 	if err != nil || strings.Count(string(out), `"outcome": "landed"`) != *teammates {
-		return 0, fmt.Errorf("%s land --all: %v\n%s", bin, err, out)
+		return 0, 0, fmt.Errorf("%s land --all: %v\n%s", bin, err, out)
 	}
-	return d, nil
+	return d, cpuOf(c), nil
+}
+
+// cpuOf is the CPU a finished command and the children it waited for
+// used (wait4's rusage).
+func cpuOf(c *exec.Cmd) time.Duration {
+	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
 // traced puts a git first on PATH that logs its arguments to dir/log and
@@ -156,38 +171,47 @@ func traced(dir string, env []string) ([]string, error) {
 // scratch and each teammate's worktree and branch removed (git's own
 // checks: worktree remove refuses a dirty tree, branch -d an unmerged
 // branch).
-func byHand(repo, scratch string, recs []worktree.Record) error {
-	steps := [][]string{{"-C", repo, "worktree", "add", "--quiet", "--detach", scratch, "main"}}
+func byHand(repo, scratch string, recs []worktree.Record) (time.Duration, error) {
+	var cpu time.Duration
+	run := func(dir string, args ...string) (string, error) {
+		c := exec.Command(args[0], args[1:]...)
+		c.Dir = dir
+		out, err := c.CombinedOutput()
+		if c.ProcessState != nil {
+			cpu += cpuOf(c)
+		}
+		if err != nil {
+			return "", fmt.Errorf("%v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	steps := [][]string{{"git", "-C", repo, "worktree", "add", "--quiet", "--detach", scratch, "main"}}
 	for _, r := range recs {
-		steps = append(steps, []string{"-C", scratch, "merge", "--quiet", "--no-ff", "--no-edit", "-m", "Merge branch '" + r.Branch + "'", r.Branch}, nil)
+		steps = append(steps, []string{"git", "-C", scratch, "merge", "--quiet", "--no-ff", "--no-edit", "-m", "Merge branch '" + r.Branch + "'", r.Branch}, []string{"sh", "-c", "true"})
 	}
-	for _, s := range steps {
-		if s == nil {
-			c := exec.Command("sh", "-c", "true")
-			c.Dir = scratch
-			if err := c.Run(); err != nil {
-				return err
-			}
-			continue
+	for i, s := range steps {
+		dir := scratch // sh runs the test there
+		if i == 0 {
+			dir = repo // the scratch is not there yet
 		}
-		if out, err := exec.Command("git", s...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v\n%s", s, err, out)
+		if _, err := run(dir, s...); err != nil {
+			return 0, err
 		}
 	}
-	tip, err := git(scratch, "rev-parse", "HEAD")
+	tip, err := run(repo, "git", "-C", scratch, "rev-parse", "HEAD")
 	if err != nil {
-		return err
+		return 0, err
 	}
-	steps = [][]string{{"-C", repo, "merge", "--ff-only", "--quiet", tip}, {"-C", repo, "worktree", "remove", scratch}}
+	steps = [][]string{{"git", "-C", repo, "merge", "--ff-only", "--quiet", tip}, {"git", "-C", repo, "worktree", "remove", scratch}}
 	for _, r := range recs {
-		steps = append(steps, []string{"-C", repo, "worktree", "remove", r.Path}, []string{"-C", repo, "branch", "-q", "-d", r.Branch})
+		steps = append(steps, []string{"git", "-C", repo, "worktree", "remove", r.Path}, []string{"git", "-C", repo, "branch", "-q", "-d", r.Branch})
 	}
 	for _, s := range steps {
-		if out, err := exec.Command("git", s...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v\n%s", s, err, out)
+		if _, err := run(repo, s...); err != nil {
+			return 0, err
 		}
 	}
-	return nil
+	return cpu, nil
 }
 
 // setup makes a repository of 100 files of 100 lines and the teammates'
@@ -239,6 +263,12 @@ func setup(repo, state string) ([]worktree.Record, error) {
 func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func medianF(fs []float64) float64 {
+	s := append([]float64(nil), fs...)
+	sort.Float64s(s)
 	return s[len(s)/2]
 }
 
