@@ -87,6 +87,10 @@ func TestLandSubmoduleRefusalNamesTheFetch(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "submodule lib") || !strings.Contains(errs, fetch) || !strings.Contains(errs, "paneteam land --team t alice") {
 		t.Fatalf("land of a submodule commit the lead lacks: exit %d, stderr %q; want %q", code, errs, fetch)
 	}
+	_, errs, code = ptRun(t, vars, "", "land", "--all")
+	if code == 0 || !strings.Contains(errs, fetch) || !strings.Contains(errs, "then: paneteam land --all") {
+		t.Fatalf("land --all of a submodule commit the lead lacks: exit %d, stderr %q; want %q", code, errs, fetch)
+	}
 	if out, err := exec.Command("sh", "-c", fetch).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", fetch, err, out)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -65,6 +66,15 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	tw.Flush()
 	switch {
 	case res.Err != nil:
+		var sub *land.SubmoduleError
+		if errors.As(res.Err, &sub) {
+			from := sub.From
+			if from == "" {
+				from = "REPOSITORY-THAT-HAS-IT"
+			}
+			return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w\nfetch the commit into your submodule (git -C %s fetch %s %s), then: paneteam land --all",
+				res.Err, sub.Dir+"/"+sub.Path, from, sub.Commit)}
+		}
 		return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w", res.Err)}
 	case res.Moved:
 		fmt.Fprintf(env.Stdout, "%s moved %s..%s\nundo: %s\n", lead.Branch, shortID(res.Before), shortID(res.After), res.Undo)

@@ -152,6 +152,15 @@ func TestLandMovesACheckedOutSubmoduleWithItsPointer(t *testing.T) {
 	if f.leadState() != state || f.git(lib, "rev-parse", "HEAD") != libHead {
 		t.Fatalf("a refused land changed the lead or its submodule")
 	}
+	// The queue refuses the move at its end the same way, and finds
+	// where the commit is too.
+	q := f.queue("", false)
+	if !errors.As(q.Err, &se) || se.From != filepath.Join(r.Path, "lib") || q.Moved || outcomes(q) != "alice:not moved" {
+		t.Fatalf("land --all of it: %v (from %q), %s, moved %v", q.Err, se.From, outcomes(q), q.Moved)
+	}
+	if f.leadState() != state || f.git(lib, "rev-parse", "HEAD") != libHead {
+		t.Fatalf("a refused queue changed the lead or its submodule")
+	}
 	f.git(lib, "fetch", "-q", se.From, se.Commit)
 	if _, err := f.land(r, Merge); err != nil {
 		t.Fatal(err)

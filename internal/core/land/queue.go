@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
@@ -133,6 +134,10 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 	}
 	lres := &Result{Before: res.Before, After: res.After}
 	if res.Err = moveLead(ctx, l, lres, ""); res.Err != nil {
+		var se *SubmoduleError
+		if errors.As(res.Err, &se) && se.From == "" {
+			se.From = submoduleSource(ctx, res.Items, se)
+		}
 		res.After = res.Before
 		for i := range res.Items {
 			if res.Items[i].Outcome == Landed {
@@ -290,4 +295,23 @@ func dryRun(ctx context.Context, l Lead, res *QueueResult) error {
 		it.Outcome, cur = WouldLand, next
 	}
 	return nil
+}
+
+// submoduleSource is the checkout of se's submodule, in the worktree of
+// a teammate the queue landed, that has se's commit: where the lead can
+// fetch it from. "" when none has.
+func submoduleSource(ctx context.Context, items []QueueItem, se *SubmoduleError) string {
+	for _, it := range items {
+		if it.Outcome != Landed {
+			continue
+		}
+		dir := filepath.Join(it.Record.Path, se.Path)
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+			continue
+		}
+		if _, err := git(ctx, dir, "cat-file", "-e", se.Commit+"^{commit}"); err == nil {
+			return dir
+		}
+	}
+	return ""
 }
