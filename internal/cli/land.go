@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
@@ -284,6 +283,8 @@ func landRefused(err error, lead land.Lead, r worktree.Record, again string) err
 		hook    *land.HookError
 		moved   *land.MovedError
 		det     *land.DetachedError
+		own     *land.OwnBranchError
+		sub     *land.SubmoduleError
 	)
 	var next string
 	switch {
@@ -301,8 +302,13 @@ func landRefused(err error, lead land.Lead, r worktree.Record, again string) err
 		next = "nothing moved; fix what the hook reports, then: " + again
 	case errors.As(err, &moved):
 		next = "nothing of yours moved; look at your branch, then: " + again
-	case errors.As(err, &det):
+	case errors.As(err, &det), errors.As(err, &own):
 		next = "switch to the branch the work should reach (git switch BRANCH), then: " + again
+	case errors.As(err, &sub):
+		next = fmt.Sprintf("nothing moved; fetch the commit into your submodule, then: %s", again)
+		if sub.From != "" {
+			next = fmt.Sprintf("nothing moved; fetch the commit into your submodule (git -C %s fetch %s %s), then: %s", sub.Dir+"/"+sub.Path, sub.From, sub.Commit, again)
+		}
 	default:
 		return err
 	}
@@ -326,11 +332,11 @@ func askToUpdate(ctx context.Context, env Env, o landOptions, lead land.Lead, r 
 	msg := fmt.Sprintf("Your branch %s conflicts with %s, the branch your work should reach, in: %s.\n"+
 		"Please bring your branch up to date: in your worktree run `git merge %s`, resolve those files, "+
 		"commit, check it still works, and report back to me when it is done.",
-		r.Branch, lead.Branch, strings.Join(files, ", "), lead.Branch)
+		r.Branch, lead.Branch, land.FileList(files, teammateFiles), land.ShellQuote(lead.Branch))
 	if err := tellTeammate(ctx, env, o.Root, r, msg, "your branch conflicts with "+lead.Branch); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, visible.Line(strings.Join(files, ", ")))
+	fmt.Fprintf(env.Stdout, "asked %s to bring %s up to date with %s and resolve %s\n", r.Member, r.Branch, lead.Branch, visible.Line(land.FileList(files, land.ListedFiles)))
 	return nil
 }
 

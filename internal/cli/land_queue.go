@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -51,7 +52,7 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TEAMMATE\tBRANCH\tOUTCOME\tDETAIL")
 	for _, it := range res.Items {
-		detail := strings.Join(it.Files, ", ")
+		detail := land.FileList(it.Files, land.ListedFiles)
 		if it.Output != "" {
 			detail = firstLine(it.Output)
 		}
@@ -65,6 +66,15 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	tw.Flush()
 	switch {
 	case res.Err != nil:
+		var sub *land.SubmoduleError
+		if errors.As(res.Err, &sub) {
+			from := sub.From
+			if from == "" {
+				from = "REPOSITORY-THAT-HAS-IT"
+			}
+			return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w\nfetch the commit into your submodule (git -C %s fetch %s %s), then: paneteam land --all",
+				res.Err, sub.Dir+"/"+sub.Path, from, sub.Commit)}
+		}
 		return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w", res.Err)}
 	case res.Moved:
 		fmt.Fprintf(env.Stdout, "%s moved %s..%s\nundo: %s\n", lead.Branch, shortID(res.Before), shortID(res.After), res.Undo)
@@ -73,6 +83,10 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	}
 	return nil
 }
+
+// teammateFiles is how many conflicting files a message to a teammate
+// names; its own `git merge` lists them all.
+const teammateFiles = 50
 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
@@ -88,7 +102,7 @@ func tellSkipped(ctx context.Context, env Env, o landOptions, lead land.Lead, re
 		switch it.Outcome {
 		case land.Conflict:
 			msg = fmt.Sprintf("Your branch %s was not landed: it conflicts with %s in: %s.\nPlease run `git merge %s` in your worktree, resolve those files, commit, and report back to me.",
-				it.Branch, lead.Branch, strings.Join(it.Files, ", "), lead.Branch)
+				it.Branch, lead.Branch, land.FileList(it.Files, teammateFiles), land.ShellQuote(lead.Branch))
 		case land.TestsFailed, land.HookFailed:
 			msg = fmt.Sprintf("Your branch %s was not landed on %s: %s failed. The end of its output:\n\n%s\n\nPlease fix it in your worktree, commit, and report back to me.",
 				it.Branch, lead.Branch, strings.TrimSuffix(string(it.Outcome), " failed"), it.Output)

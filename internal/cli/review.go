@@ -135,10 +135,14 @@ func reviewAll(ctx context.Context, env Env, lead land.Lead, recs worktree.Recor
 		}
 		lands := "lands cleanly"
 		if !r.Clean {
-			lands = "conflicts: " + strings.Join(r.LeadConflicts, ", ")
+			lands = "conflicts: " + land.FileList(r.LeadConflicts, land.ListedFiles)
+		}
+		changed := fmt.Sprintf("+%d -%d", r.Added, r.Removed)
+		if r.Binary > 0 {
+			changed += fmt.Sprintf(", %d binary", r.Binary)
 		}
 		// File and branch names are the teammate's: shown, never obeyed.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t+%d -%d\t%s\n", visible.Line(name), visible.Line(r.Branch), countOrUnknown(r.Ahead), countOrUnknown(r.Uncommitted), r.Added, r.Removed, visible.Line(lands))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", visible.Line(name), visible.Line(r.Branch), countOrUnknown(r.Ahead), countOrUnknown(r.Uncommitted), changed, visible.Line(lands))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -146,7 +150,7 @@ func reviewAll(ctx context.Context, env Env, lead land.Lead, recs worktree.Recor
 	for _, r := range rows {
 		if len(r.ConflictsWith) > 0 {
 			fmt.Fprintf(env.Stdout, "%s conflicts with %s (files: %s)\n", visible.Line(r.Name),
-				visible.Line(strings.Join(r.ConflictsWith, ", ")), visible.Line(strings.Join(r.ConflictFiles, ", ")))
+				visible.Line(strings.Join(r.ConflictsWith, ", ")), visible.Line(land.FileList(r.ConflictFiles, land.ListedFiles)))
 		}
 	}
 	return nil

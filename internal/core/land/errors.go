@@ -75,7 +75,46 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("%s's branch %s conflicts with %s in %d file(s): %s", e.Member, e.Branch, e.Onto, len(e.Files), strings.Join(e.Files, ", "))
+	return fmt.Sprintf("%s's branch %s conflicts with %s in %d file(s): %s", e.Member, e.Branch, e.Onto, len(e.Files), FileList(e.Files, ListedFiles))
+}
+
+// OwnBranchError is a lead whose working tree is on the teammate's own
+// branch: landing it there would land it on itself, and letting the
+// branch go would take the branch the lead is on.
+type OwnBranchError struct{ Dir, Branch, Member string }
+
+func (e *OwnBranchError) Error() string {
+	return fmt.Sprintf("your working tree %s is on %s's own branch %s: there is nothing to land it onto", e.Dir, e.Member, e.Branch)
+}
+
+// SubmoduleError is a land that moves a submodule checked out in the
+// lead's working tree to a commit that submodule's repository does not
+// have: git could not check it out, and the lead's branch would point
+// at a submodule commit its tree does not show. Nothing moved.
+type SubmoduleError struct {
+	Dir    string // the lead's working tree
+	Path   string // the submodule, relative to Dir
+	Commit string
+	// From is a repository that has the commit (the teammate's checkout
+	// of the submodule), "" when not known.
+	From string
+}
+
+func (e *SubmoduleError) Error() string {
+	return fmt.Sprintf("the land moves the submodule %s to %s, which its checkout in %s does not have, so it could not be checked out with it", e.Path, short(e.Commit), e.Dir)
+}
+
+// ListedFiles is how many file names a refusal or a table names before
+// it says how many more there are: a change of thousands of files stays
+// readable, and git lists them all.
+const ListedFiles = 10
+
+// FileList names up to n of files, then how many more there are.
+func FileList(files []string, n int) string {
+	if len(files) <= n {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files[:n], ", "), len(files)-n)
 }
 
 // HookError is a git hook of the person's that failed and stopped the

@@ -83,6 +83,9 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 	if l.Ref == "" {
 		return nil, &DetachedError{Dir: l.Dir}
 	}
+	if l.Ref == "refs/heads/"+r.Branch {
+		return nil, &OwnBranchError{Dir: l.Dir, Branch: r.Branch, Member: r.Member}
+	}
 	if r.Running() {
 		return nil, StillRunning(r)
 	}
@@ -132,7 +135,7 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 		git(ctx, l.Dir, "update-ref", "refs/paneteam/landed/"+r.Team+"/"+r.Member, res.Tip) //nolint:errcheck
 	}
 	if !req.KeepWorktree {
-		res.Removed, res.Kept = letGo(ctx, req, res, have)
+		res.Removed, res.Kept = letGo(ctx, req, res, have, false)
 	}
 	res.Undo = undo(l, res, r.Branch)
 	return res, nil
@@ -166,16 +169,13 @@ func commitUncommitted(ctx context.Context, req Request) (string, error) {
 // (`git cherry`: a rebased copy counts), or the change as a whole (a
 // squashed copy).
 func holds(ctx context.Context, dir, onto, tip string) (bool, error) {
-	out, err := git(ctx, dir, "cherry", onto, tip)
-	if err != nil {
-		return false, err
-	}
-	missing := false
-	for _, l := range lines(out) {
-		missing = missing || strings.HasPrefix(l, "+")
-	}
-	if !missing {
-		return true, nil
+	return holdsAt(ctx, dir, onto, "", tip)
+}
+
+// holdsAt is holds for an onto whose tree is known ("": look it up).
+func holdsAt(ctx context.Context, dir, onto, ontoTree, tip string) (bool, error) {
+	if held, err := cherryHolds(ctx, dir, onto, tip); err != nil || held {
+		return held, err
 	}
 	// A squash of several commits matches none of them one by one: the
 	// branch is held too when merging it into onto would change nothing.
@@ -183,8 +183,27 @@ func holds(ctx context.Context, dir, onto, tip string) (bool, error) {
 	if err != nil || len(conflicts) > 0 {
 		return false, err
 	}
-	ontoTree, err := git(ctx, dir, "rev-parse", onto+"^{tree}")
-	return err == nil && tree == ontoTree, err
+	if ontoTree == "" {
+		if ontoTree, err = git(ctx, dir, "rev-parse", onto+"^{tree}"); err != nil {
+			return false, err
+		}
+	}
+	return tree == ontoTree, nil
+}
+
+// cherryHolds reports whether every commit of tip has a copy on onto
+// (`git cherry`).
+func cherryHolds(ctx context.Context, dir, onto, tip string) (bool, error) {
+	out, err := git(ctx, dir, "cherry", onto, tip)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range lines(out) {
+		if strings.HasPrefix(l, "+") {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // apply makes the land in a scratch worktree and moves the lead to it.
@@ -198,7 +217,7 @@ func apply(ctx context.Context, req Request, res *Result) error {
 		return &ConflictError{Member: r.Member, Branch: r.Branch, Onto: l.Branch, Files: conflicts}
 	}
 	// Refuse a dirty file the result touches before any work is done.
-	if err := checkDirty(ctx, l.Dir, res.Before, tree); err != nil {
+	if _, err := checkDirty(ctx, l.Dir, res.Before, tree, r.Path); err != nil {
 		return err
 	}
 	scratch, done, err := makeScratch(ctx, req, res.Before)
@@ -216,28 +235,29 @@ func apply(ctx context.Context, req Request, res *Result) error {
 		res.Nothing = true
 		return nil
 	}
-	if res.Files, err = changedPaths(ctx, l.Dir, res.Before, res.After); err != nil {
-		return err
-	}
 	if n, err := git(ctx, l.Dir, "rev-list", "--count", res.Before+".."+res.After); err == nil {
 		fmt.Sscan(n, &res.Commits)
 	}
-	return moveLead(ctx, l, res)
+	return moveLead(ctx, l, res, r.Path)
 }
 
-func checkDirty(ctx context.Context, dir, from, to string) error {
-	changed, err := changedPaths(ctx, dir, from, to)
+// checkDirty refuses a dirty file of dir's that the change from..to
+// touches, and a submodule checked out there that the change moves to a
+// commit it does not have (from: the teammate's worktree, "" if not
+// known). It returns the change.
+func checkDirty(ctx context.Context, dir, from, to, teammate string) ([]change, error) {
+	cs, err := changes(ctx, dir, from, to)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dirty, err := dirtyPaths(ctx, dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if both := overlap(dirty, changed); len(both) > 0 {
-		return &DirtyError{Dir: dir, Files: both}
+	if both := overlap(dirty, paths(cs)); len(both) > 0 {
+		return nil, &DirtyError{Dir: dir, Files: both}
 	}
-	return nil
+	return cs, checkSubmodules(ctx, dir, teammate, checkedOutSubmodules(dir, cs))
 }
 
 // makeScratch adds a worktree detached at commit, in a folder of its
@@ -252,9 +272,11 @@ func makeScratch(ctx context.Context, req Request, commit string) (string, func(
 	done := func() {
 		// Not bound to ctx: after a Ctrl-C the scratch still goes.
 		bg := context.WithoutCancel(ctx)
-		git(bg, req.Lead.Dir, "worktree", "remove", "--force", "--force", path) //nolint:errcheck
+		_, err := git(bg, req.Lead.Dir, "worktree", "remove", "--force", "--force", path)
 		os.RemoveAll(dir)
-		git(bg, req.Lead.Dir, "worktree", "prune") //nolint:errcheck
+		if err != nil {
+			git(bg, req.Lead.Dir, "worktree", "prune") //nolint:errcheck
+		}
 	}
 	if _, err := git(ctx, req.Lead.Dir, "worktree", "add", "--quiet", "--detach", path, commit); err != nil {
 		done()
@@ -266,19 +288,27 @@ func makeScratch(ctx context.Context, req Request, commit string) (string, func(
 const scratchPrefix = "paneteam-land-"
 
 // sweepScratch removes the scratch worktrees an interrupted land left
-// (the repository's lock is held: no other land is using one).
-func sweepScratch(ctx context.Context, dir string) {
+// (the repository's lock is held: no other land is using one), and
+// returns the other worktrees git lists.
+func sweepScratch(ctx context.Context, dir string) []string {
 	out, err := git(ctx, dir, "worktree", "list", "--porcelain")
 	if err != nil {
-		return
+		return nil
 	}
+	var listed []string
 	for _, l := range lines(out) {
 		p, ok := strings.CutPrefix(l, "worktree ")
-		if ok && filepath.Base(p) == "tree" && strings.HasPrefix(filepath.Base(filepath.Dir(p)), scratchPrefix) {
+		if !ok {
+			continue
+		}
+		if filepath.Base(p) == "tree" && strings.HasPrefix(filepath.Base(filepath.Dir(p)), scratchPrefix) {
 			git(ctx, dir, "worktree", "remove", "--force", "--force", p) //nolint:errcheck
 			os.RemoveAll(filepath.Dir(p))
+			continue
 		}
+		listed = append(listed, p)
 	}
+	return listed
 }
 
 // make1 makes the land's commits in the scratch worktree.
@@ -355,19 +385,40 @@ func indent(body string) string {
 
 // moveLead moves the lead's branch and working tree from res.Before to
 // res.After as `git merge --ff-only` does (uncommitted changes elsewhere
-// kept), once it has checked again that nothing moved the branch.
-func moveLead(ctx context.Context, l Lead, res *Result) error {
-	ref, _ := git(ctx, l.Dir, "symbolic-ref", "-q", "HEAD")
-	now, _ := git(ctx, l.Dir, "rev-parse", "--verify", l.Ref)
+// kept), once it has checked again that nothing moved the branch, and
+// sets res.Files. teammate is the worktree the land came from, "" for
+// the queue's several.
+//
+// git merge moves a submodule's pointer but not its checkout, even with
+// submodule.recurse (git 2.39): the lead's tree would show the land's
+// pointer and the old submodule, half of it. A land that moves a
+// submodule checked out there is moved by `git reset --keep
+// --recurse-submodules` instead, one git that moves the branch, the
+// files and the submodules' checkouts together, and that changes nothing
+// when a submodule cannot be moved. (reset does not check that the move
+// is a fast-forward: the check above, under the repository's lock, does.)
+func moveLead(ctx context.Context, l Lead, res *Result, teammate string) error {
+	// The branch's commit and the branch HEAD is on, in one git.
+	out, _ := git(ctx, l.Dir, "rev-parse", l.Ref+"^{commit}", "--symbolic-full-name", "HEAD")
+	now, ref := "", ""
+	if f := lines(out); len(f) == 2 {
+		now, ref = f[0], f[1]
+	}
 	if ref != l.Ref || now != res.Before {
 		return &MovedError{Branch: l.Branch, Was: res.Before, Now: now}
 	}
-	if err := checkDirty(ctx, l.Dir, res.Before, res.After); err != nil {
+	cs, err := checkDirty(ctx, l.Dir, res.Before, res.After, teammate)
+	if err != nil {
 		return err
+	}
+	res.Files = paths(cs)
+	args := []string{"merge", "--ff-only", "--quiet", res.After}
+	if len(checkedOutSubmodules(l.Dir, cs)) > 0 {
+		args = []string{"reset", "--quiet", "--keep", "--recurse-submodules", res.After}
 	}
 	// Out of ctx and of the terminal's process group: once started, the
 	// move finishes, so the lead never shows half of it.
-	if _, err := (gitCmd{dir: l.Dir, args: []string{"merge", "--ff-only", "--quiet", res.After}, detach: true}).run(ctx); err != nil {
+	if _, err := (gitCmd{dir: l.Dir, args: args, detach: true}).run(ctx); err != nil {
 		return fmt.Errorf("your branch %s was not moved: %w", l.Branch, err)
 	}
 	return nil
@@ -385,6 +436,10 @@ func undo(l Lead, res *Result, branch string) string {
 	}
 	return strings.Join(steps, " && ")
 }
+
+// ShellQuote is s as one word of a POSIX shell: a branch name may hold
+// a quote or a $ (git allows both).
+func ShellQuote(s string) string { return shellQuote(s) }
 
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@") == "" {

@@ -100,7 +100,7 @@ func (f *fixture) leadState() string {
 	f.t.Helper()
 	index, _ := os.ReadFile(filepath.Join(f.repo, ".git", "index"))
 	return strings.Join([]string{
-		f.git(f.repo, "symbolic-ref", "HEAD"),
+		f.git(f.repo, "rev-parse", "--symbolic-full-name", "HEAD"),
 		f.git(f.repo, "rev-parse", "HEAD"),
 		f.git(f.repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads"),
 		f.git(f.repo, "status", "--porcelain=v1", "--untracked-files=all"),
@@ -288,10 +288,25 @@ func TestLandRefusesADetachedLead(t *testing.T) {
 	f := newFixture(t)
 	r := f.teammate("alice", map[string]string{"c.txt": "sea\n"})
 	f.git(f.repo, "checkout", "-q", "--detach")
+	state := f.leadState()
 	_, err := f.land(r, Merge)
 	var de *DetachedError
 	if !errors.As(err, &de) {
 		t.Fatalf("land on a detached HEAD: %v, want a DetachedError", err)
+	}
+	l, _ := FindLead(context.Background(), f.repo)
+	if _, err := Queue(context.Background(), QueueRequest{Lead: l, Records: []worktree.Record{r}, Store: f.recs}); !errors.As(err, &de) {
+		t.Errorf("land --all on a detached HEAD: %v, want a DetachedError", err)
+	}
+	if got := f.leadState(); got != state {
+		t.Errorf("a refused land changed the detached lead:\nbefore %s\nafter  %s", state, got)
+	}
+	if _, err := os.Stat(r.Path); err != nil {
+		t.Errorf("the teammate's worktree went: %v", err)
+	}
+	// Review still works there: it says what lands on the commit HEAD is at.
+	if list, err := Review(context.Background(), l, []worktree.Record{r}); err != nil || len(list) != 1 || !list[0].Clean {
+		t.Errorf("review on a detached HEAD: %+v %v", list, err)
 	}
 }
 

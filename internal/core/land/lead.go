@@ -19,6 +19,20 @@ type Lead struct {
 
 // FindLead describes the working tree holding dir.
 func FindLead(ctx context.Context, dir string) (Lead, error) {
+	// One git for the four answers; when it fails, the steps one by one
+	// say which is missing.
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel", "--path-format=absolute", "--git-common-dir", "HEAD^{commit}", "--symbolic-full-name", "HEAD")
+	if f := lines(out); err == nil && len(f) == 4 {
+		l := Lead{Dir: f[0], Common: f[1], Head: f[2]}
+		if f[3] != "HEAD" {
+			l.Ref, l.Branch = f[3], strings.TrimPrefix(f[3], "refs/heads/")
+		}
+		return l, nil
+	}
+	return findLeadSteps(ctx, dir)
+}
+
+func findLeadSteps(ctx context.Context, dir string) (Lead, error) {
 	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return Lead{}, fmt.Errorf("%s is not in a git working tree: %w", dir, err)
@@ -63,15 +77,6 @@ func dirtyPaths(ctx context.Context, dir string) ([]string, error) {
 		return nil, err
 	}
 	return statusPaths(out), nil
-}
-
-// changedPaths are the paths that differ between two trees or commits.
-func changedPaths(ctx context.Context, dir, from, to string) ([]string, error) {
-	out, err := gitCmd{dir: dir, args: []string{"diff", "--no-renames", "--name-only", "-z", from, to}}.run(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return nulFields(out), nil
 }
 
 // overlap is the paths of dirty that changed touches (a dirty folder

@@ -7,8 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
-	"strconv"
+	"path/filepath"
 	"strings"
 
 	"github.com/paneteam/paneteam/internal/core/worktree"
@@ -95,16 +94,24 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		return nil, fmt.Errorf("wait for the repository's other lands and worktrees: %w", err)
 	}
 	defer unlock()
-	sweepScratch(ctx, l.Dir)
+	var tree string
+	listed := sweepScratch(ctx, l.Dir)
 	res := &QueueResult{}
-	if res.Before, err = git(ctx, l.Dir, "rev-parse", "--verify", l.Ref); err != nil {
+	// The branch's commit and its tree, which queueOne carries on from.
+	out, err := git(ctx, l.Dir, "rev-parse", l.Ref+"^{commit}", l.Ref+"^{tree}")
+	if f := lines(out); err == nil && len(f) == 2 {
+		res.Before, tree = f[0], f[1]
+	} else if err == nil {
+		err = fmt.Errorf("git rev-parse %s printed %q", l.Ref, out)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if res.Before != l.Head {
 		return nil, &MovedError{Branch: l.Branch, Was: l.Head, Now: res.Before}
 	}
 	res.After = res.Before
-	res.Items = queueOrder(ctx, l, req.Records)
+	res.Items = queueOrder(ctx, l, req.Records, listed)
 	if req.DryRun {
 		return res, dryRun(ctx, l, res)
 	}
@@ -118,7 +125,7 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		if it.Outcome != "" {
 			continue
 		}
-		if err := queueOne(ctx, req, scratch, res, it); err != nil {
+		if err := queueOne(ctx, req, scratch, res, &tree, it); err != nil {
 			return res, err
 		}
 	}
@@ -126,7 +133,11 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		return res, nil
 	}
 	lres := &Result{Before: res.Before, After: res.After}
-	if res.Err = moveLead(ctx, l, lres); res.Err != nil {
+	if res.Err = moveLead(ctx, l, lres, ""); res.Err != nil {
+		var se *SubmoduleError
+		if errors.As(res.Err, &se) && se.From == "" {
+			se.From = submoduleSource(ctx, res.Items, se)
+		}
 		res.After = res.Before
 		for i := range res.Items {
 			if res.Items[i].Outcome == Landed {
@@ -143,7 +154,9 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 			continue
 		}
 		_, have := os.Lstat(it.Record.Path)
-		removed, kept := letGo(ctx, Request{Lead: l, Record: it.Record, Records: req.Store}, &Result{After: res.After, Tip: it.Tip}, have == nil)
+		// A merge's tip is a parent of a commit the lead's branch now
+		// holds: held without asking git again.
+		removed, kept := letGo(ctx, Request{Lead: l, Record: it.Record, Records: req.Store}, &Result{After: res.After, Tip: it.Tip}, have == nil, req.Mode == Merge)
 		it.Removed = removed
 		if kept != nil {
 			it.Kept = kept.Error()
@@ -156,50 +169,32 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 	return res, nil
 }
 
-// queueOrder is the teammates with work, oldest last commit first; one
-// still running or with uncommitted files is marked and skipped.
-func queueOrder(ctx context.Context, l Lead, recs []worktree.Record) []QueueItem {
-	type dated struct {
-		QueueItem
-		at int64
+// queueOne lands one teammate in the scratch worktree at res.After
+// (whose tree is *tree), and keeps it only if it made no conflict, its
+// hooks and the test passed.
+//
+// What is on the lead's branch already is found first by `git cherry`
+// (every commit has a copy there), and a squashed copy (merging would
+// change nothing) by the land itself: a merge that leaves the tree as it
+// was is taken back out of the scratch. A squash or a rebase cannot be
+// made of nothing, so for those the in-memory merge tells it first.
+func queueOne(ctx context.Context, req QueueRequest, scratch string, res *QueueResult, tree *string, it *QueueItem) error {
+	var held bool
+	var err error
+	if req.Mode == Merge {
+		held, err = cherryHolds(ctx, req.Lead.Dir, res.After, it.Tip)
+	} else {
+		held, err = holdsAt(ctx, req.Lead.Dir, res.After, *tree, it.Tip)
 	}
-	var ds []dated
-	for _, r := range recs {
-		e, ok := describe(ctx, l, r)
-		if !ok || !e.Work() {
-			continue
-		}
-		it := QueueItem{Record: r, Name: r.Member, Team: r.Team, Branch: r.Branch, Tip: e.Tip, Files: []string{}}
-		switch {
-		case e.Running:
-			it.Outcome = StillRuns
-		case e.Uncommitted > 0:
-			it.Outcome = Uncommitted
-			it.Files, _ = dirtyPaths(ctx, r.Path)
-		}
-		ct, _ := git(ctx, l.Dir, "log", "-1", "--format=%ct", e.Tip)
-		at, _ := strconv.ParseInt(ct, 10, 64)
-		ds = append(ds, dated{it, at})
-	}
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].at < ds[j].at })
-	out := make([]QueueItem, len(ds))
-	for i, d := range ds {
-		out[i] = d.QueueItem
-	}
-	return out
-}
-
-// queueOne lands one teammate in the scratch worktree at res.After, and
-// keeps it only if it made no conflict, its hooks and the test passed.
-func queueOne(ctx context.Context, req QueueRequest, scratch string, res *QueueResult, it *QueueItem) error {
-	if held, err := holds(ctx, req.Lead.Dir, res.After, it.Tip); err != nil {
+	if err != nil {
 		return err
-	} else if held {
+	}
+	if held {
 		it.Outcome = NothingNew
 		return nil
 	}
 	one := Request{Lead: req.Lead, Record: it.Record, Mode: req.Mode}
-	err := make1(ctx, one, scratch, &Result{Before: res.After, Tip: it.Tip})
+	err = make1(ctx, one, scratch, &Result{Before: res.After, Tip: it.Tip})
 	var ce *ConflictError
 	var he *HookError
 	switch {
@@ -210,19 +205,28 @@ func queueOne(ctx context.Context, req QueueRequest, scratch string, res *QueueR
 	case err != nil:
 		return err
 	}
-	if err == nil && req.Test != "" {
-		if out, ok := runTest(ctx, scratch, req.Test); !ok {
-			it.Outcome, it.Output = TestsFailed, out
-		}
-	}
 	if it.Outcome != "" {
 		return resetScratch(ctx, scratch, res.After)
 	}
-	after, err := git(ctx, scratch, "rev-parse", "HEAD")
+	out, err := git(ctx, scratch, "rev-parse", "HEAD", "HEAD^{tree}")
 	if err != nil {
 		return err
 	}
-	it.Outcome, res.After = Landed, after
+	f := lines(out)
+	if len(f) != 2 {
+		return fmt.Errorf("git rev-parse HEAD in the scratch worktree printed %q", out)
+	}
+	if f[1] == *tree {
+		it.Outcome = NothingNew
+		return resetScratch(ctx, scratch, res.After)
+	}
+	if req.Test != "" {
+		if out, ok := runTest(ctx, scratch, req.Test); !ok {
+			it.Outcome, it.Output = TestsFailed, out
+			return resetScratch(ctx, scratch, res.After)
+		}
+	}
+	it.Outcome, res.After, *tree = Landed, f[0], f[1]
 	return nil
 }
 
@@ -291,4 +295,23 @@ func dryRun(ctx context.Context, l Lead, res *QueueResult) error {
 		it.Outcome, cur = WouldLand, next
 	}
 	return nil
+}
+
+// submoduleSource is the checkout of se's submodule, in the worktree of
+// a teammate the queue landed, that has se's commit: where the lead can
+// fetch it from. "" when none has.
+func submoduleSource(ctx context.Context, items []QueueItem, se *SubmoduleError) string {
+	for _, it := range items {
+		if it.Outcome != Landed {
+			continue
+		}
+		dir := filepath.Join(it.Record.Path, se.Path)
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+			continue
+		}
+		if _, err := git(ctx, dir, "cat-file", "-e", se.Commit+"^{commit}"); err == nil {
+			return dir
+		}
+	}
+	return ""
 }

@@ -111,3 +111,25 @@ func TestQueueLeavesABranchSomethingElseMoved(t *testing.T) {
 		t.Errorf("alice: %s, worktree %v", outcomes(res), err)
 	}
 }
+
+// A teammate whose change is on the lead's branch already as one
+// squashed commit (no commit of its own matches it for git cherry) is
+// "nothing to land": the merge the queue makes of it changes no file,
+// and is taken back out, so the lead's branch does not move.
+func TestQueueFindsASquashedCopyNothingToLand(t *testing.T) {
+	f := newFixture(t)
+	alice := f.teammate("alice", map[string]string{"c.txt": "sea\n"})
+	f.commit(alice.Path, "more", map[string]string{"c.txt": "sea\nmore\n"})
+	l, _ := FindLead(context.Background(), f.repo)
+	if _, err := Land(context.Background(), Request{Lead: l, Record: alice, Records: f.recs, Mode: Squash, KeepWorktree: true}); err != nil {
+		t.Fatal(err)
+	}
+	state := f.leadState()
+	res := f.queue("", false)
+	if got := outcomes(res); got != "alice:nothing to land" || res.Moved {
+		t.Errorf("queue over a squashed copy: %s, moved %v", got, res.Moved)
+	}
+	if got := f.leadState(); got != state {
+		t.Errorf("the queue moved the lead for nothing:\nbefore %s\nafter  %s", state, got)
+	}
+}

@@ -31,6 +31,9 @@ type Entry struct {
 	// committed and uncommitted (text files).
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
+	// Binary is its binary files changed, committed and uncommitted,
+	// which count no lines (git diff --numstat shows them as "-").
+	Binary int `json:"binary"`
 	// Clean is true when its branch lands on the lead's as it is now
 	// without conflict; LeadConflicts are the files that conflict there.
 	Clean         bool     `json:"clean"`
@@ -131,28 +134,31 @@ func describe(ctx context.Context, l Lead, r worktree.Record) (Entry, bool) {
 	if out, err := git(ctx, dir, numstat...); err == nil {
 		for _, line := range lines(out) {
 			f := strings.Fields(line)
-			if len(f) >= 2 {
-				a, _ := strconv.Atoi(f[0]) // "-" for a binary file
+			if len(f) >= 2 && f[0] == "-" && f[1] == "-" {
+				e.Binary++
+			} else if len(f) >= 2 {
+				a, _ := strconv.Atoi(f[0])
 				d, _ := strconv.Atoi(f[1])
 				e.Added, e.Removed = e.Added+a, e.Removed+d
 			}
 		}
 	}
 	if !e.Gone {
-		e.Added += untrackedLines(ctx, r.Path)
+		n, bin := untrackedLines(ctx, r.Path)
+		e.Added, e.Binary = e.Added+n, e.Binary+bin
 	}
 	return e, true
 }
 
 // untrackedLines counts the lines of the untracked files in the worktree
 // dir, which git diff leaves out: new files are most of a teammate's
-// uncommitted work. A binary file, or one past a megabyte, counts none.
-func untrackedLines(ctx context.Context, dir string) int {
+// uncommitted work. A binary file counts none, and is counted apart;
+// one past a megabyte is not read.
+func untrackedLines(ctx context.Context, dir string) (n, binary int) {
 	out, err := gitCmd{dir: dir, args: []string{"ls-files", "--others", "--exclude-standard", "-z"}}.run(ctx)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	n := 0
 	for _, f := range nulFields(out) {
 		// Regular files only: a link or a pipe a teammate left is not
 		// followed or waited on.
@@ -161,7 +167,13 @@ func untrackedLines(ctx context.Context, dir string) int {
 			continue
 		}
 		b, err := os.ReadFile(p)
-		if err != nil || bytes.IndexByte(b, 0) >= 0 {
+		if err != nil {
+			continue
+		}
+		// git's own test: a NUL in the first 8000 bytes (xdiff's
+		// buffer_is_binary).
+		if bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
+			binary++
 			continue
 		}
 		n += bytes.Count(b, []byte("\n"))
@@ -169,7 +181,7 @@ func untrackedLines(ctx context.Context, dir string) int {
 			n++
 		}
 	}
-	return n
+	return n, binary
 }
 
 func addAll(to, from []string) []string {
