@@ -152,7 +152,7 @@ func (b *Browser) WaitText(t testing.TB, d time.Duration, text string) {
 }
 
 // WaitJS waits up to d until the JavaScript function fn, called with
-// args, returns a true value; what says what was waited for. It is checked
+// args, returns a true value (truthy: an element found counts); what says what was waited for. It is checked
 // again at every change of the page.
 func (b *Browser) WaitJS(t testing.TB, d time.Duration, what, fn string, args ...any) {
 	t.Helper()
@@ -160,7 +160,8 @@ func (b *Browser) WaitJS(t testing.TB, d time.Duration, what, fn string, args ..
 		d = b.step
 	}
 	err := b.Do(d+time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.PollFunction[bool](fn, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(d),
+		// !! makes any true value (an element found, say) a bool.
+		_, err := chromedp.PollFunction[bool]("(...args) => !!("+fn+")(...args)", chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(d),
 			chromedp.WithPollingArgs(args...))(ctx, tg)
 		return err
 	}))
