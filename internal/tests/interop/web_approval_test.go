@@ -143,20 +143,22 @@ func TestWebApprovalRealClaudeTeammate(t *testing.T) {
 	lt.spawnClaude(t, "alice", "default", "You are alice. Do step one.")
 	page := openWeb(t, lt)
 
-	// result waits for the model's tool_result of its (latest) call of cmd.
+	// result waits for the model's tool_result of its latest call of cmd:
+	// the one the request on the page is for, as a call whose request
+	// could not be delivered is made again (see the script above).
 	result := func(t *testing.T, cmd string) string {
 		t.Helper()
-		var got string
-		lt.api.WaitRequest(t, wait, 0, "with the tool_result of "+cmd, func(r *claudetest.Request) bool {
-			for _, id := range bashCalls(lt.api, cmd) {
-				if out, ok := r.ToolResult(id); ok {
-					got = out
-					return true
-				}
-			}
-			return false
+		ids := bashCalls(lt.api, cmd)
+		if len(ids) == 0 {
+			t.Fatalf("the model never called Bash with %q", cmd)
+		}
+		call := ids[len(ids)-1]
+		r := lt.api.WaitRequest(t, wait, 0, "with the tool_result of "+call, func(r *claudetest.Request) bool {
+			_, ok := r.ToolResult(call)
+			return ok
 		})
-		return got
+		out, _ := r.ToolResult(call)
+		return out
 	}
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 
