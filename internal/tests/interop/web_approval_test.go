@@ -284,9 +284,12 @@ func TestWebApprovalRealClaudePlan(t *testing.T) {
 		submitted(t, rejected)
 		seq := lt.api.LastSeq()
 		page.ClickButton(t, card, "Approve")
-		got := lt.api.WaitMessages(t, wait, seq, "[Plan Approved]")
+		// Either answer reaches the model: a wrong one fails at once.
+		got := lt.api.WaitRequest(t, wait, seq, "telling the model the plan's fate", func(r *claudetest.Request) bool {
+			return r.MainLoop && (strings.Contains(r.TailText(), "[Plan Approved]") || strings.Contains(r.TailText(), "[Plan Rejected]"))
+		})
 		if !strings.Contains(got.TailText(), "[Plan Approved]") {
-			t.Errorf("the model was told:\n%s", got.TailText())
+			t.Errorf("after Approve the model was told:\n%s", got.TailText())
 		}
 		page.answered(t, card)
 	})
