@@ -180,7 +180,7 @@ func TestWebApprovalRealClaudeTeammate(t *testing.T) {
 		}
 	})
 
-	t.Run("a message sent from the page reaches the teammate's model", func(t *testing.T) {
+	sent := t.Run("a message sent from the page reaches the teammate's model", func(t *testing.T) {
 		seq := lt.api.LastSeq()
 		page.Select(t, "#send-to", "alice")
 		page.Type(t, "#send-text", stepTwo)
@@ -191,6 +191,9 @@ func TestWebApprovalRealClaudeTeammate(t *testing.T) {
 		}
 	})
 
+	if !sent {
+		return // the message asks for the command to deny: without it nothing comes
+	}
 	t.Run("Deny with feedback on the page: the command does not run and the model reads why", func(t *testing.T) {
 		const feedback = "not now: use the test target"
 		card := page.requestCard(t, "alice", denyCmd)
