@@ -45,8 +45,10 @@ func openWeb(t *testing.T, lt *ledTeam) *webPage {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start paneteam web: %v", err)
 	}
-	first := make(chan string, 1)
+	first, read := make(chan string, 1), make(chan struct{})
 	go func() {
+		defer close(read)
+		defer close(first)
 		sc := bufio.NewScanner(stdout)
 		for n := 0; sc.Scan(); n++ {
 			if n == 0 {
@@ -54,18 +56,18 @@ func openWeb(t *testing.T, lt *ledTeam) *webPage {
 			}
 			out.Write([]byte(sc.Text() + "\n")) //nolint:errcheck
 		}
-		close(first)
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGINT) //nolint:errcheck // Ctrl-C, as the person ends it
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
 		select {
-		case <-done:
+		case <-read: // it printed all it had to say and closed its output
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill() //nolint:errcheck
-			<-done
+			<-read
 			t.Errorf("paneteam web did not end within 10s of Ctrl-C")
+		}
+		if err := cmd.Wait(); err != nil && !t.Failed() { // after the reads, as exec asks
+			t.Errorf("paneteam web, ended with Ctrl-C: %v", err)
 		}
 		if t.Failed() {
 			t.Logf("paneteam web printed:\n%s", out)
