@@ -81,6 +81,32 @@
     return li;
   }
 
+  // The requests' cards stay on the page from one view to the next while
+  // their request waits: a card's feedback field keeps what the person is
+  // typing, and its focus, as the team changes around it. A card is made
+  // again only when what it shows of its request changed.
+  const shown = new WeakMap(); // card → what it shows
+  function fillRequests(items) {
+    const ul = $("requests");
+    const want = new Map(items.map((q) => [q.id, JSON.stringify([q.from, q.kind, q.subject, q.plan])]));
+    for (const li of [...ul.children]) {
+      if (want.get(li.dataset.request) !== shown.get(li)) li.remove();
+    }
+    const have = new Map([...ul.children].map((li) => [li.dataset.request, li]));
+    let prev = null;
+    for (const q of items) {
+      let li = have.get(q.id);
+      if (li) li.querySelector(".meta").textContent = q.kind + " · waited " + q.waited;
+      else {
+        li = requestCard(q);
+        shown.set(li, want.get(q.id));
+      }
+      const at = prev ? prev.nextSibling : ul.firstChild;
+      if (at !== li) ul.insertBefore(li, at);
+      prev = li;
+    }
+  }
+
   function fill(id, items, make) {
     const ul = $(id);
     ul.replaceChildren(...items.map(make));
@@ -89,7 +115,7 @@
   function render(v) {
     if (v.error) status(v.error);
     else status("live · " + new Date(v.taken).toLocaleTimeString());
-    fill("requests", v.requests, requestCard);
+    fillRequests(v.requests);
     $("no-requests").hidden = v.requests.length > 0;
     fill("members", v.members, memberCard);
     fill("tasks", v.tasks, (t) => el("li", { "data-task": t.id },
