@@ -44,10 +44,10 @@ func RemoveAll(ctx context.Context, recs []Record) []error {
 	return errs
 }
 
-// beforeEach, when set (by tests), runs before each worktree of a
-// removal of several is checked: the moment something else could still
-// change it after the repository was read.
-var beforeEach func(Record)
+// afterEach, when set (by tests), runs after each worktree of a removal
+// of several went: the others may still be changed then, after the
+// repository was read and before their own checks.
+var afterEach func(Record)
 
 // removeGroup removes the worktrees recs[idx] of one repository.
 func removeGroup(ctx context.Context, recs []Record, idx []int, errs []error) {
@@ -59,9 +59,6 @@ func removeGroup(ctx context.Context, recs []Record, idx []int, errs []error) {
 	var removed []*state
 	var at, again []int
 	for _, i := range idx {
-		if beforeEach != nil {
-			beforeEach(recs[i])
-		}
 		st, err := inspect(ctx, recs[i], v, false, going)
 		var k *KeptError
 		switch {
@@ -76,6 +73,9 @@ func removeGroup(ctx context.Context, recs []Record, idx []int, errs []error) {
 		}
 		if errs[i] = st.remove(ctx); errs[i] == nil {
 			removed, at = append(removed, st), append(at, i)
+			if afterEach != nil {
+				afterEach(recs[i])
+			}
 		}
 	}
 	for j, err := range deleteBranches(ctx, v.repo, removed) {
