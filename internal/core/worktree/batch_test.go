@@ -207,3 +207,24 @@ func gitLog(t *testing.T) string {
 }
 
 func lookGit() (string, error) { return exec.LookPath("git") }
+
+// TestParseStatus reads `git status --porcelain=v2 -z --branch` as git
+// 2.39 prints it: a rename's original path is not a change of its own,
+// and paths keep their spaces.
+func TestParseStatus(t *testing.T) {
+	oid := strings.Repeat("a", 40)
+	out := strings.Join([]string{
+		"# branch.oid " + oid, "# branch.head paneteam/crew/alice",
+		"1 .M N... 100644 100644 100644 " + oid + " " + oid + " a file.txt",
+		"2 R. N... 100644 100644 100644 " + oid + " " + oid + " R100 new name", "old name",
+		"u UU N... 100644 100644 100644 100644 " + oid + " " + oid + " " + oid + " both.txt",
+		"? notes 2.txt", "",
+	}, "\x00")
+	branch, head, changes := parseStatus(out)
+	if branch != "paneteam/crew/alice" || head != oid || strings.Join(changes, "|") != "a file.txt|new name|both.txt|notes 2.txt" {
+		t.Errorf("parseStatus: %q, %q, %q", branch, head, changes)
+	}
+	if branch, head, changes := parseStatus("# branch.oid " + oid + "\x00# branch.head (detached)\x00"); branch != "(detached)" || head != oid || len(changes) != 0 {
+		t.Errorf("a clean detached tree: %q, %q, %q", branch, head, changes)
+	}
+}
