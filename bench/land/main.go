@@ -158,7 +158,8 @@ func traced(dir string, env []string) ([]string, error) {
 	}
 	os.MkdirAll(dir, 0o755)
 	os.Remove(filepath.Join(dir, "log"))
-	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %s/log\nexec %s \"$@\"\n", dir, real)
+	// One line per git, its arguments' newlines (a merge's -m message) made spaces.
+	script := fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' \"$(printf '%%s' \"$*\" | tr '\\n' ' ')\" >> %s/log\nexec %s \"$@\"\n", dir, real)
 	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
 		return nil, err
 	}

@@ -20,39 +20,74 @@ import (
 // res.Tip is an ancestor of res.After (the queue's merges), which holds
 // it without asking git.
 func letGo(ctx context.Context, req Request, res *Result, have, known bool) (bool, error) {
-	r, l := req.Record, req.Lead
-	held := known
-	if !held {
-		var err error
-		if held, err = holds(ctx, l.Dir, res.After, res.Tip); err != nil {
-			return false, err
+	removed, kept := letGoAll(ctx, req.Lead, req.Records, res.After, []release{{Record: req.Record, Tip: res.Tip, Have: have, Known: known}})
+	return removed[0], kept[0]
+}
+
+// release is one landed teammate whose worktree and branch may go.
+type release struct {
+	Record worktree.Record
+	Tip    string // the tip that was landed
+	Have   bool   // its folder was there when the land began
+	Known  bool   // Tip is known to be held by the lead's branch
+}
+
+// letGoAll is letGo for several teammates landed onto after: their
+// worktrees go together (worktree.RemoveAll, which reads the repository
+// once for all of them and each worktree right before it goes). One
+// answer per release, in order: whether it went, and why it was kept.
+func letGoAll(ctx context.Context, l Lead, store worktree.Records, after string, rels []release) ([]bool, []error) {
+	removed, keptErrs := make([]bool, len(rels)), make([]error, len(rels))
+	var batch []worktree.Record
+	var at []int
+	for i, rel := range rels {
+		r := rel.Record
+		held := rel.Known
+		if !held {
+			var err error
+			if held, err = holds(ctx, l.Dir, after, rel.Tip); err != nil {
+				keptErrs[i] = err
+				continue
+			}
+		}
+		if !held {
+			keptErrs[i] = &worktree.KeptError{Path: r.Path, Reason: "its branch has commits whose change is not on " + l.Branch}
+			continue
+		}
+		if rel.Have {
+			r.Base = rel.Tip // the landed tip counts as saved; nothing past it
+			batch, at = append(batch, r), append(at, i)
+		} else if strings.HasPrefix(r.Branch, worktree.BranchPrefix) {
+			keptErrs[i] = dropBranch(ctx, l, r, rel.Tip)
 		}
 	}
-	if !held {
-		return false, &worktree.KeptError{Path: r.Path, Reason: "its branch has commits whose change is not on " + l.Branch}
+	for j, err := range worktree.RemoveAll(ctx, batch) {
+		keptErrs[at[j]] = err
 	}
-	if have {
-		held := r
-		held.Base = res.Tip // the landed tip counts as saved; nothing past it
-		if err := worktree.Remove(ctx, held); err != nil {
-			return false, err
+	for i, rel := range rels {
+		if keptErrs[i] != nil {
+			continue
 		}
-	} else if strings.HasPrefix(r.Branch, worktree.BranchPrefix) {
-		// The folder went by hand; the branch goes only if it is still
-		// at the tip that was landed, and checked out nowhere (git
-		// update-ref deletes a branch a working tree is on, and leaves
-		// that tree on no commit).
-		if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil || at != "" {
-			return false, &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at, Err: err}
+		if _, err := os.Lstat(rel.Record.Path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
-		if _, err := git(ctx, l.Dir, "update-ref", "-d", "refs/heads/"+r.Branch, res.Tip); err != nil {
-			return false, fmt.Errorf("the branch %s was not deleted: %w", r.Branch, err)
-		}
+		removed[i], keptErrs[i] = true, store.Forget(rel.Record.Path)
 	}
-	if _, err := os.Lstat(r.Path); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	return removed, keptErrs
+}
+
+// dropBranch deletes the branch of a teammate whose folder went by hand,
+// only if it is still at the tip that was landed, and checked out
+// nowhere (git update-ref deletes a branch a working tree is on, and
+// leaves that tree on no commit).
+func dropBranch(ctx context.Context, l Lead, r worktree.Record, tip string) error {
+	if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil || at != "" {
+		return &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at, Err: err}
 	}
-	return true, req.Records.Forget(r.Path)
+	if _, err := git(ctx, l.Dir, "update-ref", "-d", "refs/heads/"+r.Branch, tip); err != nil {
+		return fmt.Errorf("the branch %s was not deleted: %w", r.Branch, err)
+	}
+	return nil
 }
 
 // checkedOutAt is the working tree that has branch checked out, "" for

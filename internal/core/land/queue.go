@@ -147,7 +147,8 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		return res, nil
 	}
 	res.Moved = true
-	var restore []string
+	var rels []release
+	var landed []*QueueItem
 	for i := range res.Items {
 		it := &res.Items[i]
 		if it.Outcome != Landed {
@@ -156,12 +157,19 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		_, have := os.Lstat(it.Record.Path)
 		// A merge's tip is a parent of a commit the lead's branch now
 		// holds: held without asking git again.
-		removed, kept := letGo(ctx, Request{Lead: l, Record: it.Record, Records: req.Store}, &Result{After: res.After, Tip: it.Tip}, have == nil, req.Mode == Merge)
-		it.Removed = removed
-		if kept != nil {
-			it.Kept = kept.Error()
+		rels = append(rels, release{Record: it.Record, Tip: it.Tip, Have: have == nil, Known: req.Mode == Merge})
+		landed = append(landed, it)
+	}
+	// The landed worktrees go together: the repository is read once for
+	// them, each worktree right before it goes.
+	removed, kept := letGoAll(ctx, l, req.Store, res.After, rels)
+	var restore []string
+	for j, it := range landed {
+		it.Removed = removed[j]
+		if kept[j] != nil {
+			it.Kept = kept[j].Error()
 		}
-		if removed {
+		if it.Removed {
 			restore = append(restore, fmt.Sprintf("git -C %s branch %s %s", shellQuote(l.Dir), shellQuote(it.Branch), it.Tip))
 		}
 	}

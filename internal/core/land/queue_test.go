@@ -3,8 +3,10 @@ package land
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -131,5 +133,52 @@ func TestQueueFindsASquashedCopyNothingToLand(t *testing.T) {
 	}
 	if got := f.leadState(); got != state {
 		t.Errorf("the queue moved the lead for nothing:\nbefore %s\nafter  %s", state, got)
+	}
+}
+
+// The landed teammates' worktrees go together at the end of the queue,
+// each checked as it is then: one that got a new file after the queue
+// read it (alice), and one whose folder became a link to one of the
+// person's own worktrees (bob), both during the queue (its test command
+// does it), are kept, saying why; only carol's goes.
+func TestQueueKeepsALandedWorktreeThatChangedBeforeItsRemoval(t *testing.T) {
+	f := newFixture(t)
+	alice := f.teammateAt("alice", "1000", map[string]string{"c.txt": "sea\n"})
+	bob := f.teammateAt("bob", "2000", map[string]string{"d.txt": "dee\n"})
+	carol := f.teammateAt("carol", "3000", map[string]string{"e.txt": "ee\n"})
+	own := filepath.Join(t.TempDir(), "feature")
+	f.git(f.repo, "worktree", "add", "-q", "-b", "feature", own)
+	f.write(own, "notes", "the person's own\n")
+	test := fmt.Sprintf("echo late > %s/late.txt && { test -L %s || { mv %s %s.real && ln -s %s %s; }; }",
+		alice.Path, bob.Path, bob.Path, bob.Path, own, bob.Path)
+	res := f.queue(test, false)
+	if got := outcomes(res); got != "alice:landed bob:landed carol:landed" || !res.Moved {
+		t.Fatalf("queue: %s, moved %v (%v)", got, res.Moved, res.Err)
+	}
+	want := map[string]string{"alice": "1 uncommitted change(s) (late.txt)", "bob": "symbolic link"}
+	for _, it := range res.Items {
+		if it.Name == "carol" {
+			if !it.Removed || it.Kept != "" {
+				t.Errorf("carol: removed %v, kept %q", it.Removed, it.Kept)
+			}
+			continue
+		}
+		if it.Removed || !strings.Contains(it.Kept, want[it.Name]) {
+			t.Errorf("%s: removed %v, kept %q, want kept saying %q", it.Name, it.Removed, it.Kept, want[it.Name])
+		}
+		if f.git(f.repo, "branch", "--list", it.Branch) == "" {
+			t.Errorf("%s's branch went", it.Name)
+		}
+		if r, err := f.recs.Read(it.Record.Path); err != nil || r == nil {
+			t.Errorf("%s's record was forgotten: %v", it.Name, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(alice.Path, "late.txt"), filepath.Join(own, "notes"), filepath.Join(bob.Path+".real", "d.txt")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was lost: %v", p, err)
+		}
+	}
+	if _, err := os.Lstat(carol.Path); !os.IsNotExist(err) || f.git(f.repo, "branch", "--list", carol.Branch) != "" {
+		t.Errorf("carol's worktree or branch stays: %v", err)
 	}
 }

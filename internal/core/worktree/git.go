@@ -44,7 +44,16 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 func gitRaw(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := program.Output(ctx, program.Cmd{Path: "git", Args: append([]string{"-C", dir}, args...), Env: gitEnv()})
+	return gitIn(ctx, dir, "", args...)
+}
+
+// gitIn runs git with stdin as its standard input ("" for none).
+func gitIn(ctx context.Context, dir, stdin string, args ...string) (string, error) {
+	c := program.Cmd{Path: "git", Args: append([]string{"-C", dir}, args...), Env: gitEnv()}
+	if stdin != "" {
+		c.Stdin = strings.NewReader(stdin)
+	}
+	out, err := program.Output(ctx, c)
 	if pe := (*program.Error)(nil); errors.As(err, &pe) {
 		err = pe.Err
 		if execErr := (*exec.Error)(nil); errors.As(err, &execErr) {

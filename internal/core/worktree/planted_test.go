@@ -140,7 +140,7 @@ func TestRemoveIsNotRedirectedAfterItsCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec, _ := recs.Read(alice.Path)
-		st, err := inspect(ctx, *rec, false)
+		st, err := inspect(ctx, *rec, &view{repo: rec.Repo}, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,8 @@ type KeptError struct {
 	// paneteam's own worktree kept for the work in it. Said even where a
 	// kept worktree is not (the sweep after a reap).
 	Foreign bool
+	// unsaved: kept for commits no branch outside its removal holds.
+	unsaved bool
 }
 
 func (e *KeptError) Error() string {
@@ -51,12 +53,13 @@ type state struct {
 	admin  string   // its folder there: <common>/worktrees/<id>
 	id     identity // the folder that was checked
 	tip    string   // the branch's commit, for a delete that fails if it moved
+	head   string   // the commit its HEAD is at, as its status said
 }
 
 // Check reports whether Remove would remove r's worktree: nil if so (or
 // if it is already gone), a *KeptError saying why not otherwise.
 func Check(ctx context.Context, r Record) error {
-	_, err := inspect(ctx, r, false)
+	_, err := inspect(ctx, r, &view{repo: r.Repo}, false, nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -72,21 +75,14 @@ func Check(ctx context.Context, r Record) error {
 // everything as it was. A worktree that no longer exists is success. The
 // record itself is the caller's to forget.
 func Remove(ctx context.Context, r Record) error {
-	st, err := inspect(ctx, r, false)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return st.remove(ctx)
+	return RemoveAll(ctx, []Record{r})[0]
 }
 
 // Drop removes r's worktree and deletes its branch whatever they hold:
 // the person asked for it (paneteam worktrees --remove --force). It is
 // still only the folder paneteam made (Verify) that goes.
 func Drop(ctx context.Context, r Record) error {
-	st, err := inspect(ctx, r, true)
+	st, err := inspect(ctx, r, &view{repo: r.Repo}, true, nil)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -94,9 +90,11 @@ func Drop(ctx context.Context, r Record) error {
 		if err := st.remove(ctx); err != nil {
 			return err
 		}
-	} else {
-		pruneParents(r.Repo, r.Path)
+		if err := st.deleteBranch(ctx); err != nil {
+			return err
+		}
 	}
+	pruneParents(r.Repo, r.Path)
 	// A branch left without its folder goes too: the person said so.
 	if tip, err := git(ctx, r.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch); err == nil && (st == nil || st.tip == "") {
 		if _, err := git(ctx, r.Repo, "update-ref", "-d", "refs/heads/"+r.Branch, tip); err != nil {
@@ -106,10 +104,11 @@ func Drop(ctx context.Context, r Record) error {
 	return nil
 }
 
-// inspect verifies r's worktree and, unless force, that removing it
-// loses nothing.
-func inspect(ctx context.Context, r Record, force bool) (*state, error) {
-	st, err := verify(ctx, r)
+// inspect verifies r's worktree (against v, what was read of its
+// repository) and, unless force, that removing it loses nothing when
+// the branches going (r's own among them) are gone.
+func inspect(ctx context.Context, r Record, v *view, force bool, going []string) (*state, error) {
+	st, err := verify(ctx, r, v)
 	if err != nil {
 		return nil, err
 	}
@@ -117,10 +116,10 @@ func inspect(ctx context.Context, r Record, force bool) (*state, error) {
 		st.tip, _ = git(ctx, r.Repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch)
 		return st, nil
 	}
-	if err := checkClean(ctx, r.Path); err != nil {
+	if err := st.checkClean(ctx); err != nil {
 		return nil, err
 	}
-	if err := st.checkPushed(ctx); err != nil {
+	if err := st.checkPushed(ctx, going); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -141,8 +140,9 @@ func inspect(ctx context.Context, r Record, force bool) (*state, error) {
 // relative to its parent, never following a link. git's own note of the
 // worktree (<common>/worktrees/<id>, the one the folder's .git named) is
 // deleted the same way, as git worktree remove does once the folder is
-// gone, and the branch only if it still points where it did when it was
-// found to hold nothing unique.
+// gone. The branch is the caller's to delete after (deleteBranch,
+// deleteBranches), only if it still points where it did when it was found
+// to hold nothing unique.
 func (st *state) remove(ctx context.Context) error {
 	r := st.rec
 	pfd, err := safefs.OpenDirBelow(r.Repo, filepath.Join(Dir, "worktrees", r.Team))
@@ -178,52 +178,131 @@ func (st *state) remove(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("worktree %s removed, but git still lists it (git worktree prune forgets it): %w", r.Path, err)
 	}
-	if st.tip != "" {
-		if _, err := git(ctx, r.Repo, "update-ref", "-d", "refs/heads/"+r.Branch, st.tip); err != nil {
-			return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", r.Path, r.Branch, err)
-		}
-	}
-	pruneParents(r.Repo, r.Path)
 	return nil
 }
 
-// checkClean keeps a tree with modified, staged or untracked files.
-func checkClean(ctx context.Context, path string) error {
-	out, err := gitRaw(ctx, path, "status", "--porcelain=v1", "-z", "--untracked-files=all")
-	if err != nil {
-		return kept(path, "git status failed", err)
+// deleteBranch deletes the branch of a removed worktree, only if it
+// still points where it did when it was found to hold nothing unique.
+func (st *state) deleteBranch(ctx context.Context) error {
+	r := st.rec
+	if st.tip == "" {
+		return nil
 	}
-	if changes := nulFields(out); len(changes) > 0 {
-		return kept(path, fmt.Sprintf("it has %d uncommitted change(s) (%s); commit and push them, or remove it yourself with git worktree remove --force",
-			len(changes), summarize(changes)), nil)
+	if _, err := git(ctx, r.Repo, "update-ref", "-d", "refs/heads/"+r.Branch, st.tip); err != nil {
+		return fmt.Errorf("worktree %s removed, but its branch %s was not deleted: %w", r.Path, r.Branch, err)
 	}
 	return nil
+}
+
+// checkClean keeps a tree with modified, staged or untracked files, or
+// whose HEAD is no longer on its branch. It is the last read of the tree
+// before it goes, so the commit its status says HEAD is at (on the
+// branch: the branch's tip) is the one the rest of the removal holds to.
+func (st *state) checkClean(ctx context.Context) error {
+	r := st.rec
+	out, err := gitRaw(ctx, r.Path, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind", "--untracked-files=all")
+	if err != nil {
+		return kept(r.Path, "git status failed", err)
+	}
+	branch, head, changes := parseStatus(out)
+	if branch != r.Branch {
+		if branch == "" || branch == "(detached)" {
+			branch = "a detached HEAD"
+		}
+		return foreign(r.Path, fmt.Sprintf("it is on %s, not on its branch %s: switch it back (git -C %s switch %s) or remove it yourself", branch, r.Branch, r.Path, r.Branch))
+	}
+	if len(changes) > 0 {
+		return kept(r.Path, fmt.Sprintf("it has %d uncommitted change(s) (%s); commit and push them, or remove it yourself with git worktree remove --force",
+			len(changes), summarize(changes)), nil)
+	}
+	if !isObjectName(head) {
+		return kept(r.Path, fmt.Sprintf("git status did not say which commit it is at (%q)", head), nil)
+	}
+	st.head = head
+	return nil
+}
+
+// parseStatus reads `git status --porcelain=v2 -z --branch`: the branch
+// HEAD is on ("(detached)" when none), the commit it is at, and the paths
+// of every change (a rename's original path, the field after it, is not
+// counted again).
+func parseStatus(out string) (branch, head string, changes []string) {
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case f == "":
+		case strings.HasPrefix(f, "# branch.head "):
+			branch = strings.TrimPrefix(f, "# branch.head ")
+		case strings.HasPrefix(f, "# branch.oid "):
+			head = strings.TrimPrefix(f, "# branch.oid ")
+		case strings.HasPrefix(f, "# "):
+		default:
+			// "1 XY sub mH mI mW hH hI path", "2 ... Xscore path" then
+			// the original path, "u XY sub m1 m2 m3 mW h1 h2 h3 path",
+			// "? path", "! path".
+			n := map[byte]int{'1': 9, '2': 10, 'u': 11, '?': 2, '!': 2}[f[0]]
+			parts := strings.SplitN(f, " ", max(n, 1))
+			name := parts[len(parts)-1]
+			if n == 0 || len(parts) < n {
+				name = f
+			}
+			changes = append(changes, name)
+			if f[0] == '2' {
+				i++
+			}
+		}
+	}
+	return branch, head, changes
+}
+
+// isObjectName is a full SHA-1 or SHA-256 object name in hex.
+func isObjectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // checkPushed keeps a tree whose branch has commits past its base that
 // no other branch, tag or remote-tracking branch holds: removing the
-// tree and its branch would lose them. A worktree made from a detached
-// HEAD holds nothing of its own until it gets a commit past its base.
-func (st *state) checkPushed(ctx context.Context) error {
+// tree and its branch would lose them. Branches of going (those removed
+// with it; its own when it goes alone) do not count as holding anything.
+// A worktree made from a detached HEAD holds nothing of its own until it
+// gets a commit past its base. A HEAD still at the base holds nothing
+// past it: git need not be asked.
+func (st *state) checkPushed(ctx context.Context, going []string) error {
 	r := st.rec
-	args := []string{"rev-list", "--max-count=100", "HEAD", "refs/heads/" + r.Branch,
-		"--not", "--exclude=" + r.Branch, "--branches", "--tags", "--remotes"} // --exclude applies to the --branches after it
+	st.tip = st.head // checkClean found HEAD on the branch: the branch is at it
+	if r.Base != "" && st.head == r.Base {
+		return nil
+	}
+	if len(going) == 0 {
+		going = []string{r.Branch}
+	}
+	args := []string{"rev-list", "--max-count=100", st.head, "refs/heads/" + r.Branch, "--not"}
+	for _, b := range going {
+		args = append(args, "--exclude="+b) // --exclude applies to the --branches after it
+	}
+	args = append(args, "--branches", "--tags", "--remotes")
 	if r.Base != "" {
 		args = append(args, r.Base)
 	}
-	out, err := git(ctx, r.Path, args...)
+	out, err := git(ctx, r.Repo, args...)
 	if err != nil {
+		st.tip = ""
 		return kept(r.Path, "git could not tell whether its commits are saved elsewhere", err)
 	}
 	if out != "" {
+		st.tip = ""
 		n := len(strings.Split(out, "\n"))
-		return kept(r.Path, fmt.Sprintf("branch %s has %d commit(s) on no other branch, tag or remote; push or merge them first", r.Branch, n), nil)
+		return &KeptError{Path: r.Path, Reason: fmt.Sprintf("branch %s has %d commit(s) on no other branch, tag or remote; push or merge them first", r.Branch, n), unsaved: true}
 	}
-	tip, err := git(ctx, r.Repo, "rev-parse", "--verify", "refs/heads/"+r.Branch)
-	if err != nil {
-		return kept(r.Path, "git could not read its branch", err)
-	}
-	st.tip = tip
 	return nil
 }
 
@@ -234,21 +313,10 @@ func kept(path, reason string, err error) error {
 	return &KeptError{Path: path, Reason: reason, Err: err}
 }
 
-// summarize names up to three changed files from `status -z` entries
-// ("XY path"); renames add an entry for the old name, which is fine here.
-func summarize(entries []string) string {
-	var names []string
-	for _, e := range entries {
-		if len(e) > 3 && e[2] == ' ' {
-			e = e[3:]
-		}
-		names = append(names, e)
-		if len(names) == 3 {
-			break
-		}
-	}
-	s := strings.Join(names, ", ")
-	if len(entries) > 3 {
+// summarize names up to three changed files.
+func summarize(names []string) string {
+	s := strings.Join(names[:min(len(names), 3)], ", ")
+	if len(names) > 3 {
 		s += ", ..."
 	}
 	return s

@@ -33,11 +33,37 @@ import (
 // what was found and what the person can do; a path that no longer
 // exists is fs.ErrNotExist.
 func Verify(ctx context.Context, r Record) error {
-	_, err := verify(ctx, r)
+	_, err := verify(ctx, r, &view{repo: r.Repo})
 	return err
 }
 
-func verify(ctx context.Context, r Record) (*state, error) {
+// view is what a removal reads of a repository as a whole: its common
+// git folder and git's list of its worktrees. It is read once, when the
+// first worktree that still exists needs it, for every worktree of the
+// repository that one removal checks (RemoveAll); what is particular to
+// one worktree (its folder, its .git file, git's folder for it, its lock,
+// its status) is read for each, right before it goes.
+type view struct {
+	repo      string
+	read      bool
+	common    string
+	commonErr error
+	list      string
+	listErr   error
+}
+
+func (v *view) load(ctx context.Context) {
+	if v.read {
+		return
+	}
+	v.read = true
+	v.common, v.commonErr = git(ctx, v.repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if v.commonErr == nil {
+		v.list, v.listErr = git(ctx, v.repo, "worktree", "list", "--porcelain")
+	}
+}
+
+func verify(ctx context.Context, r Record, v *view) (*state, error) {
 	if err := r.inPlace(); err != nil {
 		return nil, err
 	}
@@ -68,10 +94,11 @@ func verify(ctx context.Context, r Record) (*state, error) {
 	if st.id, err = identityOf(fd); err != nil {
 		return nil, kept(r.Path, "cannot read it", err)
 	}
-	if err := st.readGitFile(ctx, fd); err != nil {
+	v.load(ctx)
+	if err := st.readGitFile(fd, v); err != nil {
 		return nil, err
 	}
-	if err := st.readList(ctx); err != nil {
+	if err := st.readList(v); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -92,11 +119,11 @@ func (r Record) inPlace() error {
 // readGitFile reads the .git file of the checked folder (through its
 // descriptor) and requires it to name git's folder for a worktree of
 // this repository whose gitdir names this path's .git back.
-func (st *state) readGitFile(ctx context.Context, dirfd int) error {
+func (st *state) readGitFile(dirfd int, v *view) error {
 	r := st.rec
-	common, err := git(ctx, r.Repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return kept(r.Path, "git could not describe its repository "+r.Repo, err)
+	common := v.common
+	if v.commonErr != nil {
+		return kept(r.Path, "git could not describe its repository "+r.Repo, v.commonErr)
 	}
 	st.common = common
 	b, err := readAt(dirfd, ".git")
@@ -123,12 +150,22 @@ func (st *state) readGitFile(ctx context.Context, dirfd int) error {
 
 // readList finds the worktree in `git worktree list --porcelain`, run in
 // the main tree (never in the path: git would follow a link there), at
-// exactly r.Path, on r.Branch and not locked.
-func (st *state) readList(ctx context.Context) error {
+// exactly r.Path, on r.Branch and not locked. The list may be a little
+// older than this worktree's turn in a removal of several, so the lock
+// is also looked for again in git's folder for it (git worktree lock
+// writes a file "locked" there), and the branch is asked again by the
+// status each removal reads last (checkClean).
+func (st *state) readList(v *view) error {
 	r := st.rec
-	list, err := git(ctx, r.Repo, "worktree", "list", "--porcelain")
+	list, err := v.list, v.listErr
 	if err != nil {
 		return kept(r.Path, "git could not list the worktrees of "+r.Repo, err)
+	}
+	if _, err := safefs.LstatBelow(st.common, filepath.Join("worktrees", filepath.Base(st.admin), "locked")); !errors.Is(err, fs.ErrNotExist) {
+		if err != nil {
+			return kept(r.Path, "cannot tell whether it is locked", err)
+		}
+		return kept(r.Path, "it is locked (git worktree unlock "+r.Path+" first if it is no longer needed)", nil)
 	}
 	for i, block := range strings.Split(list, "\n\n") {
 		fields := map[string]string{}
