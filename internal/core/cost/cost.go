@@ -46,6 +46,11 @@ type Cost struct {
 	// source names files or patterns): its spending can grow while no
 	// file of the team changes, so a watcher keeps polling for it.
 	Followed bool `json:"-"`
+	// Records are the folders its records are in or may appear in
+	// (usage.Source.Dirs), AllRecords whether those are all of them: a
+	// watcher waits on their file events in place of polling.
+	Records    []string `json:"-"`
+	AllRecords bool     `json:"-"`
 	// Behind says its records are larger than one read reads
 	// (usage.ReadBudget): the counts are what was read so far.
 	Behind bool `json:"behind,omitempty"`
@@ -198,10 +203,16 @@ func (r *Reader) of(from interface {
 		if errors.As(err, &u) {
 			why = u.Why
 		}
-		return Cost{Unknown: why, Models: []string{}, Followed: followed(src)}
+		return followedBy(Cost{Unknown: why, Models: []string{}}, src)
 	}
-	c := r.Priced(s)
-	c.Followed = followed(src)
+	return followedBy(r.Priced(s), src)
+}
+
+// followedBy is c with where src's records are, when it has some.
+func followedBy(c Cost, src usage.Source) Cost {
+	if c.Followed = followed(src); c.Followed {
+		c.Records, c.AllRecords = src.Dirs()
+	}
 	return c
 }
 

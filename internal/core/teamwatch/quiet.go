@@ -14,16 +14,18 @@ const DefaultQuietPoll = 30 * time.Second
 // quietCover is what a watcher must wait on, besides the file events of
 // the team's folders and paneteam's state folder, to learn at once of
 // everything a re-read of s's team could find changed: the processes
-// whose exit ends a live member (pids), the first moment something
+// whose exit ends a live member (pids), the folders of the records its
+// CLIs' spending is read from (dirs), the first moment something
 // becomes true by time alone (until: a lock held too long, the lead's
 // unread message old enough to count), and whether that is all (ok). It
 // is not ok while anything changes that no event announces: a member
 // whose liveness is not one local process (another host, another pid
 // space, an iTerm2 or terminal pane, Claude Code's own panes, a liveness
-// that could not be read), a CLI whose spending records grow, a
-// resumable team's records, a problem that a later read may not have.
+// that could not be read), spending records whose folder is not there
+// yet, a resumable team's records, a problem that a later read may not have.
 type quietCover struct {
 	pids  []int
+	dirs  []string
 	until time.Time
 	ok    bool
 }
@@ -39,8 +41,11 @@ func coverOf(s *Snapshot, opts Options) quietCover {
 	}
 	for i := range s.Members {
 		m := &s.Members[i]
-		if m.Usage != nil && m.Usage.Followed {
-			c.ok = false
+		if u := m.Usage; u != nil && u.Followed {
+			// Its CLI's records grow as it spends: their folders are
+			// watched.
+			c.dirs = append(c.dirs, u.Records...)
+			c.ok = c.ok && u.AllRecords
 		}
 		switch {
 		case m.Host != "":

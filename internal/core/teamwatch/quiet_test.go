@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paneteam/paneteam/internal/core/cost"
+	"github.com/paneteam/paneteam/internal/core/launches"
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
@@ -159,6 +161,70 @@ func TestQuietWatcherSeesALockHeldTooLong(t *testing.T) {
 				if e.HeldFor > 4 {
 					t.Fatalf("the lock was reported held for %v s; want 3 (it was found at a later poll, not when it had been held LockAge)", e.HeldFor)
 				}
+				return
+			}
+		}
+	}
+}
+
+// TestQuietWatcherSeesSpending: with the poll backed off an hour, a
+// Claude Code teammate's transcript growing past a spending threshold is
+// seen at once (its folder's file events).
+func TestQuietWatcherSeesSpending(t *testing.T) {
+	tm, _ := quietTeam(t)
+	state := os.Getenv("PANETEAM_STATE_DIR")
+	cfgDir := filepath.Join(t.TempDir(), "claude")
+	if err := launches.Open(state).Write(launches.Record{Root: tm.Root, Team: tm.Name, Agent: "alice", CLI: "claude", Via: launches.ViaSpawnPane,
+		Cwd: "/w", SessionID: "s", ConfigDir: cfgDir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cfgDir, "projects", "-w", "s.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := func(id string, out int) string {
+		return `{"type":"assistant","message":{"id":"` + id + `","model":"claude-haiku-4-5","usage":{"input_tokens":0,"output_tokens":` + strconv.Itoa(out) + `}}}` + "\n"
+	}
+	if err := os.WriteFile(path, []byte(line("m1", 10)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := quietOptions(time.Hour)
+	opts.Cost, opts.Spent = cost.NewReader(state, ""), []float64{0.5}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A read before the watch makes the spending cursors' folder, whose
+	// making would otherwise wake the watcher below by itself.
+	if _, err := Take(ctx, tm, opts.Options); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatcher(tm, opts)
+	defer w.Close()
+	s, _, err := w.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := s.Member("alice").Usage; u == nil || !u.Followed {
+		t.Fatalf("alice's spending is not read: %+v", u)
+	}
+	if !w.cover.ok {
+		t.Fatalf("the watcher would not back off for this team: %+v", w.cover)
+	}
+	w.cur = time.Hour // as after a quiet hour
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line("m2", 200000)); err != nil { // $1 at $5 per million
+		t.Fatal(err)
+	}
+	f.Close()
+	for {
+		_, ev, err := w.Next(ctx)
+		if err != nil {
+			t.Fatalf("alice spent $1 and the watcher said nothing: %v", err)
+		}
+		for _, e := range ev {
+			if e.Kind == KindSpent && e.Who == "alice" {
 				return
 			}
 		}

@@ -153,8 +153,11 @@ func (w *Watcher) settle(s *Snapshot, changed bool) {
 	if !w.exits.watch(w.cover.pids) {
 		w.cover.ok = false
 	}
+	// A folder watched only now was read before its events were asked
+	// for: the next poll comes at Poll, to read what that missed.
+	added := w.watchMore(w.cover.dirs)
 	switch {
-	case !w.cover.ok || changed || w.woke:
+	case !w.cover.ok || changed || w.woke || added:
 		w.cur = w.opts.Poll
 	default:
 		w.cur = min(2*w.cur, w.opts.QuietPoll)
@@ -292,6 +295,31 @@ func (w *Watcher) watchDirs() {
 		}
 		w.dirs[d] = true
 	}
+}
+
+// watchMore adds the folders of dirs not watched yet, and says whether
+// there were any. A folder that cannot be watched, or more than a
+// watcher watches, keeps the poll at Poll.
+func (w *Watcher) watchMore(dirs []string) bool {
+	if w.fs == nil {
+		return len(dirs) > 0
+	}
+	added := false
+	for _, d := range dirs {
+		if w.dirs[d] {
+			continue
+		}
+		if len(w.dirs) >= 2*maxRecordDirs {
+			w.cover.ok = false
+			return added
+		}
+		if err := w.fs.Add(d); err != nil {
+			w.cover.ok = false
+			continue
+		}
+		w.dirs[d], added = true, true
+	}
+	return added
 }
 
 func (w *Watcher) warn(err error) {
