@@ -15,6 +15,7 @@ import (
 	"github.com/paneteam/paneteam/internal/panes/backend"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/internal/tests/testutil/teamtest"
+	"github.com/paneteam/paneteam/lockfile"
 	"github.com/paneteam/paneteam/team"
 	"github.com/paneteam/paneteam/tmux"
 )
@@ -225,6 +226,43 @@ func TestQuietWatcherSeesSpending(t *testing.T) {
 		}
 		for _, e := range ev {
 			if e.Kind == KindSpent && e.Who == "alice" {
+				return
+			}
+		}
+	}
+}
+
+// TestQuietWatcherSeesTheFirstTask: with the poll backed off an hour,
+// the team's first task (its folder not there before) is seen at once.
+func TestQuietWatcherSeesTheFirstTask(t *testing.T) {
+	tm, _ := quietTeam(t)
+	if err := os.RemoveAll(tm.TasksDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(tm.TasksDir()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatcher(tm, quietOptions(time.Hour))
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, _, err := w.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !w.cover.ok || !w.allDirs {
+		t.Fatalf("the watcher would not back off for this team: %+v, all folders watched %v", w.cover, w.allDirs)
+	}
+	w.cur = time.Hour // as after a quiet hour
+	if _, err := tm.Tasks(lockfile.Options{}).Create(ctx, team.NewTask{Subject: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, ev, err := w.Next(ctx)
+		if err != nil {
+			t.Fatalf("the first task was created and the watcher said nothing: %v", err)
+		}
+		for _, e := range ev {
+			if e.Kind == KindTaskCreated {
 				return
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -278,18 +279,29 @@ func (w *Watcher) watchDirs() {
 		w.fs, w.dirs = fw, map[string]bool{}
 	}
 	dirs := uniqueDirs(w.t.Dir(), w.t.InboxDir(), w.t.TasksDir())
-	if w.opts.QuietPoll > w.opts.Poll {
+	quiet := w.opts.QuietPoll > w.opts.Poll
+	if quiet {
 		more, all := recordDirs(w.t, w.opts.getenv)
 		dirs, w.allDirs = uniqueDirs(append(dirs, more...)...), all
+		if _, err := os.Stat(w.t.TasksDir()); err != nil {
+			// The task folder appears with the first task: its parent
+			// tells of that, where it is there.
+			if _, err := os.Stat(filepath.Dir(w.t.TasksDir())); err == nil {
+				dirs = append(dirs, filepath.Dir(w.t.TasksDir()))
+			} else {
+				w.allDirs = false
+			}
+		}
 	}
 	for _, d := range dirs {
 		if w.dirs[d] {
 			continue
 		}
 		if _, err := os.Stat(d); err != nil {
-			continue
+			continue // the inbox folder appears in the team's, watched
 		}
 		if err := w.fs.Add(d); err != nil {
+			w.allDirs = false
 			w.warn(err)
 			continue
 		}
