@@ -68,10 +68,14 @@ func coverOf(s *Snapshot, opts Options) quietCover {
 			c.at(at)
 		}
 	}
-	for _, m := range s.Messages {
-		if !m.Archived && !m.Read && strings.EqualFold(m.To, team.LeadName) && !m.Time.IsZero() {
-			if at := m.Time.Add(LeadInboxMinAge); at.After(s.Taken) {
-				c.at(at)
+	// Only a live Claude Code lead's unread messages count by their age
+	// (LeadInbox): for any other lead, a message's age changes nothing.
+	if s.Lead != nil && s.Lead.ClaudeLed() {
+		for _, m := range s.Messages {
+			if !m.Archived && !m.Read && strings.EqualFold(m.To, team.LeadName) && !m.Time.IsZero() {
+				if at := m.Time.Add(LeadInboxMinAge); at.After(s.Taken) {
+					c.at(at)
+				}
 			}
 		}
 	}
