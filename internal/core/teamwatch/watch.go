@@ -18,7 +18,8 @@ import (
 const (
 	// DefaultPoll is the safety-net re-read while file-system events work;
 	// it also notices what no file event announces: a pane that died, a
-	// lock that has now been held too long.
+	// lock that has now been held too long (WatchOptions.QuietPoll waits
+	// on those instead, where it can).
 	DefaultPoll = time.Second
 	// FallbackPoll is the interval when events are unavailable.
 	FallbackPoll = 250 * time.Millisecond
@@ -42,7 +43,8 @@ type WatchOptions struct {
 	OnError func(error)
 	// Spent are dollar thresholds: with Options.Cost, an event
 	// (KindSpent) when a member's estimated cost passes one. Spending
-	// shows at the poll, not by a file-system event.
+	// shows at the poll, or with QuietPoll by its records' folders' file
+	// events.
 	Spent []float64
 	// QuietPoll, above Poll, lets the safety-net poll back off while the
 	// team is quiet: each re-read that finds nothing new doubles the wait,
