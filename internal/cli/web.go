@@ -219,7 +219,9 @@ func runWeb(ctx context.Context, env Env, o webOptions) error {
 		if err != nil {
 			return err
 		}
-		w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts})
+		// The server spends nothing while the team is quiet: its safety-net
+		// re-read backs off where events announce what it would notice.
+		w := teamwatch.NewWatcher(t, teamwatch.WatchOptions{Options: opts, QuietPoll: teamwatch.DefaultQuietPoll})
 		defer w.Close() // after WebServe, which has stopped reading it
 		wt := WebTeam{Team: t, Watcher: w}
 		if lead, err := openLead(ctx, sc, env); err == nil {

@@ -41,6 +41,16 @@ type Cost struct {
 	// read (not JSON, a count no model reports, longer than
 	// usage.MaxLine): what they held is not in the counts.
 	Unreadable int `json:"unreadableLines,omitempty"`
+
+	// Followed says the member's CLI keeps records paneteam reads (its
+	// source names files or patterns): its spending can grow while no
+	// file of the team changes, so a watcher keeps polling for it.
+	Followed bool `json:"-"`
+	// Records are the folders its records are in or may appear in
+	// (usage.Source.Dirs), AllRecords whether those are all of them: a
+	// watcher waits on their file events in place of polling.
+	Records    []string `json:"-"`
+	AllRecords bool     `json:"-"`
 	// Behind says its records are larger than one read reads
 	// (usage.ReadBudget): the counts are what was read so far.
 	Behind bool `json:"behind,omitempty"`
@@ -193,9 +203,22 @@ func (r *Reader) of(from interface {
 		if errors.As(err, &u) {
 			why = u.Why
 		}
-		return Cost{Unknown: why, Models: []string{}}
+		return followedBy(Cost{Unknown: why, Models: []string{}}, src)
 	}
-	return r.Priced(s)
+	return followedBy(r.Priced(s), src)
+}
+
+// followedBy is c with where src's records are, when it has some.
+func followedBy(c Cost, src usage.Source) Cost {
+	if c.Followed = followed(src); c.Followed {
+		c.Records, c.AllRecords = src.Dirs()
+	}
+	return c
+}
+
+// followed: src names records to read, not only why there are none.
+func followed(src usage.Source) bool {
+	return src.Unknown == "" && (len(src.Patterns) > 0 || len(src.Files) > 0)
 }
 
 // Priced is s with its cost at the table's prices.

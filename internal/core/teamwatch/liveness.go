@@ -38,3 +38,9 @@ func liveness(ctx context.Context, census *backend.Census, env *backend.Env, cfg
 	}
 	return PaneDead, ""
 }
+
+// byBackend: liveness asks the member's backend (not the lead's process
+// nor Claude Code's tmux server) about a member run by runBy.
+func byBackend(runBy string) bool {
+	return runBy != team.RunByLead && runBy != team.RunByClaudeInProcess && runBy != team.RunByClaudePane
+}

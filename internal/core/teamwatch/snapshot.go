@@ -244,6 +244,10 @@ type Member struct {
 	LastIdle    time.Time `json:"lastIdle,omitzero"`
 	IdleReason  string    `json:"idleReason,omitempty"`
 	IdleSummary string    `json:"idleSummary,omitempty"`
+
+	// pid is the process of its live tmux pane (0: none known), whose
+	// exit a watcher waits on (quiet.go).
+	pid int
 }
 
 // Label is how people see a member: its name, and "@" and its host for
@@ -465,6 +469,9 @@ func (s *Snapshot) member(ctx context.Context, census *backend.Census, env *back
 	}
 	if census != nil {
 		out.Pane, out.PaneError = liveness(ctx, census, env, cfg, *s.Lead, m, out.RunBy)
+		if out.Pane == PaneAlive && byBackend(out.RunBy) {
+			out.pid = census.PanePID(ctx, m)
+		}
 	}
 	// Only an agent CLI's hook leaves the mark, and paneteam runs every
 	// agent CLI: one failed open for each member it runs (its idle by the

@@ -144,3 +144,38 @@ func (s Source) files() []string {
 	}
 	return out
 }
+
+// Dirs are the folders where the source's records are or may appear:
+// every existing folder its patterns pass through below Base (a new
+// session's folder appears in one of them), and its files' folders. all
+// is false when Base or a file's folder is missing: where the records
+// will appear cannot be watched yet.
+func (s Source) Dirs() (dirs []string, all bool) {
+	all = true
+	for _, f := range s.Files {
+		d := filepath.Dir(f)
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			all = false
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	if len(s.Patterns) == 0 {
+		return dirs, all
+	}
+	if st, err := os.Stat(s.Base); err != nil || !st.IsDir() {
+		return dirs, false
+	}
+	for _, p := range s.Patterns {
+		parts := strings.Split(filepath.Dir(p), string(filepath.Separator))
+		for i := 0; i <= len(parts); i++ {
+			matches, _ := filepath.Glob(filepath.Join(append([]string{s.Base}, parts[:i]...)...))
+			for _, m := range matches {
+				if st, err := os.Stat(m); err == nil && st.IsDir() {
+					dirs = append(dirs, m)
+				}
+			}
+		}
+	}
+	return dirs, all
+}

@@ -144,3 +144,30 @@ func (c *Census) nativeAlive(ctx context.Context, m *team.Member) (bool, error) 
 	}
 	return l.panes[m.TmuxPaneID], l.err
 }
+
+// PanePID is the process id tmux gives for a tmux member's pane, from this
+// census's listing (asked once, as Alive asks), or 0 when the member is not
+// a tmux member, its pane is not listed as its own, or the listing failed.
+// A watcher waits on that process's exit in place of asking tmux again.
+func (c *Census) PanePID(ctx context.Context, m *team.Member) int {
+	if m.BackendType != team.BackendTmux {
+		return 0
+	}
+	srv, err := memberServer(nil, m)
+	if err != nil {
+		return 0
+	}
+	panes, err := c.Panes(ctx, srv)
+	if err != nil {
+		return 0
+	}
+	p, ok := panes[m.TmuxPaneID]
+	want := m.AgentID
+	if c.servers[srv.String()].safe {
+		want = tmux.SafeAgent(want)
+	}
+	if !ok || p.Agent != want || p.Dead {
+		return 0
+	}
+	return p.PID
+}
