@@ -76,6 +76,9 @@ func TestAnswerClaudeLeadInKitty(t *testing.T) {
 
 	// The model's Bash call asks the person on the lead's screen; "1"
 	// pressed through paneanswer allows it.
+	// Observed with kitty 0.26: the notification Claude sends with the
+	// dialog (OSC 99) is drawn as text over the dialog's "1. Yes" line,
+	// so the dialog is known by its question and last option.
 	testutil.Eventually(t, wait, "the lead's permission dialog on its screen", func() bool {
 		s := screen()
 		return strings.Contains(s, "Do you want to proceed?") && strings.Contains(s, "4. No")
