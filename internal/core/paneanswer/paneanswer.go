@@ -215,10 +215,18 @@ func (tg Target) Screen(ctx context.Context) (string, error) {
 	return tg.Server.Screen(ctx, tg.Pane)
 }
 
-// kittyKeys are Keys as kitty's send-key names them, and the bytes a
-// terminal sends for each without kitty's keyboard protocol.
+// kittyKeys are Keys as kitty's send-key names them, and the bytes
+// Claude Code reads for each in kitty where send-key is missing (kitty
+// 0.26). The lead behind a kitty record is always Claude Code, which
+// turns on kitty's keyboard protocol with CSI > 5 u (disambiguate escape
+// codes, report alternate keys): kitty then sends Esc as CSI 27 u and
+// Shift-Tab as CSI 9;2 u, and Enter, Tab, Backspace, Space and the arrows
+// as without the protocol (https://sw.kovidgoyal.net/kitty/keyboard-protocol/,
+// "Disambiguate escape codes"): a lone ESC is what that mode is there to
+// spare a program, which can tell it from a sequence's start only by
+// waiting for more bytes.
 var kittyKeys = map[string][2]string{
-	"Enter": {"enter", "\r"}, "Esc": {"escape", "\x1b"}, "Tab": {"tab", "\t"}, "Shift-Tab": {"shift+tab", "\x1b[Z"},
+	"Enter": {"enter", "\r"}, "Esc": {"escape", "\x1b[27u"}, "Tab": {"tab", "\t"}, "Shift-Tab": {"shift+tab", "\x1b[9;2u"},
 	"Space": {"space", " "}, "Backspace": {"backspace", "\x7f"},
 	"Up": {"up", "\x1b[A"}, "Down": {"down", "\x1b[B"}, "Right": {"right", "\x1b[C"}, "Left": {"left", "\x1b[D"},
 }

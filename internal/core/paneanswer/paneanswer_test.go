@@ -3,6 +3,7 @@ package paneanswer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,12 +236,14 @@ func TestLeadIsTheRecordedPaneHoldingTheLead(t *testing.T) {
 
 // TestLeadInKitty: a lead recorded in a real kitty's window is read and
 // answered there, by kitty's remote control; a record naming another
-// window of that kitty, which does not hold the lead, is refused.
+// window of that kitty, which does not hold the lead, is refused. The
+// stand-in for Claude Code turns on kitty's keyboard protocol as Claude
+// does (CSI > 5 u), and reads each key as kitty sends it then.
 func TestLeadInKitty(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "got")
 	script := filepath.Join(dir, "lead.sh")
-	body := "printf 'the lead asks: proceed?\\n 1. Yes\\n 2. No\\n'\nwhile IFS= read -r l; do printf 'got:%s\\n' \"$l\" >>" + log + "; done\n"
+	body := "printf '\\033[>5u'\nprintf 'the lead asks: proceed?\\n 1. Yes\\n 2. No\\n'\nwhile IFS= read -r l; do printf 'got:%s\\n' \"$l\" >>" + log + "; done\n"
 	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -276,12 +279,19 @@ func TestLeadInKitty(t *testing.T) {
 	if err := tg.Type(ctx, paneanswer.Input{Keys: []string{"2", "Enter"}}); err != nil {
 		t.Fatal(err)
 	}
+	// Esc and Shift-Tab as kitty encodes them under that protocol.
+	if err := tg.Type(ctx, paneanswer.Input{Keys: []string{"Esc", "Shift-Tab", "Enter"}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := tg.Type(ctx, paneanswer.Input{Text: `a\x1b \n $(id)`, Enter: true}); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 5*time.Second, "both answers read by the lead", func() bool {
-		b, _ := os.ReadFile(log)
-		return string(b) == "got:2\ngot:a\\x1b \\n $(id)\n"
+	const want = "got:2\ngot:\x1b[27u\x1b[9;2u\ngot:a\\x1b \\n $(id)\n"
+	testutil.Eventually(t, 5*time.Second, "the answers read by the lead", func() error {
+		if b, _ := os.ReadFile(log); string(b) != want {
+			return fmt.Errorf("the lead read %q, want %q", b, want)
+		}
+		return nil
 	})
 
 	// Another window of the same kitty, named by a record of the lead's

@@ -89,13 +89,13 @@ func (w KittyWindow) Send(ctx context.Context, data string) error {
 
 // Key presses one key in the window: with send-key where this kitty has
 // it (it encodes the key as the window's program asked, kitty's keyboard
-// protocol included), else by typing legacy, the bytes a terminal sends
-// for the key without that protocol (kitty 0.26 has no send-key).
-func (w KittyWindow) Key(ctx context.Context, name, legacy string) error {
+// protocol included), else by typing fallback, the bytes the caller knows
+// the window's program reads for the key (kitty 0.26 has no send-key).
+func (w KittyWindow) Key(ctx context.Context, name, fallback string) error {
 	_, err := w.rc(ctx, "", "send-key", "--match", "id:"+w.ID, name)
 	var pe *program.Error
 	if err != nil && errors.As(err, &pe) && strings.Contains(pe.Stderr, "not a known command") {
-		return w.Send(ctx, legacy)
+		return w.Send(ctx, fallback)
 	}
 	return err
 }
