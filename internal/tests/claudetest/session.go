@@ -501,15 +501,51 @@ func (s *Session) Close() {
 			}
 		}
 	}
+	// A pane's program may be a wrapper whose child (the teammate's
+	// Claude Code) outlives it by a moment, still writing: the whole
+	// tree is waited for, each process by its start time.
+	waits := withDescendants(pids)
 	s.Tmux.Run(ctx, "kill-server")
 	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range pids {
-		for proc.Alive(pid, "") && time.Now().Before(deadline) {
+	for pid, start := range waits {
+		for proc.Alive(pid, start) && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if proc.Alive(pid, "") {
+		if proc.Alive(pid, start) {
 			// It ignored the hang-up: a test leaves nothing running.
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// withDescendants is pids and every process below them, each with its
+// start time (a pid reused meanwhile is not waited for).
+func withDescendants(pids []int) map[int]string {
+	children := map[int][]int{}
+	if ents, err := os.ReadDir("/proc"); err == nil {
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if parent, err := proc.Parent(pid); err == nil {
+				children[parent] = append(children[parent], pid)
+			}
+		}
+	}
+	out := map[int]string{}
+	for todo := pids; len(todo) > 0; {
+		pid := todo[0]
+		todo = todo[1:]
+		if _, seen := out[pid]; seen {
+			continue
+		}
+		start, err := proc.StartTime(pid)
+		if err != nil {
+			continue
+		}
+		out[pid] = start
+		todo = append(todo, children[pid]...)
+	}
+	return out
 }
