@@ -165,7 +165,7 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 			restore = append(restore, fmt.Sprintf("git -C %s branch %s %s", shellQuote(l.Dir), shellQuote(it.Branch), it.Tip))
 		}
 	}
-	res.Undo = strings.Join(append([]string{fmt.Sprintf("git -C %s reset --keep %s", shellQuote(l.Dir), res.Before)}, restore...), " && ")
+	res.Undo = strings.Join(append([]string{undoMove(l, lres)}, restore...), " && ")
 	return res, nil
 }
 
