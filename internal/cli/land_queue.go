@@ -72,8 +72,8 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 			if from == "" {
 				from = "REPOSITORY-THAT-HAS-IT"
 			}
-			return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w\nfetch the commit into your submodule (git -C %s fetch %s %s), then: paneteam land --all",
-				res.Err, sub.Dir+"/"+sub.Path, from, sub.Commit)}
+			return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w\nfetch the commit into your submodule (%s), then: paneteam land --all",
+				res.Err, submoduleFetch(sub, from))}
 		}
 		return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w", res.Err)}
 	case res.Moved:
