@@ -133,15 +133,20 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if res.After != res.Before {
-		// The teammate's commits, kept reachable for the undo even once
-		// its branch goes (a squash or rebase leaves them on no branch).
-		git(ctx, l.Dir, "update-ref", "refs/paneteam/landed/"+r.Team+"/"+r.Member, res.Tip) //nolint:errcheck
+		keepLanded(ctx, l, r, res.Tip)
 	}
 	if !req.KeepWorktree {
 		res.Removed, res.Kept = letGo(ctx, req, res, have, false)
 	}
 	res.Undo = undo(l, res, r.Branch)
 	return res, nil
+}
+
+// keepLanded keeps the teammate's landed commits reachable for the undo
+// even once its branch goes (a squash or rebase leaves them on no
+// branch), under refs/paneteam/landed/TEAM/NAME.
+func keepLanded(ctx context.Context, l Lead, r worktree.Record, tip string) {
+	git(ctx, l.Dir, "update-ref", "refs/paneteam/landed/"+r.Team+"/"+r.Member, tip) //nolint:errcheck
 }
 
 // commitUncommitted refuses a teammate's worktree with uncommitted files,

@@ -153,6 +153,7 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		if it.Outcome != Landed {
 			continue
 		}
+		keepLanded(ctx, l, it.Record, it.Tip)
 		_, have := os.Lstat(it.Record.Path)
 		// A merge's tip is a parent of a commit the lead's branch now
 		// holds: held without asking git again.
