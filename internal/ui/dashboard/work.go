@@ -37,7 +37,11 @@ type workView struct {
 	back       mode // where a confirmation returns
 	helpFrom   mode // where help returns (modeList: as before)
 	landing    bool // the confirmation open is a land's
-	comment    land.Comment
+	// inFlight names the teammate a land runs for, "" when none: quitting
+	// then would show no outcome, and could stop it letting the worktree
+	// go half way.
+	inFlight string
+	comment  land.Comment
 }
 
 type (
@@ -98,7 +102,7 @@ func (m *Model) workUpdate(msg tea.Msg) tea.Cmd {
 			m.work.lines = diffLines(msg.diff)
 		}
 	case landMsg:
-		m.busy = false
+		m.busy, m.work.inFlight = false, ""
 		m.work.outcome, m.work.outcomeErr = msg.text, msg.err != nil
 		if msg.err != nil {
 			m.work.outcome = msg.err.Error()
@@ -330,7 +334,7 @@ func (m *Model) landKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	name := m.target
-	m.busy = true
+	m.busy, m.work.inFlight = true, name
 	m.setStatus("landing "+visible.Line(name)+"...", nil)
 	return func() tea.Msg {
 		text, err := m.acts.Land(m.ctx, name)
