@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -304,7 +303,7 @@ func (m *Model) askLand(name string) {
 	q := fmt.Sprintf("land %s onto %s by %s (%s)? Then its worktree %s and its branch %s go (kept if anything in them is not on %s); the undo command is shown after.",
 		e.Name, onto, land.DefaultMode, modeWords(land.DefaultMode), e.Path, e.Branch, onto)
 	if !e.Clean {
-		q += " It does not land cleanly: " + strings.Join(e.LeadConflicts, ", ") + " conflict, so it will be refused."
+		q += " It does not land cleanly: " + land.FileList(e.LeadConflicts, land.ListedFiles) + " conflict, so it will be refused."
 	}
 	m.work.back, m.work.landing = m.mode, true
 	m.mode, m.target = modeConfirm, name

@@ -171,3 +171,19 @@ func TestReviewQuitWaitsForALandInFlight(t *testing.T) {
 		t.Error("q does not quit once the land is done")
 	}
 }
+
+// A land's confirmation names a few conflicting files, not thousands.
+func TestReviewLandConfirmationListsAFewConflicts(t *testing.T) {
+	f := workFake()
+	var files []string
+	for i := range 300 {
+		files = append(files, fmt.Sprintf("f%03d.go", i))
+	}
+	f.work.Entries[1].LeadConflicts = files
+	m := start(t, f, Options{})
+	press(m, "r", "down", "l")
+	s := strings.ReplaceAll(m.screen(), "\n", "")
+	if want := fmt.Sprintf("and %d more conflict", 300-land.ListedFiles); !strings.Contains(s, want) || strings.Contains(s, "f299.go") {
+		t.Errorf("the confirmation does not cut the files at %d (%q):\n%s", land.ListedFiles, want, m.screen())
+	}
+}
