@@ -42,8 +42,10 @@ func letGo(ctx context.Context, req Request, res *Result, have, known bool) (boo
 		// at the tip that was landed, and checked out nowhere (git
 		// update-ref deletes a branch a working tree is on, and leaves
 		// that tree on no commit).
-		if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil || at != "" {
-			return false, &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at, Err: err}
+		if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil {
+			return false, &worktree.KeptError{Path: r.Path, Reason: "git could not tell whether its branch " + r.Branch + " is checked out elsewhere", Err: err}
+		} else if at != "" {
+			return false, &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at}
 		}
 		if _, err := git(ctx, l.Dir, "update-ref", "-d", "refs/heads/"+r.Branch, res.Tip); err != nil {
 			return false, fmt.Errorf("the branch %s was not deleted: %w", r.Branch, err)
