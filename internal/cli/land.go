@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	ucli "github.com/urfave/cli/v3"
@@ -307,12 +308,19 @@ func landRefused(err error, lead land.Lead, r worktree.Record, again string) err
 	case errors.As(err, &sub):
 		next = fmt.Sprintf("nothing moved; fetch the commit into your submodule, then: %s", again)
 		if sub.From != "" {
-			next = fmt.Sprintf("nothing moved; fetch the commit into your submodule (git -C %s fetch %s %s), then: %s", sub.Dir+"/"+sub.Path, sub.From, sub.Commit, again)
+			next = fmt.Sprintf("nothing moved; fetch the commit into your submodule (%s), then: %s", submoduleFetch(sub, sub.From), again)
 		}
 	default:
 		return err
 	}
 	return exitError{code: ExitFailure, err: fmt.Errorf("%w\n%s", err, next)}
+}
+
+// submoduleFetch is the command that fetches sub's commit from the
+// checkout from into the lead's: a submodule's path is a teammate's
+// choice, so each word is quoted for the shell it is pasted into.
+func submoduleFetch(sub *land.SubmoduleError, from string) string {
+	return fmt.Sprintf("git -C %s fetch %s %s", land.ShellQuote(filepath.Join(sub.Dir, sub.Path)), land.ShellQuote(from), land.ShellQuote(sub.Commit))
 }
 
 func landTarget(r worktree.Record) string { return "--team " + r.Team + " " + r.Member }

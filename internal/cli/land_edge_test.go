@@ -67,7 +67,10 @@ func TestLandSubmoduleRefusalNamesTheFetch(t *testing.T) {
 	sub := t.TempDir()
 	gitT(t, sub, "init", "-q", "-b", "main")
 	gitT(t, sub, "commit", "-q", "--allow-empty", "-m", "lib one")
-	gitT(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "lib")
+	// A submodule's path is the teammate's choice: one a shell would
+	// split and run.
+	lib := "lib $(touch pwned)"
+	gitT(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, lib)
 	gitT(t, repo, "commit", "-q", "-m", "lib")
 	wt, err := worktree.Create(context.Background(), repo, "t", "alice")
 	if err != nil {
@@ -78,12 +81,12 @@ func TestLandSubmoduleRefusalNamesTheFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitT(t, wt.Path, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
-	gitT(t, filepath.Join(wt.Path, "lib"), "commit", "-q", "--allow-empty", "-m", "lib two")
-	two := gitT(t, filepath.Join(wt.Path, "lib"), "rev-parse", "HEAD")
+	gitT(t, filepath.Join(wt.Path, lib), "commit", "-q", "--allow-empty", "-m", "lib two")
+	two := gitT(t, filepath.Join(wt.Path, lib), "rev-parse", "HEAD")
 	gitT(t, wt.Path, "commit", "-q", "-am", "alice moves lib")
 
 	_, errs, code := ptRun(t, vars, "", "land", "alice")
-	fetch := fmt.Sprintf("git -C %s fetch %s %s", filepath.Join(repo, "lib"), filepath.Join(wt.Path, "lib"), two)
+	fetch := fmt.Sprintf("git -C '%s' fetch '%s' %s", filepath.Join(repo, lib), filepath.Join(wt.Path, lib), two)
 	if code == 0 || !strings.Contains(errs, "submodule lib") || !strings.Contains(errs, fetch) || !strings.Contains(errs, "paneteam land --team t alice") {
 		t.Fatalf("land of a submodule commit the lead lacks: exit %d, stderr %q; want %q", code, errs, fetch)
 	}
@@ -91,13 +94,19 @@ func TestLandSubmoduleRefusalNamesTheFetch(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, fetch) || !strings.Contains(errs, "then: paneteam land --all") {
 		t.Fatalf("land --all of a submodule commit the lead lacks: exit %d, stderr %q; want %q", code, errs, fetch)
 	}
-	if out, err := exec.Command("sh", "-c", fetch).CombinedOutput(); err != nil {
+	run := t.TempDir()
+	cmd := exec.Command("sh", "-c", fetch)
+	cmd.Dir = run
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", fetch, err, out)
+	}
+	if _, err := os.Stat(filepath.Join(run, "pwned")); err == nil {
+		t.Fatalf("pasting %q ran the submodule's name as a command", fetch)
 	}
 	if out, errs, code := ptRun(t, vars, "", "land", "alice"); code != 0 {
 		t.Fatalf("land after the fetch: exit %d\n%s%s", code, out, errs)
 	}
-	if got := gitT(t, filepath.Join(repo, "lib"), "rev-parse", "HEAD"); got != two {
+	if got := gitT(t, filepath.Join(repo, lib), "rev-parse", "HEAD"); got != two {
 		t.Errorf("the lead's lib is at %s, want %s", got, two)
 	}
 	if st := gitT(t, repo, "status", "--porcelain"); st != "" {

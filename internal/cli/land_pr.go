@@ -40,7 +40,11 @@ func runPR(ctx context.Context, env Env, o landOptions) error {
 		IncludeUncommitted: o.IncludeUncommitted, Report: report, Title: o.Message, GH: gh, Env: env.Environ()})
 	var ghErr *land.GHError
 	if err != nil && !errors.As(err, &ghErr) {
-		return prRefused(err, lead, r)
+		err = prRefused(err, lead, r)
+		if res != nil && res.Committed != "" {
+			err = exitError{code: ExitFailure, err: fmt.Errorf("%w\n%s", err, committedWords(r, res.Committed)+", and that commit stays on its branch")}
+		}
+		return err
 	}
 	if o.JSON {
 		if err := printJSON(env.Stdout, res); err != nil {
@@ -106,7 +110,7 @@ func titleFrom(res *land.PRResult, report string) string {
 func printPR(env Env, lead land.Lead, r worktree.Record, res *land.PRResult, from string, haveGH bool) {
 	out := env.Stdout
 	if res.Committed != "" {
-		fmt.Fprintf(out, "committed %s's uncommitted files on %s as %s, in your name\n", r.Member, r.Branch, shortID(res.Committed))
+		fmt.Fprintln(out, committedWords(r, res.Committed))
 	}
 	onto := orDefault(lead.Branch, "HEAD")
 	fmt.Fprintf(out, "pushed %s to %s: %d commit(s) %s lacks\n", r.Branch, res.Remote, len(res.Commits), onto)
@@ -160,6 +164,11 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// committedWords says the commit --include-uncommitted made.
+func committedWords(r worktree.Record, commit string) string {
+	return fmt.Sprintf("committed %s's uncommitted files on %s as %s, in your name", r.Member, r.Branch, shortID(commit))
 }
 
 // prRefused words a pull request's refusal with the command to run next.

@@ -257,3 +257,23 @@ func TestLandPRRefusesARunningOrUncommittedTeammate(t *testing.T) {
 		t.Errorf("the pushed branch lacks the committed file: %q", got)
 	}
 }
+
+// --include-uncommitted commits before the push: a push the pre-push
+// hook refuses says that commit was made, in the person's name, and is
+// on the teammate's branch.
+func TestLandPRRefusedPushSaysTheCommitItMade(t *testing.T) {
+	_, vars, _ := msgTeam(t)
+	repo, recs := landRepo(t, vars, "alice")
+	prRemote(t, repo)
+	vars["PATH"] = t.TempDir()
+	os.WriteFile(filepath.Join(repo, ".git", "hooks", "pre-push"), []byte("#!/bin/sh\necho 'tests fail' >&2\nexit 1\n"), 0o755)
+	os.WriteFile(filepath.Join(recs["alice"].Path, "wip.txt"), []byte("wip\n"), 0o644)
+	_, errs, code := ptRun(t, vars, "", "land", "alice", "--pr", "--include-uncommitted")
+	tip := gitT(t, repo, "rev-parse", "--short=12", "paneteam/t/alice")
+	if code != 1 || !strings.Contains(errs, "tests fail") || !strings.Contains(errs, "committed alice's uncommitted files on paneteam/t/alice as "+tip+", in your name") {
+		t.Fatalf("land --pr --include-uncommitted refused by pre-push: exit %d %q; want the commit %s named", code, errs, tip)
+	}
+	if got := gitT(t, repo, "show", "paneteam/t/alice:wip.txt"); got != "wip" {
+		t.Errorf("the commit on alice's branch lacks wip.txt: %q", got)
+	}
+}

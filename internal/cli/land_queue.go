@@ -43,7 +43,13 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 		if res.Err != nil {
 			row.Error = res.Err.Error()
 		}
-		return printJSON(env.Stdout, row)
+		if err := printJSON(env.Stdout, row); err != nil {
+			return err
+		}
+		if res.Err != nil {
+			return queueRefused(res.Err, lead)
+		}
+		return nil
 	}
 	if len(res.Items) == 0 {
 		fmt.Fprintln(env.Stdout, "no teammate has work to land")
@@ -66,22 +72,32 @@ func runQueue(ctx context.Context, env Env, o landOptions) error {
 	tw.Flush()
 	switch {
 	case res.Err != nil:
-		var sub *land.SubmoduleError
-		if errors.As(res.Err, &sub) {
-			from := sub.From
-			if from == "" {
-				from = "REPOSITORY-THAT-HAS-IT"
-			}
-			return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w\nfetch the commit into your submodule (git -C %s fetch %s %s), then: paneteam land --all",
-				res.Err, sub.Dir+"/"+sub.Path, from, sub.Commit)}
-		}
-		return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w", res.Err)}
+		return queueRefused(res.Err, lead)
 	case res.Moved:
 		fmt.Fprintf(env.Stdout, "%s moved %s..%s\nundo: %s\n", lead.Branch, shortID(res.Before), shortID(res.After), res.Undo)
 	case o.DryRun:
 		fmt.Fprintln(env.Stdout, "dry run: nothing changed")
 	}
 	return nil
+}
+
+// queueRefused words the queue's move, refused at its end, as a single
+// land's refusal is worded: the problem and the command to run next.
+func queueRefused(err error, lead land.Lead) error {
+	var sub *land.SubmoduleError
+	if errors.As(err, &sub) {
+		from := sub.From
+		if from == "" {
+			from = "REPOSITORY-THAT-HAS-IT"
+		}
+		return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w\nfetch the commit into your submodule (%s), then: paneteam land --all",
+			err, submoduleFetch(sub, from))}
+	}
+	var ex exitError
+	if errors.As(landRefused(err, lead, worktree.Record{}, "paneteam land --all"), &ex) {
+		err = ex.err
+	}
+	return exitError{code: ExitFailure, err: fmt.Errorf("nothing of yours moved: %w", err)}
 }
 
 // teammateFiles is how many conflicting files a message to a teammate

@@ -337,3 +337,28 @@ func TestLandDropRefusesARunningOther(t *testing.T) {
 		}
 	}
 }
+
+// land --all's move refused at its end (a file of the person's the land
+// changes) names the next command as a single land does, and fails the
+// run with --json as without.
+func TestLandAllRefusedMoveNamesTheNextCommandAndFails(t *testing.T) {
+	_, vars, _ := msgTeam(t)
+	repo, _ := landRepo(t, vars, "alice")
+	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("mine\n"), 0o644)
+	before := gitT(t, repo, "rev-parse", "HEAD")
+	out, errs, code := ptRun(t, vars, "", "land", "--all")
+	if code != 1 || !strings.Contains(errs, "a.txt") || !strings.Contains(errs, "commit or stash them (git stash), then: paneteam land --all") {
+		t.Fatalf("land --all onto a dirty a.txt: exit %d\n%s%s", code, out, errs)
+	}
+	out, errs, code = ptRun(t, vars, "", "land", "--all", "--json")
+	var row struct {
+		Error string `json:"error"`
+		Moved bool   `json:"moved"`
+	}
+	if err := json.Unmarshal([]byte(out), &row); err != nil || code != 1 || row.Error == "" || row.Moved {
+		t.Fatalf("land --all --json onto a dirty a.txt: exit %d, %+v (%v)\n%s%s", code, row, err, out, errs)
+	}
+	if gitT(t, repo, "rev-parse", "HEAD") != before {
+		t.Fatal("a refused land --all moved the branch")
+	}
+}

@@ -70,7 +70,7 @@ func TeammateDiff(ctx context.Context, r worktree.Record, o DiffOptions) (Diff, 
 	if statErr != nil {
 		return d, nil
 	}
-	if d.Uncommitted, err = (gitCmd{dir: dir, args: withPaths("HEAD")}).run(ctx); err != nil {
+	if d.Uncommitted, err = (gitCmd{dir: dir, args: append([]string{noLocks}, withPaths("HEAD")...)}).run(ctx); err != nil {
 		return d, err
 	}
 	out, err := gitCmd{dir: dir, args: append([]string{"ls-files", "--others", "--exclude-standard", "-z", "--"}, o.Paths...)}.run(ctx)

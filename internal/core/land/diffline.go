@@ -147,12 +147,16 @@ func rangeOf(s string) (start, n int, ok bool) {
 }
 
 // diffPath is the path of a ---/+++ line: prefix cut, git's C-style
-// quoting undone, "" for /dev/null (a file deleted).
+// quoting undone, "" for /dev/null (a file deleted). git ends an
+// unquoted name that holds a space with a tab (diff.c, for GNU patch),
+// which is not part of the name: a name holding a tab is quoted.
 func diffPath(p, prefix string) string {
 	if strings.HasPrefix(p, `"`) {
 		if u, err := strconv.Unquote(p); err == nil {
 			p = u
 		}
+	} else {
+		p = strings.TrimSuffix(p, "\t")
 	}
 	if p == "/dev/null" {
 		return ""

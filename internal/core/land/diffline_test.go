@@ -37,6 +37,13 @@ deleted file mode 100644
 +++ /dev/null
 @@ -1 +0,0 @@
 -bye
+diff --git a/foo bar b/foo bar
+index 1..2 100644
+--- a/foo bar	
++++ b/foo bar	
+@@ -1 +1 @@
+-old
++new
 `
 	type want struct {
 		kind LineKind
@@ -53,6 +60,9 @@ deleted file mode 100644
 		{Hunk, "", 0}, {Added, "spécial", 1},
 		{Header, "", 0}, {Header, "", 0}, {Header, "", 0}, {Header, "", 0},
 		{Hunk, "", 0}, {Removed, "", 0},
+		// git ends a ---/+++ name holding a space with a tab.
+		{Header, "", 0}, {Header, "", 0}, {Header, "", 0}, {Header, "foo bar", 0},
+		{Hunk, "", 0}, {Removed, "foo bar", 0}, {Added, "foo bar", 1},
 	}
 	got := DiffLines(patch)
 	if len(got) != len(wants) {

@@ -281,3 +281,72 @@ func TestReviewAndLandTenThousandFiles(t *testing.T) {
 		t.Errorf("bob's worktree went: %v", err)
 	}
 }
+
+// The person's staged work survives a land that moves a checked-out
+// submodule exactly as it was staged: a new file stays added, a file
+// staged in part keeps its staged half and its unstaged half. The undo
+// puts the submodule's checkout back with the branch.
+func TestLandWithASubmoduleKeepsWhatThePersonStaged(t *testing.T) {
+	f, r, two := submoduleFixture(t)
+	lib := filepath.Join(f.repo, "lib")
+	libHead := f.git(lib, "rev-parse", "HEAD")
+	f.git(lib, "fetch", "-q", filepath.Join(r.Path, "lib"), two)
+	f.write(f.repo, "new.txt", "new\n")
+	f.git(f.repo, "add", "new.txt")
+	f.write(f.repo, "a.txt", "one\ntwo\nthree\nstaged\n")
+	f.git(f.repo, "add", "a.txt")
+	f.write(f.repo, "a.txt", "one\ntwo\nthree\nstaged\nunstaged\n")
+	staged, unstaged := f.git(f.repo, "diff", "--cached"), f.git(f.repo, "diff")
+	// A cherry-pick under way (its conflicts resolved and staged).
+	pick := filepath.Join(f.repo, ".git", "CHERRY_PICK_HEAD")
+	if err := os.WriteFile(pick, []byte(f.git(f.repo, "rev-parse", "HEAD")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.land(r, Merge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.git(lib, "rev-parse", "HEAD"); got != two || f.read("c.txt") != "sea\n" {
+		t.Fatalf("the lead's lib is at %s (want %s), c.txt %q: the land did not move", got, two, f.read("c.txt"))
+	}
+	if got := f.git(f.repo, "diff", "--cached"); got != staged {
+		t.Errorf("what the person staged changed with the land:\n%s\nwant\n%s", got, staged)
+	}
+	if got := f.git(f.repo, "diff"); got != unstaged {
+		t.Errorf("the person's unstaged changes changed with the land:\n%s\nwant\n%s", got, unstaged)
+	}
+	if _, err := os.Stat(pick); err != nil {
+		t.Errorf("the land ended the person's cherry-pick: %v", err)
+	}
+	os.Remove(pick)
+	if !strings.Contains(res.Undo, "reset --keep --recurse-submodules "+res.Before) {
+		t.Fatalf("undo %q does not put the submodule back", res.Undo)
+	}
+	f.git(f.repo, "stash", "-q") // reset --keep refuses a staged new file
+	if out, err := exec.Command("sh", "-c", res.Undo).CombinedOutput(); err != nil {
+		t.Fatalf("undo %q: %v\n%s", res.Undo, err, out)
+	}
+	if got := f.git(lib, "rev-parse", "HEAD"); got != libHead {
+		t.Errorf("after the undo the lead's lib is at %s, want %s as before the land", got, libHead)
+	}
+}
+
+// The move checks the branch is still where the land found it as it
+// moves it: a commit made since is never dropped.
+func TestMoveWithSubmodulesKeepsACommitMadeSince(t *testing.T) {
+	f, r, _ := submoduleFixture(t)
+	l, err := FindLead(context.Background(), f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := l.Head
+	f.commit(f.repo, "the person's own, just now", map[string]string{"b.txt": "bee\nmine\n"})
+	state := f.leadState()
+	tip := f.git(r.Path, "rev-parse", "HEAD")
+	if err := moveWithSubmodules(context.Background(), l, &Result{Before: found, After: tip}); err == nil {
+		t.Fatal("the branch moved from a commit it was no longer at")
+	}
+	if f.leadState() != state {
+		t.Error("a refused move changed the lead: the person's commit may be lost")
+	}
+}

@@ -74,6 +74,9 @@ type Result struct {
 	// Undo is the shell command that puts the lead's branch and the
 	// teammate's branch back.
 	Undo string `json:"undo"`
+	// submodules says the move checked out submodules too, so the undo
+	// puts them back as well.
+	submodules bool
 }
 
 // Land takes req.Record's branch onto the lead's branch. A refusal is one
@@ -130,15 +133,20 @@ func Land(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if res.After != res.Before {
-		// The teammate's commits, kept reachable for the undo even once
-		// its branch goes (a squash or rebase leaves them on no branch).
-		git(ctx, l.Dir, "update-ref", "refs/paneteam/landed/"+r.Team+"/"+r.Member, res.Tip) //nolint:errcheck
+		keepLanded(ctx, l, r, res.Tip)
 	}
 	if !req.KeepWorktree {
 		res.Removed, res.Kept = letGo(ctx, req, res, have, false)
 	}
 	res.Undo = undo(l, res, r.Branch)
 	return res, nil
+}
+
+// keepLanded keeps the teammate's landed commits reachable for the undo
+// even once its branch goes (a squash or rebase leaves them on no
+// branch), under refs/paneteam/landed/TEAM/NAME.
+func keepLanded(ctx context.Context, l Lead, r worktree.Record, tip string) {
+	git(ctx, l.Dir, "update-ref", "refs/paneteam/landed/"+r.Team+"/"+r.Member, tip) //nolint:errcheck
 }
 
 // commitUncommitted refuses a teammate's worktree with uncommitted files,
@@ -392,11 +400,7 @@ func indent(body string) string {
 // git merge moves a submodule's pointer but not its checkout, even with
 // submodule.recurse (git 2.39): the lead's tree would show the land's
 // pointer and the old submodule, half of it. A land that moves a
-// submodule checked out there is moved by `git reset --keep
-// --recurse-submodules` instead, one git that moves the branch, the
-// files and the submodules' checkouts together, and that changes nothing
-// when a submodule cannot be moved. (reset does not check that the move
-// is a fast-forward: the check above, under the repository's lock, does.)
+// submodule checked out there is moved by moveWithSubmodules instead.
 func moveLead(ctx context.Context, l Lead, res *Result, teammate string) error {
 	// The branch's commit and the branch HEAD is on, in one git.
 	out, _ := git(ctx, l.Dir, "rev-parse", l.Ref+"^{commit}", "--symbolic-full-name", "HEAD")
@@ -412,13 +416,38 @@ func moveLead(ctx context.Context, l Lead, res *Result, teammate string) error {
 		return err
 	}
 	res.Files = paths(cs)
-	args := []string{"merge", "--ff-only", "--quiet", res.After}
 	if len(checkedOutSubmodules(l.Dir, cs)) > 0 {
-		args = []string{"reset", "--quiet", "--keep", "--recurse-submodules", res.After}
+		res.submodules = true
+		return moveWithSubmodules(ctx, l, res)
 	}
 	// Out of ctx and of the terminal's process group: once started, the
 	// move finishes, so the lead never shows half of it.
+	args := []string{"merge", "--ff-only", "--quiet", res.After}
 	if _, err := (gitCmd{dir: l.Dir, args: args, detach: true}).run(ctx); err != nil {
+		return fmt.Errorf("your branch %s was not moved: %w", l.Branch, err)
+	}
+	return nil
+}
+
+// moveWithSubmodules moves the lead's branch from res.Before to
+// res.After, then its index, files and submodules' checkouts by the
+// two-way merge `git read-tree -m -u --recurse-submodules` (git
+// read-tree, "Two Tree Merge"): what the person staged on a path the
+// land does not change stays staged as it was, a cherry-pick or revert
+// under way stays under way, and a path the land changes that the
+// person changed makes it change nothing. (`git reset --keep` would
+// reset the index of every path.) update-ref moves the branch only if
+// it is still at res.Before, so a commit made since is never dropped;
+// when the tree cannot follow, the branch goes back.
+func moveWithSubmodules(ctx context.Context, l Lead, res *Result) error {
+	move := gitCmd{dir: l.Dir, detach: true, args: []string{"update-ref", "-m", "paneteam land: fast-forward", l.Ref, res.After, res.Before}}
+	if _, err := move.run(ctx); err != nil {
+		return fmt.Errorf("your branch %s was not moved: %w", l.Branch, err)
+	}
+	tree := gitCmd{dir: l.Dir, detach: true, args: []string{"read-tree", "-m", "-u", "--recurse-submodules", res.Before, res.After}}
+	if _, err := tree.run(ctx); err != nil {
+		back := gitCmd{dir: l.Dir, detach: true, args: []string{"update-ref", "-m", "paneteam land: moved back", l.Ref, res.Before, res.After}}
+		back.run(ctx) //nolint:errcheck // the error below says the branch was not moved
 		return fmt.Errorf("your branch %s was not moved: %w", l.Branch, err)
 	}
 	return nil
@@ -429,12 +458,22 @@ func moveLead(ctx context.Context, l Lead, res *Result, teammate string) error {
 func undo(l Lead, res *Result, branch string) string {
 	var steps []string
 	if res.After != res.Before {
-		steps = append(steps, fmt.Sprintf("git -C %s reset --keep %s", shellQuote(l.Dir), res.Before))
+		steps = append(steps, undoMove(l, res))
 	}
 	if res.Removed {
 		steps = append(steps, fmt.Sprintf("git -C %s branch %s %s", shellQuote(l.Dir), shellQuote(branch), res.Tip))
 	}
 	return strings.Join(steps, " && ")
+}
+
+// undoMove is the command that puts the lead's branch back at
+// res.Before, and the submodules' checkouts with it when the land moved
+// them.
+func undoMove(l Lead, res *Result) string {
+	if res.submodules {
+		return fmt.Sprintf("git -C %s reset --keep --recurse-submodules %s", shellQuote(l.Dir), res.Before)
+	}
+	return fmt.Sprintf("git -C %s reset --keep %s", shellQuote(l.Dir), res.Before)
 }
 
 // ShellQuote is s as one word of a POSIX shell: a branch name may hold

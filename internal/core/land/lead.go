@@ -69,10 +69,16 @@ func samePath(a, b string) bool {
 	return ra == rb
 }
 
+// noLocks makes a git that reads a working tree leave its index alone:
+// `git status` and `git diff` otherwise refresh it under index.lock
+// (git --no-optional-locks), and a teammate's own `git commit` at that
+// moment fails on the lock.
+const noLocks = "--no-optional-locks"
+
 // dirtyPaths are the paths with uncommitted changes in the working tree
 // dir, untracked files included (a land must not overwrite one).
 func dirtyPaths(ctx context.Context, dir string) ([]string, error) {
-	out, err := gitCmd{dir: dir, args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all"}}.run(ctx)
+	out, err := gitCmd{dir: dir, args: []string{noLocks, "status", "--porcelain=v1", "-z", "--untracked-files=all"}}.run(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -81,8 +81,10 @@ func letGoAll(ctx context.Context, l Lead, store worktree.Records, after string,
 // nowhere (git update-ref deletes a branch a working tree is on, and
 // leaves that tree on no commit).
 func dropBranch(ctx context.Context, l Lead, r worktree.Record, tip string) error {
-	if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil || at != "" {
-		return &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at, Err: err}
+	if at, err := checkedOutAt(ctx, l.Dir, r.Branch); err != nil {
+		return &worktree.KeptError{Path: r.Path, Reason: "git could not tell whether its branch " + r.Branch + " is checked out elsewhere", Err: err}
+	} else if at != "" {
+		return &worktree.KeptError{Path: r.Path, Reason: "its branch " + r.Branch + " is checked out in " + at}
 	}
 	if _, err := git(ctx, l.Dir, "update-ref", "-d", "refs/heads/"+r.Branch, tip); err != nil {
 		return fmt.Errorf("the branch %s was not deleted: %w", r.Branch, err)

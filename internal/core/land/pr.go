@@ -84,8 +84,9 @@ const maxTitle = 256
 
 // PullRequest pushes req.Record's branch to the person's remote and
 // opens a pull request for it with gh. A refusal is returned before
-// anything is pushed. A gh that fails returns the result (the branch is
-// pushed) with a *GHError.
+// anything is pushed, with the result when the teammate's uncommitted
+// files were committed on its branch first (Committed). A gh that fails
+// returns the result (the branch is pushed) with a *GHError.
 func PullRequest(ctx context.Context, req PRRequest) (*PRResult, error) {
 	r, l := req.Record, req.Lead
 	if r.Running() {
@@ -93,7 +94,7 @@ func PullRequest(ctx context.Context, req PRRequest) (*PRResult, error) {
 	}
 	res, err := pushBranch(ctx, req)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	repo := remoteRepo(ctx, l.Dir, res.Remote)
 	res.GHArgs = ghArgs(res, repo)
@@ -105,8 +106,19 @@ func PullRequest(ctx context.Context, req PRRequest) (*PRResult, error) {
 }
 
 // pushBranch checks there is work to push and pushes it, holding the
-// repository's lock (a land may be taking the same branch).
+// repository's lock (a land may be taking the same branch). Once it has
+// committed the teammate's uncommitted files, a refusal comes with the
+// result, whose Committed names that commit: it stays on the branch.
 func pushBranch(ctx context.Context, req PRRequest) (*PRResult, error) {
+	res, err := pushWork(ctx, req)
+	if res != nil && res.Committed == "" && err != nil {
+		return nil, err
+	}
+	return res, err
+}
+
+// pushWork is pushBranch, with a result once it holds anything.
+func pushWork(ctx context.Context, req PRRequest) (*PRResult, error) {
 	r, l := req.Record, req.Lead
 	unlock, err := req.Records.LockRepo(ctx, l.Common)
 	if err != nil {
@@ -126,20 +138,20 @@ func pushBranch(ctx context.Context, req PRRequest) (*PRResult, error) {
 		}
 	}
 	if res.Tip, err = git(ctx, l.Dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+r.Branch+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("the teammate's branch %s is gone: %w", r.Branch, err)
+		return res, fmt.Errorf("the teammate's branch %s is gone: %w", r.Branch, err)
 	}
 	if err := somethingToPush(ctx, l, r, res.Tip); err != nil {
-		return nil, err
+		return res, err
 	}
 	if res.Commits, err = commitList(ctx, l.Dir, l.Head, res.Tip); err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Title, res.TitleFrom, res.Body = prText(req, res)
 	if _, files, err := mergeTree(ctx, l.Dir, l.Head, res.Tip); err == nil {
 		res.Conflicts = files
 	}
 	if err := push(ctx, l.Dir, res.Remote, r.Branch); err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Pushed = true
 	return res, nil

@@ -154,6 +154,7 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 		if it.Outcome != Landed {
 			continue
 		}
+		keepLanded(ctx, l, it.Record, it.Tip)
 		_, have := os.Lstat(it.Record.Path)
 		// A merge's tip is a parent of a commit the lead's branch now
 		// holds: held without asking git again.
@@ -173,7 +174,7 @@ func Queue(ctx context.Context, req QueueRequest) (*QueueResult, error) {
 			restore = append(restore, fmt.Sprintf("git -C %s branch %s %s", shellQuote(l.Dir), shellQuote(it.Branch), it.Tip))
 		}
 	}
-	res.Undo = strings.Join(append([]string{fmt.Sprintf("git -C %s reset --keep %s", shellQuote(l.Dir), res.Before)}, restore...), " && ")
+	res.Undo = strings.Join(append([]string{undoMove(l, lres)}, restore...), " && ")
 	return res, nil
 }
 

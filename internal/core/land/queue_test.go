@@ -182,3 +182,30 @@ func TestQueueKeepsALandedWorktreeThatChangedBeforeItsRemoval(t *testing.T) {
 		t.Errorf("carol's worktree or branch stays: %v", err)
 	}
 }
+
+// land --all keeps each landed teammate's commits under
+// refs/paneteam/landed/TEAM/NAME as land does, so a squash's originals
+// stay reachable once the branch goes.
+func TestQueueKeepsEachLandedTeammatesCommits(t *testing.T) {
+	f := newFixture(t)
+	alice := f.teammateAt("alice", "1000", map[string]string{"c.txt": "sea\n"})
+	bob := f.teammateAt("bob", "2000", map[string]string{"d.txt": "dee\n"})
+	tips := map[string]string{"alice": f.git(alice.Path, "rev-parse", "HEAD"), "bob": f.git(bob.Path, "rev-parse", "HEAD")}
+	l, err := FindLead(context.Background(), f.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := TeamRecords(f.recs, "t")
+	res, err := Queue(context.Background(), QueueRequest{Lead: l, Records: recs, Store: f.recs, Mode: Squash})
+	if err != nil || res.Err != nil || !res.Moved {
+		t.Fatalf("land --all --squash: %v %v, moved %v, %s", err, res.Err, res.Moved, outcomes(res))
+	}
+	for name, tip := range tips {
+		if _, err := exec.Command("git", "-C", f.repo, "rev-parse", "--verify", "-q", "refs/heads/paneteam/t/"+name).Output(); err == nil {
+			t.Fatalf("%s's branch was not let go; the test needs it gone", name)
+		}
+		if got, _ := exec.Command("git", "-C", f.repo, "rev-parse", "--verify", "-q", "refs/paneteam/landed/t/"+name).Output(); strings.TrimSpace(string(got)) != tip {
+			t.Errorf("refs/paneteam/landed/t/%s holds %q, want %s's squashed original %s", name, strings.TrimSpace(string(got)), name, tip)
+		}
+	}
+}

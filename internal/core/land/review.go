@@ -123,7 +123,7 @@ func describe(ctx context.Context, l Lead, r worktree.Record) (Entry, bool) {
 		if files, err := dirtyPaths(ctx, r.Path); err == nil {
 			e.Uncommitted = len(files)
 		}
-		numstat = []string{"diff", "--numstat", base} // the working tree: committed and not
+		numstat = []string{noLocks, "diff", "--numstat", base} // the working tree: committed and not
 	} else {
 		e.Uncommitted = 0
 	}

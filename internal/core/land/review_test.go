@@ -1,9 +1,13 @@
 package land
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestReviewTellsCountsAndConflictsWithoutTouchingATree(t *testing.T) {
@@ -39,5 +43,30 @@ func TestReviewTellsCountsAndConflictsWithoutTouchingATree(t *testing.T) {
 	}
 	if got := f.leadState(); got != state {
 		t.Errorf("review changed the lead's tree or index")
+	}
+}
+
+// Reading a teammate's uncommitted files never writes its index: a
+// `git status` that refreshed it would take index.lock, and the
+// teammate's own `git commit` at that moment would fail on it.
+func TestDirtyPathsLeavesTheTeammatesIndexAlone(t *testing.T) {
+	f := newFixture(t)
+	r := f.teammate("alice", map[string]string{"c.txt": "sea\n"})
+	// Stat data that no longer matches the index: a refresh would
+	// rewrite the index.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(r.Path, "a.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	index := f.git(r.Path, "rev-parse", "--git-path", "index")
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(r.Path, index)
+	}
+	before, _ := os.ReadFile(index)
+	if files, err := dirtyPaths(context.Background(), r.Path); err != nil || len(files) != 0 {
+		t.Fatalf("dirtyPaths: %v, %v; want none", files, err)
+	}
+	if after, _ := os.ReadFile(index); !bytes.Equal(after, before) {
+		t.Error("reading alice's uncommitted files rewrote her index")
 	}
 }

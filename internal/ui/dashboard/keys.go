@@ -12,6 +12,10 @@ import (
 
 // key handles one key press in the current mode.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.work.inFlight != "" && (k.String() == "ctrl+c" || k.String() == "q" && m.mode != modeInput) {
+		m.setStatus("landing: wait for the land of "+visible.Line(m.work.inFlight)+" to finish; it then says what it did and its undo", nil)
+		return nil
+	}
 	if k.String() == "ctrl+c" {
 		m.quitting = true
 		return tea.Quit

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -37,7 +36,11 @@ type workView struct {
 	back       mode // where a confirmation returns
 	helpFrom   mode // where help returns (modeList: as before)
 	landing    bool // the confirmation open is a land's
-	comment    land.Comment
+	// inFlight names the teammate a land runs for, "" when none: quitting
+	// then would show no outcome, and could stop it letting the worktree
+	// go half way.
+	inFlight string
+	comment  land.Comment
 }
 
 type (
@@ -98,7 +101,7 @@ func (m *Model) workUpdate(msg tea.Msg) tea.Cmd {
 			m.work.lines = diffLines(msg.diff)
 		}
 	case landMsg:
-		m.busy = false
+		m.busy, m.work.inFlight = false, ""
 		m.work.outcome, m.work.outcomeErr = msg.text, msg.err != nil
 		if msg.err != nil {
 			m.work.outcome = msg.err.Error()
@@ -300,7 +303,7 @@ func (m *Model) askLand(name string) {
 	q := fmt.Sprintf("land %s onto %s by %s (%s)? Then its worktree %s and its branch %s go (kept if anything in them is not on %s); the undo command is shown after.",
 		e.Name, onto, land.DefaultMode, modeWords(land.DefaultMode), e.Path, e.Branch, onto)
 	if !e.Clean {
-		q += " It does not land cleanly: " + strings.Join(e.LeadConflicts, ", ") + " conflict, so it will be refused."
+		q += " It does not land cleanly: " + land.FileList(e.LeadConflicts, land.ListedFiles) + " conflict, so it will be refused."
 	}
 	m.work.back, m.work.landing = m.mode, true
 	m.mode, m.target = modeConfirm, name
@@ -330,7 +333,7 @@ func (m *Model) landKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	name := m.target
-	m.busy = true
+	m.busy, m.work.inFlight = true, name
 	m.setStatus("landing "+visible.Line(name)+"...", nil)
 	return func() tea.Msg {
 		text, err := m.acts.Land(m.ctx, name)

@@ -99,7 +99,7 @@ func (l *Live) Comment(ctx context.Context, name string, c land.Comment) error {
 	}
 	cfg, err := team.Load(l.Team.ConfigPath())
 	if err != nil {
-		return err
+		return fmt.Errorf("reading team %s to send the comment: %w", l.Team.Name, err)
 	}
 	_, err = land.SendComments(ctx, l.Caller, l.Team, cfg, l.Lock, r, []land.Comment{c})
 	return err

@@ -142,3 +142,48 @@ func TestReviewCommentFollowsACommittedLineToWhereItIsNow(t *testing.T) {
 		t.Fatalf("a committed line changed since took a comment:\n%s", m.screen())
 	}
 }
+
+// q or Ctrl-C while a land runs does not quit: the land would end with
+// no outcome shown, perhaps half way through letting the worktree go.
+// Once it is done, q quits.
+func TestReviewQuitWaitsForALandInFlight(t *testing.T) {
+	f := workFake()
+	m := start(t, f, Options{})
+	press(m, "r", "l")
+	_, land := m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if land == nil {
+		t.Fatal("y started no land")
+	}
+	for _, k := range []tea.KeyPressMsg{{Code: 'q', Text: "q"}, {Code: 'c', Mod: tea.ModCtrl}} {
+		_, cmd := m.Update(k)
+		if drive(m, cmd) || m.quitting {
+			t.Fatalf("%s quit while the land was in flight", k.String())
+		}
+		if !strings.Contains(m.screen(), "landing: wait") {
+			t.Errorf("%s while landing is not answered with \"landing: wait\":\n%s", k.String(), m.screen())
+		}
+	}
+	drive(m, land)
+	if !strings.Contains(m.screen(), "undo: git reset") {
+		t.Fatalf("the land's outcome is not shown:\n%s", m.screen())
+	}
+	if !press(m, "q") {
+		t.Error("q does not quit once the land is done")
+	}
+}
+
+// A land's confirmation names a few conflicting files, not thousands.
+func TestReviewLandConfirmationListsAFewConflicts(t *testing.T) {
+	f := workFake()
+	var files []string
+	for i := range 300 {
+		files = append(files, fmt.Sprintf("f%03d.go", i))
+	}
+	f.work.Entries[1].LeadConflicts = files
+	m := start(t, f, Options{})
+	press(m, "r", "down", "l")
+	s := strings.ReplaceAll(m.screen(), "\n", "")
+	if want := fmt.Sprintf("and %d more conflict", 300-land.ListedFiles); !strings.Contains(s, want) || strings.Contains(s, "f299.go") {
+		t.Errorf("the confirmation does not cut the files at %d (%q):\n%s", land.ListedFiles, want, m.screen())
+	}
+}
