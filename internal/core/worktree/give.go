@@ -74,7 +74,7 @@ func Describe(ctx context.Context, r Record) Status {
 			st.Ahead, _ = strconv.Atoi(out)
 		}
 	}
-	if out, err := gitRaw(ctx, r.Path, "status", "--porcelain=v1", "-z", "--untracked-files=all"); err == nil {
+	if out, err := gitRaw(ctx, r.Path, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"); err == nil {
 		st.Changed = len(nulFields(out))
 	}
 	return st

@@ -200,7 +200,7 @@ func (st *state) deleteBranch(ctx context.Context) error {
 // branch: the branch's tip) is the one the rest of the removal holds to.
 func (st *state) checkClean(ctx context.Context) error {
 	r := st.rec
-	out, err := gitRaw(ctx, r.Path, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind", "--untracked-files=all")
+	out, err := gitRaw(ctx, r.Path, "--no-optional-locks", "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind", "--untracked-files=all")
 	if err != nil {
 		return kept(r.Path, "git status failed", err)
 	}
