@@ -337,3 +337,31 @@ func TestReapLeavesASocketFolderTmuxWouldRefuse(t *testing.T) {
 		})
 	}
 }
+
+// A gone lead's server caught between its last session closing and its
+// exit has no pane at all (tmux answers "no current target"): it is
+// stopped, not left running with that answer as the reason.
+func TestReapStopsAServerWithNoSessionLeft(t *testing.T) {
+	dir := socketDir(t)
+	srv := startServer(t, filepath.Join(dir, fmt.Sprintf("paneteam-%d", deadPID(t))))
+	// exit-empty off holds it where a closing server passes by.
+	if _, err := srv.Run(context.Background(), "set-option", "-g", "exit-empty", "off"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Run(context.Background(), "kill-session", "-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Run(context.Background(), "kill-session"); err != nil {
+		t.Fatal(err)
+	}
+	if !running(srv) {
+		t.Fatal("the server exited with its last session: the test needs it held")
+	}
+	res, err := opts().Reap(context.Background(), testutil.Root(t), ReapOptions{SocketDir: dir})
+	if err != nil {
+		t.Fatalf("Reap: %v", err)
+	}
+	if len(res.Servers) != 1 || !res.Servers[0].Stopped || running(srv) {
+		t.Fatalf("a server with no session left was not stopped: %+v", res.Servers)
+	}
+}

@@ -105,6 +105,11 @@ func stopIfEmpty(ctx context.Context, socket string, ours func(agent string) boo
 		}
 		return s
 	}
+	if errors.Is(err, tmux.ErrNoSession) {
+		// Its last session has just closed and it is on its way out:
+		// no pane is left, someone else's or ours.
+		panes, err = nil, nil
+	}
 	if err != nil {
 		s.Why = fmt.Sprintf("tmux server %s left running: %v", socket, err)
 		return s
