@@ -23,6 +23,12 @@ func TestSendLiteralTypesEveryLineAsItIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Typed before the program's first output, a line's echo would come
+	// first on the screen.
+	testutil.Eventually(t, 5*time.Second, "the pane's program to start", func() bool {
+		screen, err := srv.Screen(ctx, pane)
+		return err == nil && strings.HasPrefix(screen, "red")
+	})
 	lines := []string{"Enter", "-l", "-- x", "#{pane_id}", "a ;", ";", `\;`, "$(id) `id` 'q'", "C-c"}
 	for _, l := range lines {
 		if err := srv.SendLiteral(ctx, pane, l); err != nil {
