@@ -26,13 +26,22 @@ const DefaultTurnWait = 10 * time.Second
 // turnPoll is how often the team's config is read while waiting.
 const turnPoll = 50 * time.Millisecond
 
+// turnSettle is how long after its member's isActive turns false a
+// session is taken to be idle. Observed with 2.1.332: the Stop hook sets
+// isActive false first, then writes the idle_notification, and only after
+// the hooks does the session count as idle (an approval written 5 ms after
+// isActive turned false, 23 ms before the idle notice, was still missed).
+// No file shows that last step; the hooks take tens of milliseconds.
+const turnSettle = 300 * time.Millisecond
+
 // awaitTurnEnd returns once member name is between turns: Claude Code
 // sets the member's isActive to true in the team's config when a turn
 // starts and to false when it ends (its Stop hook, which also writes the
-// idle_notification). A member that never recorded either is taken as
-// between turns, so teammates that do not write isActive are not held
-// up. After wait it returns anyway, false: a teammate still at work on
-// another step gets its answer late rather than never.
+// idle_notification), and turnSettle after that the session is idle. A
+// member that never recorded either is taken as between turns, so
+// teammates that do not write isActive are not held up. After wait it
+// returns anyway, false: a teammate still at work on another step gets
+// its answer late rather than never.
 func (l *Lead) awaitTurnEnd(ctx context.Context, name string, wait time.Duration) bool {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
@@ -44,8 +53,11 @@ func (l *Lead) awaitTurnEnd(ctx context.Context, name string, wait time.Duration
 			return false // the answer's own load reports it
 		}
 		m := cfg.Member(name)
-		if m == nil || m.IsActive == nil || !*m.IsActive {
+		if m == nil || m.IsActive == nil {
 			return true
+		}
+		if !*m.IsActive {
+			return settle(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -54,5 +66,17 @@ func (l *Lead) awaitTurnEnd(ctx context.Context, name string, wait time.Duration
 			return false
 		case <-tick.C:
 		}
+	}
+}
+
+// settle waits turnSettle, or until ctx ends (false).
+func settle(ctx context.Context) bool {
+	t := time.NewTimer(turnSettle)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
