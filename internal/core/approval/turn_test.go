@@ -42,6 +42,7 @@ func TestPlanAnswerWaitsForTheTeammatesTurnToEnd(t *testing.T) {
 		t.Fatalf("alice's inbox holds %d messages while her turn goes on, want none yet", len(got))
 	}
 	setActive(t, l, "alice", false)
+	ended := time.Now()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -49,6 +50,11 @@ func TestPlanAnswerWaitsForTheTeammatesTurnToEnd(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the approval was not written within 5s of alice's turn ending")
+	}
+	// Claude Code's session counts as idle only after its Stop hook,
+	// which records isActive false first.
+	if took := time.Since(ended); took < turnSettle {
+		t.Errorf("the approval was written %v after isActive turned false, want at least %v", took, turnSettle)
 	}
 	if got := inbox(t, l, "alice"); len(got) != 1 {
 		t.Fatalf("alice's inbox holds %d messages, want the approval", len(got))
