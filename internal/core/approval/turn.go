@@ -29,9 +29,10 @@ const turnPoll = 50 * time.Millisecond
 // turnSettle is how long after its member's isActive turns false a
 // session is taken to be idle. Observed with 2.1.332: the Stop hook sets
 // isActive false first, then writes the idle_notification, and only after
-// the hooks does the session count as idle (an approval written 5 ms after
-// isActive turned false, 23 ms before the idle notice, was still missed).
-// No file shows that last step; the hooks take tens of milliseconds.
+// the hooks does the session count as idle (an approval written once
+// isActive read false, 23 ms before that turn's idle notice, was still
+// missed). No file shows that last step; the hooks take tens of
+// milliseconds.
 const turnSettle = 300 * time.Millisecond
 
 // awaitTurnEnd returns once member name is between turns: Claude Code
