@@ -32,6 +32,8 @@ default (the default), acceptEdits, auto, bypassPermissions, dontAsk or
 plan. --always also adds the "always allow" rule that Claude Code suggested
 in the request itself. --feedback reaches the model with an approved plan.
 --all approves every waiting request, narrowed by --from and --tool.
+The answer to a plan is written once the teammate's turn has ended (up to
+10 s), as a Claude Code teammate can miss one read while that turn ends.
 
 A request is answered once: a second answer (from any process) is refused,
 as are an unknown or ambiguous id. In a team led by a running Claude Code

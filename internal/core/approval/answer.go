@@ -73,6 +73,10 @@ type Lead struct {
 	// ($PANETEAM_AGENT): it may list requests but not answer them, or any
 	// teammate could approve its own or another's tool calls.
 	Teammate string
+	// TurnWait bounds how long the answer to a plan waits for its
+	// teammate's turn to end before it is written (DefaultTurnWait when
+	// zero; see there why).
+	TurnWait time.Duration
 }
 
 // Open returns the lead of the team named teamName under root.
@@ -179,7 +183,8 @@ func (l *Lead) Answer(ctx context.Context, id, from string, d Decision) (Result,
 
 // AnswerRequest writes the answer to r into the teammate's inbox, from
 // team-lead, through post (Post.Send, which stamps and signs what it
-// writes), then records r as answered. The record's lock is held across
+// writes), then records r as answered. The answer to a plan is written
+// once the teammate's turn has ended (awaitTurnEnd). The record's lock is held across
 // the check, the write and the record, so two answers to one request,
 // from any number of processes, write exactly one response; the later one
 // is refused with ErrAnswered.
@@ -210,6 +215,13 @@ func (l *Lead) AnswerRequest(ctx context.Context, r Request, d Decision) (Result
 		return Result{}, err
 	}
 	res := Result{Request: r, Approved: d.Approve, To: m.Name, Frame: json.RawMessage(text)}
+	if r.Kind == KindPlan {
+		wait := l.TurnWait
+		if wait <= 0 {
+			wait = DefaultTurnWait
+		}
+		l.awaitTurnEnd(ctx, m.Name, wait)
+	}
 	path := AnsweredPath(l.Team)
 	if err := ensureAnswered(path); err != nil {
 		return Result{}, err

@@ -3,6 +3,7 @@ package interop
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -216,7 +217,12 @@ func TestWebApprovalRealClaudeTeammate(t *testing.T) {
 // submits its plan (ExitPlanMode, as in TestApprovalRealClaudePlan); the
 // page shows the plan; rejected there with feedback, the model reads
 // "[Plan Rejected] <feedback>" and submits a revised plan, which the page
-// shows in turn; approved there, the model reads "[Plan Approved]".
+// shows in turn; approved there, the model reads "[Plan Approved]" and
+// the teammate leaves plan mode. Approve is clicked the moment the model
+// is told its revised plan went to the lead, while the turn that
+// submitted it is still ending: Claude Code 2.1.332 could apply an
+// approval read then and never tell the model (approval.DefaultTurnWait),
+// so paneteam writes it once that turn has ended.
 func TestWebApprovalRealClaudePlan(t *testing.T) {
 	lt := newLedTeam(t, "webplans")
 	const plan1 = "# Plan\n\n1. Write after-plan.txt\n"
@@ -288,6 +294,13 @@ func TestWebApprovalRealClaudePlan(t *testing.T) {
 		card := page.requestCard(t, "paula", "2. Run the test target")
 		submitted(t, rejected)
 		seq := lt.api.LastSeq()
+		t.Cleanup(func() {
+			if t.Failed() {
+				b, _ := os.ReadFile(filepath.Join(lt.s.ConfigDir, "teams", lt.name, "inboxes", "paula.json"))
+				t.Logf("paula in the team's config: %s\nher inbox:\n%s\nher pane:\n%s",
+					memberRow(t, lt, "paula"), b, lt.s.PaneScreen(lt.pane("paula")))
+			}
+		})
 		page.ClickButton(t, card, "Approve")
 		// Either answer reaches the model: a wrong one fails at once.
 		got := lt.api.WaitRequest(t, wait, seq, "telling the model the plan's fate", func(r *claudetest.Request) bool {
@@ -296,8 +309,42 @@ func TestWebApprovalRealClaudePlan(t *testing.T) {
 		if !strings.Contains(got.TailText(), "[Plan Approved]") {
 			t.Errorf("after Approve the model was told:\n%s", got.TailText())
 		}
+		// Approved in the page's default mode: Claude Code records the mode
+		// it switched to in the team's config.
+		lt.s.Wait(t, wait, "paula to leave plan mode", func() bool {
+			return strings.Contains(memberRow(t, lt, "paula"), `"mode":"default"`)
+		})
 		page.answered(t, card)
+		// The turn the approval started ends before paula is stopped, so
+		// that she is not writing her files as the test removes them.
+		lt.s.Wait(t, wait, "paula's turn after the approval to end", func() bool {
+			return strings.Contains(memberRow(t, lt, "paula"), `"isActive":false`)
+		})
 	})
+}
+
+// memberRow is name's row in the team's config, compact.
+func memberRow(t *testing.T, lt *ledTeam, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(lt.s.ConfigDir, "teams", lt.name, "config.json"))
+	if err != nil {
+		return err.Error()
+	}
+	var cfg struct {
+		Members []json.RawMessage `json:"members"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return err.Error()
+	}
+	for _, m := range cfg.Members {
+		var row struct{ Name string }
+		if json.Unmarshal(m, &row) == nil && row.Name == name {
+			var out bytes.Buffer
+			json.Compact(&out, m) //nolint:errcheck // it parsed
+			return out.String()
+		}
+	}
+	return "(no member " + name + ")"
 }
 
 // bashCalls lists the ids of the model's Bash calls of cmd so far.
