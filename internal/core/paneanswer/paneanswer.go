@@ -43,6 +43,9 @@ type Target struct {
 	Server tmux.Server
 	Pane   string
 	Kitty  *native.KittyWindow
+	// Native is the pane of another terminal Claude's lead runs in
+	// (WezTerm, iTerm2), each in its own file.
+	Native leadTerminal
 }
 
 // Why a pane is refused.
@@ -163,6 +166,9 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	if rec.Terminal == "kitty" && rec.KittyListenOn != "" && rec.KittyWindow != "" {
 		return kittyLead(ctx, rec)
 	}
+	if lead, ok := nativeLeads[rec.Terminal]; ok {
+		return lead(ctx, rec)
+	}
 	if rec.Terminal != leadpane.TerminalTmux {
 		what := rec.Terminal
 		if what == "" {
@@ -209,6 +215,9 @@ func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 // Screen is what the pane shows now, as text: no escape sequence of the
 // pane's comes with it.
 func (tg Target) Screen(ctx context.Context) (string, error) {
+	if tg.Native != nil {
+		return tg.Native.Text(ctx)
+	}
 	if tg.Kitty != nil {
 		return tg.Kitty.Text(ctx)
 	}
@@ -232,6 +241,9 @@ var kittyKeys = map[string][2]string{
 }
 
 func (tg Target) key(ctx context.Context, k string) error {
+	if tg.Native != nil {
+		return tg.Native.Key(ctx, k)
+	}
 	if tg.Kitty == nil {
 		return tg.Server.SendKey(ctx, tg.Pane, Keys[k])
 	}
@@ -242,6 +254,9 @@ func (tg Target) key(ctx context.Context, k string) error {
 }
 
 func (tg Target) text(ctx context.Context, text string) error {
+	if tg.Native != nil {
+		return tg.Native.Send(ctx, text)
+	}
 	if tg.Kitty != nil {
 		return tg.Kitty.Send(ctx, text)
 	}
