@@ -42,31 +42,60 @@ func legacyKey(k string) string {
 }
 
 // leadHoldsTTY says why the lead process pid is not the one answering on
-// the terminal device tty ("" when it is): its controlling terminal must
-// be tty, and its process group that terminal's foreground, so a key
-// reaches the lead and not a program the person started in front of it.
-// From /proc/<pid>/stat: pgrp, tty_nr and tpgid (proc(5)).
+// the terminal device tty (nil when it is): its controlling terminal must
+// be tty, and its process group that terminal's foreground (leadInFront).
 func leadHoldsTTY(pid int, tty, where string) error {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := leadStat(pid)
 	if err != nil {
-		return &RefusedError{Name: team.LeadName, Reason: Gone, Detail: fmt.Sprintf("the lead (process %d) has ended", pid)}
+		return err
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 6 {
-		return fmt.Errorf("read /proc/%d/stat: unexpected %q", pid, s)
-	}
-	pgrp, _ := strconv.ParseInt(f[2], 10, 64)
-	ttyNr, _ := strconv.ParseUint(f[4], 10, 64)
-	tpgid, _ := strconv.ParseInt(f[5], 10, 64)
-	var st syscall.Stat_t
-	if tty == "" || syscall.Stat(tty, &st) != nil || ttyNr == 0 || uint64(st.Rdev) != ttyNr {
+	var dev syscall.Stat_t
+	if tty == "" || syscall.Stat(tty, &dev) != nil || st.ttyNr == 0 || uint64(dev.Rdev) != st.ttyNr {
 		return &RefusedError{Name: team.LeadName, Reason: Gone,
 			Detail: fmt.Sprintf("%s no longer holds the lead (process %d)", where, pid)}
 	}
-	if tpgid != pgrp {
+	return st.inFront(pid, where)
+}
+
+// leadInFront says why the lead process pid would not read a key typed
+// on its terminal (nil when it would): its process group must be its
+// controlling terminal's foreground, so a key reaches the lead and not a
+// program the person started in front of it.
+func leadInFront(pid int, where string) error {
+	st, err := leadStat(pid)
+	if err != nil {
+		return err
+	}
+	return st.inFront(pid, where)
+}
+
+type procStat struct {
+	pgrp, tpgid int64
+	ttyNr       uint64
+}
+
+func (st procStat) inFront(pid int, where string) error {
+	if st.ttyNr == 0 || st.tpgid != st.pgrp {
 		return &RefusedError{Name: team.LeadName, Reason: Gone,
 			Detail: fmt.Sprintf("%s runs another program in front of the lead (process %d): answer there", where, pid)}
 	}
 	return nil
+}
+
+// leadStat reads pgrp, tty_nr and tpgid from /proc/<pid>/stat (proc(5)).
+func leadStat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: fmt.Sprintf("the lead (process %d) has ended", pid)}
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 6 {
+		return procStat{}, fmt.Errorf("read /proc/%d/stat: unexpected %q", pid, s)
+	}
+	var st procStat
+	st.pgrp, _ = strconv.ParseInt(f[2], 10, 64)
+	st.ttyNr, _ = strconv.ParseUint(f[4], 10, 64)
+	st.tpgid, _ = strconv.ParseInt(f[5], 10, 64)
+	return st, nil
 }

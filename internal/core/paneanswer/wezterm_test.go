@@ -18,13 +18,13 @@ import (
 	"github.com/paneteam/paneteam/team"
 )
 
-// leadScript is a stand-in for Claude's lead: it asks, then logs every
-// line it reads.
-func leadScript(t *testing.T) (script, log string) {
+// leadScript is a stand-in for Claude's lead: it runs the shell line
+// first, asks, then logs every line it reads.
+func leadScript(t *testing.T, first string) (script, log string) {
 	dir := t.TempDir()
 	log = filepath.Join(dir, "got")
 	script = filepath.Join(dir, "lead.sh")
-	body := "printf 'the lead asks: proceed?\\n 1. Yes\\n 2. No\\n'\nwhile IFS= read -r l; do printf 'got:%s\\n' \"$l\" >>" + log + "; done\n"
+	body := first + "printf 'the lead asks: proceed?\\n 1. Yes\\n 2. No\\n'\nwhile IFS= read -r l; do printf 'got:%s\\n' \"$l\" >>" + log + "; done\n"
 	if err := os.WriteFile(script, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func leadScript(t *testing.T) (script, log string) {
 // record naming another pane, or a pane where another program is in
 // front of the lead, is refused.
 func TestLeadInWezTerm(t *testing.T) {
-	script, log := leadScript(t)
+	script, log := leadScript(t, "")
 	tm := nativetest.Start(t, nativetest.WezTerm, []string{"sh", script}, nativetest.Options{})
 	t.Setenv("PATH", tm.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	ctx := context.Background()
