@@ -47,7 +47,9 @@ func itermLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 }
 
 // itermSession types keys as the bytes iTerm2 sends for them by default
-// (it2 session send injects text as typed, not key presses).
+// (it2 session send injects text as typed, not key presses). Claude Code
+// asks iTerm2 for kitty's keyboard protocol too (CSI > 1 u); a lone ESC
+// is still Esc to it under that protocol, read after a short wait.
 type itermSession struct {
 	c  iterm2.Client
 	id string

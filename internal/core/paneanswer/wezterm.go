@@ -38,8 +38,9 @@ func weztermLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 }
 
 // wezPane presses keys as the bytes WezTerm sends for them by default.
-// Claude Code asks for kitty's keyboard protocol (CSI > 5 u), which
-// WezTerm honours only when its configuration sets
+// Claude Code asks WezTerm for kitty's keyboard protocol (2.1.88 writes
+// CSI > 1 u when TERM_PROGRAM is WezTerm, as for iTerm2, kitty, Ghostty
+// and tmux), which WezTerm honours only when its configuration sets
 // enable_kitty_keyboard = true (off by default,
 // https://wezterm.org/config/lua/config/enable_kitty_keyboard.html):
 // the legacy bytes are what the lead reads there.

@@ -18,8 +18,8 @@ import (
 
 // TestLeadInZellij: a lead recorded in a pane of (the fake of) Zellij
 // 0.44 is read and answered there by pane id, though another pane has
-// the focus; its keys come as it asked (kitty's keyboard protocol, as
-// Claude Code turns it on). A record naming a pane the lead was not
+// the focus; its keys come as it asked (kitty's keyboard protocol, which
+// the stand-in turns on, as Claude Code does in the terminals it knows). A record naming a pane the lead was not
 // started in, a pane where another program is in front, a closed pane
 // and a Zellij before 0.44 (whose actions reach the focused pane only)
 // are refused.
