@@ -1,5 +1,5 @@
 // Package iterm2 is paneteam's client of the it2 program, iTerm2's command
-// line: list, split, run in, name and close sessions. Both it2 flavours are
+// line: list, split, run in, name, read, type into and close sessions. Both it2 flavours are
 // understood (the Python one from PyPI and the Swift one shipped with
 // iTerm2 3.7); their differing error texts map to the sentinel errors of
 // errors.go.

@@ -82,8 +82,10 @@ Claude teammate goes on with its own conversation in a pane.
 id; kitty's, WezTerm's, Zellij's or iTerm2's id of it) in paneteam's state
 folder, so that 'paneteam web' can show the lead's screen and type your
 answer to its own questions (a permission dialog, a plan to approve) into
-it. A lead inside tmux, or in kitty with remote control on, is shown and
-answered; in WezTerm, Zellij and iTerm2 not yet. Without the flag
+it. A lead is shown and answered inside tmux, in kitty with remote control
+on, in WezTerm (wezterm cli), in Zellij 0.44 or later (whose actions take
+--pane-id; an older Zellij types only into the focused pane, so it is not
+answered) and in iTerm2 through it2 (its Python API on). Without the flag
 the page says that the lead's questions wait in this terminal: it is yours,
 and paneteam reads and types into no pane it did not make unless asked.
 
@@ -104,7 +106,7 @@ of that release paneteam does not know.`,
 			budgetFlag("every pane teammate's spending limit in US dollars, Claude or agent CLI, held by paneteam's router under it: " + budgetHelp +
 				". Teammates Claude runs inside its own process never reach paneteam and are not held to it"),
 			&ucli.BoolFlag{Name: "answer-from-web", Usage: "record the pane this lead runs in, so that 'paneteam web' may show its screen and type your answers " +
-				"into it (a lead inside tmux or kitty); without it the page says the lead's questions wait in this terminal", Sources: ucli.EnvVars("PANETEAM_ANSWER_FROM_WEB")},
+				"into it (in tmux, kitty, WezTerm, Zellij 0.44+ or iTerm2 with it2); without it the page says the lead's questions wait in this terminal", Sources: ucli.EnvVars("PANETEAM_ANSWER_FROM_WEB")},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),

@@ -35,8 +35,8 @@ team whose lead and panes went away (Resume, as 'paneteam resume --team'
 run here would). A teammate that asks in its own pane (an agent CLI's
 prompt, a dialog) can be shown and answered with a dialog's keys or a line
 of text, only in a pane paneteam started for the team; Claude's lead's own
-pane only when started with 'paneteam claude --answer-from-web' (in tmux or
-kitty). It runs in
+pane only when started with 'paneteam claude --answer-from-web' (in tmux,
+kitty, WezTerm, Zellij 0.44+ or iTerm2 with it2). It runs in
 the foreground until Ctrl-C. Without --team (or PANETEAM_TEAM) the page
 shows every team under the root when it starts, with a switch between
 them; one URL and one session serve them all.

@@ -23,11 +23,12 @@ func KeepLeadPane(state string, getenv func(string) string, pid int) (note strin
 // leadPaneNote says what becomes of the lead's questions in a terminal.
 func leadPaneNote(terminal string) string {
 	switch terminal {
-	case leadpane.TerminalTmux, "kitty":
+	case leadpane.TerminalTmux, "kitty", "wezterm", "iterm2", "zellij":
+		// Zellij before 0.44 is refused by the page, which says why.
 		return ""
 	case "":
 		return "--answer-from-web: this terminal is neither tmux nor one paneteam drives, so the lead's own questions can be answered only here"
 	}
-	return "--answer-from-web: the lead's pane in " + displayName(terminal) + " is recorded, but paneteam web shows and answers only a lead inside tmux or kitty so far: " +
+	return "--answer-from-web: the lead's pane in " + displayName(terminal) + " is recorded, but paneteam web cannot show or answer a lead there: " +
 		"the lead's own questions wait here (start it inside tmux to answer them from the page)"
 }

@@ -57,8 +57,10 @@ type Record struct {
 	KittyListenOn string `json:"kittyListenOn,omitempty"`
 	KittyWindow   string `json:"kittyWindow,omitempty"`
 	WezTermPane   string `json:"weztermPane,omitempty"`
+	WezTermSocket string `json:"weztermSocket,omitempty"` // WEZTERM_UNIX_SOCKET: which WezTerm
 	ZellijSession string `json:"zellijSession,omitempty"`
 	ZellijPane    string `json:"zellijPane,omitempty"`
+	ZellijSockets string `json:"zellijSocketDir,omitempty"` // ZELLIJ_SOCKET_DIR: where the session is
 	ITermSession  string `json:"itermSession,omitempty"`
 	Started       string `json:"started"` // RFC 3339, UTC
 }
@@ -91,9 +93,10 @@ func Of(getenv func(string) string, pid int) (Record, error) {
 	case "kitty":
 		r.KittyListenOn, r.KittyWindow = getenv("KITTY_LISTEN_ON"), getenv("KITTY_WINDOW_ID")
 	case "wezterm":
-		r.WezTermPane = getenv("WEZTERM_PANE")
+		r.WezTermPane, r.WezTermSocket = getenv("WEZTERM_PANE"), getenv("WEZTERM_UNIX_SOCKET")
 	case "zellij":
 		r.ZellijSession, r.ZellijPane = getenv("ZELLIJ_SESSION_NAME"), getenv("ZELLIJ_PANE_ID")
+		r.ZellijSockets = getenv("ZELLIJ_SOCKET_DIR")
 	case "iterm2":
 		r.ITermSession = getenv("ITERM_SESSION_ID")
 	}

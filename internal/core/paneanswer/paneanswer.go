@@ -13,9 +13,12 @@
 // The pane must still exist on the recorded server and still be the one
 // recorded (a teammate's carries its agent id; the lead's holds the lead's
 // process). Text is typed literally (tmux send-keys -l; kitty's send-text
-// from its standard input), never through a shell, and the screen is read
-// as text, without the pane's escape sequences. A lead is reached in tmux
-// or kitty; WezTerm's, Zellij's and iTerm2's ids are recorded, not used.
+// from its standard input; wezterm cli send-text --no-paste from its
+// standard input; zellij action write-chars and it2 session send with the
+// text as one argument), never through a shell, and the screen is read as
+// text, without the pane's escape sequences. A lead is reached in tmux,
+// kitty, WezTerm, Zellij 0.44 or later (whose actions take --pane-id) and
+// iTerm2 (through it2).
 package paneanswer
 
 import (
@@ -43,6 +46,9 @@ type Target struct {
 	Server tmux.Server
 	Pane   string
 	Kitty  *native.KittyWindow
+	// Native is the pane of another terminal Claude's lead runs in
+	// (WezTerm, iTerm2), each in its own file.
+	Native leadTerminal
 }
 
 // Why a pane is refused.
@@ -63,7 +69,8 @@ const (
 	// could be recorded (paneteam's own lead answers from the inbox).
 	NoClaudeLead = "no-claude-lead"
 	// LeadTerminal: the lead's pane was recorded in a terminal whose
-	// screen this package does not read yet (it reads tmux and kitty).
+	// screen this package cannot read here (one it does not know, Zellij
+	// before 0.44, a terminal whose program is not on PATH).
 	LeadTerminal = "lead-terminal"
 )
 
@@ -87,7 +94,7 @@ func (e *RefusedError) Error() string {
 	case LeadElsewhere:
 		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
 	case LeadTerminal:
-		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read yet (only a lead in tmux or kitty): its questions wait there", e.Detail)
+		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read or answer (it answers a lead in tmux, kitty, WezTerm, Zellij 0.44+ or iTerm2 with it2): its questions wait there", e.Detail)
 	}
 	return e.Name + ": " + e.Detail
 }
@@ -163,6 +170,9 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	if rec.Terminal == "kitty" && rec.KittyListenOn != "" && rec.KittyWindow != "" {
 		return kittyLead(ctx, rec)
 	}
+	if lead, ok := nativeLeads[rec.Terminal]; ok {
+		return lead(ctx, rec)
+	}
 	if rec.Terminal != leadpane.TerminalTmux {
 		what := rec.Terminal
 		if what == "" {
@@ -209,6 +219,9 @@ func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 // Screen is what the pane shows now, as text: no escape sequence of the
 // pane's comes with it.
 func (tg Target) Screen(ctx context.Context) (string, error) {
+	if tg.Native != nil {
+		return tg.Native.Text(ctx)
+	}
 	if tg.Kitty != nil {
 		return tg.Kitty.Text(ctx)
 	}
@@ -232,6 +245,9 @@ var kittyKeys = map[string][2]string{
 }
 
 func (tg Target) key(ctx context.Context, k string) error {
+	if tg.Native != nil {
+		return tg.Native.Key(ctx, k)
+	}
 	if tg.Kitty == nil {
 		return tg.Server.SendKey(ctx, tg.Pane, Keys[k])
 	}
@@ -242,6 +258,9 @@ func (tg Target) key(ctx context.Context, k string) error {
 }
 
 func (tg Target) text(ctx context.Context, text string) error {
+	if tg.Native != nil {
+		return tg.Native.Send(ctx, text)
+	}
 	if tg.Kitty != nil {
 		return tg.Kitty.Send(ctx, text)
 	}

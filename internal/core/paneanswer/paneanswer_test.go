@@ -212,7 +212,7 @@ func TestLeadIsTheRecordedPaneHoldingTheLead(t *testing.T) {
 	if _, err := paneanswer.Lead(ctx, state, cfg); reason(err) != paneanswer.Gone {
 		t.Errorf("a lead in a kitty that does not answer: %v", err)
 	}
-	// In WezTerm: recorded, not answered.
+	// In WezTerm, whose program is not on PATH here: refused.
 	r4, err := leadpane.Of(env("WEZTERM_PANE=7"), pid)
 	if err != nil || r4.Terminal != "wezterm" || r4.WezTermPane != "7" {
 		t.Fatalf("WezTerm's record: %+v, %v", r4, err)

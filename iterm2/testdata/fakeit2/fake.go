@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -54,6 +55,7 @@ func (f *fake) notFound(id string) {
 type opts struct {
 	session, profile, window string
 	vertical, force, asJSON  bool
+	lines                    int // -n: 0 is every line
 	pos                      []string
 }
 
@@ -81,6 +83,15 @@ func (f *fake) parse(args []string) opts {
 			o.force = true
 		case "--json":
 			o.asJSON = true
+		case "-n", "--lines":
+			n, err := strconv.Atoi(value())
+			if err != nil {
+				f.fail(2, "Error: Invalid value for '--lines' / '-n': not a valid integer.")
+			}
+			o.lines = n
+		case "--":
+			o.pos = append(o.pos, args[i+1:]...)
+			i = len(args)
 		default:
 			if strings.HasPrefix(a, "-") && len(a) > 1 {
 				f.fail(2, "Error: No such option: "+a)
@@ -115,6 +126,8 @@ func (f *fake) dispatch(args []string) {
 		f.typeInto(o, "\r")
 	case "send":
 		f.typeInto(o, "")
+	case "read":
+		f.read(o)
 	case "close":
 		f.close(o)
 	case "set-name":
@@ -249,7 +262,13 @@ func (f *fake) list(o opts) {
 	if o.asJSON {
 		rows := []it2test.Listed{}
 		for _, s := range f.st.Sessions {
-			rows = append(rows, s.Listed)
+			l := s.Listed
+			if s.Hosted {
+				if tty := f.hostedTTY(s); tty != "" {
+					l.TTY = tty
+				}
+			}
+			rows = append(rows, l)
 		}
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		fmt.Println(string(b))

@@ -2,7 +2,7 @@
 // tests: the `wezterm cli` subcommands paneteam uses, following WezTerm
 // 20240203-110809-5046fc22 and its documentation
 // (https://wezterm.org/cli/cli/split-pane.html, spawn.html, list.html,
-// kill-pane.html, set-tab-title.html). Flags the real CLI does not have
+// kill-pane.html, set-tab-title.html, get-text.html, send-text.html). Flags the real CLI does not have
 // are refused as clap refuses them (exit 2), so a driver bug shows.
 //
 // The mux is found as the real CLI finds it (wezterm-client's
@@ -224,6 +224,7 @@ func cli(sock string, args []string) error {
 	sub, rest := rest[0], rest[1:]
 	cmds := map[string]func(string, []string) error{
 		"list": list, "split-pane": splitPane, "spawn": spawn, "kill-pane": killPane, "set-tab-title": setTabTitle,
+		"get-text": getText, "send-text": sendText,
 	}
 	c, ok := cmds[sub]
 	if !ok {
@@ -299,7 +300,7 @@ func list(sock string, args []string) error {
 			WindowID: p.WindowID, TabID: p.TabID, PaneID: p.ID, Workspace: p.Workspace,
 			Size:  map[string]int{"rows": p.Rows, "cols": p.Cols, "pixel_width": p.Cols * 8, "pixel_height": p.Rows * 16, "dpi": 96},
 			Title: p.Title, Cwd: "file://" + host + p.Cwd, Shape: "Default", Vis: "Visible",
-			TabTitle: p.TabName, WinTitle: p.Title,
+			TabTitle: p.TabName, WinTitle: p.Title, TTYName: ttyName(p),
 		})
 	}
 	if format == "json" {

@@ -18,7 +18,8 @@
 // pseudo-terminal in a detached host (internal/panes/native/nativetest).
 //
 // The fake is Zellij 0.44.2; FAKEZELLIJ_VERSION ("zellij 0.43.1") makes
-// it an older one, whose rename-pane has no --pane-id.
+// it an older one, whose rename-pane, dump-screen and write-chars have no
+// --pane-id and which has no send-keys.
 //
 // Fake only: `zellij --session NAME start [--cwd DIR] -- PROG...` starts
 // the session with a first pane running PROG and returns once it runs.
@@ -159,6 +160,7 @@ func action(dir, session string, args []string) error {
 	cmds := map[string]func(string, []string) error{
 		"new-pane": newPane, "new-tab": newTab, "query-tab-names": queryTabNames,
 		"list-panes": listPanes, "close-pane": closePane, "rename-pane": renamePane,
+		"dump-screen": dumpScreen, "write-chars": writeChars, "send-keys": sendKeys,
 	}
 	c, ok := cmds[args[0]]
 	if !ok {
