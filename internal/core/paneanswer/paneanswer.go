@@ -43,6 +43,18 @@ type Target struct {
 	Server tmux.Server
 	Pane   string
 	Kitty  *native.KittyWindow
+	// lead is the lead's process, for Claude's lead: typing needs it in
+	// the foreground of its terminal.
+	lead int
+}
+
+// Where names the terminal pane tg is, for the person to see what they
+// answer: tmux's socket and pane id, or kitty's window id.
+func (tg Target) Where() string {
+	if tg.Kitty != nil {
+		return fmt.Sprintf("kitty window %s at %s", tg.Kitty.ID, tg.Kitty.Addr)
+	}
+	return fmt.Sprintf("tmux pane %s on %s", tg.Pane, tg.Server.Socket)
 }
 
 // Why a pane is refused.
@@ -65,12 +77,25 @@ const (
 	// LeadTerminal: the lead's pane was recorded in a terminal whose
 	// screen this package does not read yet (it reads tmux and kitty).
 	LeadTerminal = "lead-terminal"
+	// Synchronized: the pane's window has synchronize-panes on, so what
+	// is typed would reach every pane of the window.
+	Synchronized = "synchronized"
+	// InMode: the pane is in copy mode (or another mode), whose key
+	// bindings would take what is typed.
+	InMode = "in-mode"
+	// Background: the lead is not in the foreground of its terminal
+	// (suspended, or run in the background), so what is typed would
+	// reach the shell it was started from.
+	Background = "background"
+	// LeadShared: another team under the root names the same lead
+	// process, so which team's lead record it is cannot be told.
+	LeadShared = "lead-shared"
 )
 
 // RefusedError is a pane paneteam will not read or type into.
 type RefusedError struct {
 	Name   string
-	Reason string // NotStarted, OtherBackend, Gone, NoClaudeLead, LeadElsewhere, LeadTerminal
+	Reason string // NotStarted, OtherBackend, Gone, NoClaudeLead, LeadElsewhere, LeadTerminal, Synchronized, InMode, Background, LeadShared
 	Detail string // what was found, for people
 }
 
@@ -88,6 +113,14 @@ func (e *RefusedError) Error() string {
 		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
 	case LeadTerminal:
 		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read yet (only a lead in tmux or kitty): its questions wait there", e.Detail)
+	case Synchronized:
+		return "synchronize-panes is on in that window: turn it off to answer here (what is typed would reach every pane of the window)"
+	case InMode:
+		return "that pane is in copy mode: leave it first (press q in it), then answer"
+	case Background:
+		return fmt.Sprintf("Claude's lead is not in the foreground of its terminal (suspended with Ctrl-Z, or in the background): bring it back with fg, then answer; %s", e.Detail)
+	case LeadShared:
+		return fmt.Sprintf("another team under this root names the same lead process (%s): its pane is not shown, since which team it leads cannot be told", e.Detail)
 	}
 	return e.Name + ": " + e.Detail
 }
@@ -181,7 +214,25 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
 			Detail: fmt.Sprintf("pane %s no longer holds the lead (process %d)", p.ID, rec.PID)}
 	}
-	return Target{Name: team.LeadName, Server: srv, Pane: p.ID}, nil
+	tg := Target{Name: team.LeadName, Server: srv, Pane: p.ID, lead: rec.PID}
+	if err := tg.foreground(p.PID); err != nil {
+		return Target{}, err
+	}
+	return tg, nil
+}
+
+// foreground refuses a lead that is not in the foreground of the
+// terminal whose first process is tty: an ancestor check alone passes a
+// lead suspended with Ctrl-Z, under which a typed line runs in the shell.
+func (tg Target) foreground(tty int) error {
+	fg, err := proc.InForeground(tty, tg.lead)
+	if err != nil {
+		return &RefusedError{Name: team.LeadName, Reason: Gone, Detail: err.Error()}
+	}
+	if !fg {
+		return &RefusedError{Name: team.LeadName, Reason: Background, Detail: tg.Where()}
+	}
+	return nil
 }
 
 // kittyLead is the kitty window of the lead's record, while it exists
@@ -192,7 +243,7 @@ func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: "kitty, whose program is not on PATH here"}
 	}
 	w := &native.KittyWindow{Bin: bin, Addr: rec.KittyListenOn, ID: rec.KittyWindow}
-	pid, err := w.PID(ctx)
+	pid, fg, err := w.Processes(ctx)
 	if errors.Is(err, native.ErrNoKittyWindow) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: err.Error()}
 	}
@@ -203,7 +254,11 @@ func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
 			Detail: fmt.Sprintf("kitty window %s no longer holds the lead (process %d)", w.ID, rec.PID)}
 	}
-	return Target{Name: team.LeadName, Kitty: w}, nil
+	tg := Target{Name: team.LeadName, Kitty: w, lead: rec.PID}
+	if !slices.Contains(fg, rec.PID) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Background, Detail: tg.Where()}
+	}
+	return tg, nil
 }
 
 // Screen is what the pane shows now, as text: no escape sequence of the
@@ -297,10 +352,49 @@ func (in Input) Check() error {
 	return nil
 }
 
+// ready refuses to type into a pane where the keys would not reach the
+// program alone, checked right before typing, and changes nothing of the
+// person's: a tmux window with synchronize-panes on (send-keys, -l too,
+// goes to every pane of it), a pane in copy mode or another mode (its
+// bindings take the keys), a lead no longer in its terminal's
+// foreground.
+func (tg Target) ready(ctx context.Context) error {
+	if tg.Kitty != nil {
+		if tg.lead == 0 {
+			return nil
+		}
+		_, fg, err := tg.Kitty.Processes(ctx)
+		if err != nil {
+			return &RefusedError{Name: tg.Name, Reason: Gone, Detail: err.Error()}
+		}
+		if !slices.Contains(fg, tg.lead) {
+			return &RefusedError{Name: tg.Name, Reason: Background, Detail: tg.Where()}
+		}
+		return nil
+	}
+	p, err := tg.Server.PaneByID(ctx, tg.Pane)
+	if err != nil {
+		return gone(tg.Name, err)
+	}
+	switch {
+	case p.Synchronized:
+		return &RefusedError{Name: tg.Name, Reason: Synchronized, Detail: tg.Where()}
+	case p.InMode:
+		return &RefusedError{Name: tg.Name, Reason: InMode, Detail: tg.Where()}
+	}
+	if tg.lead != 0 {
+		return tg.foreground(p.PID)
+	}
+	return nil
+}
+
 // Type types in into the pane: its keys, or its text literally and then
 // Enter when asked.
 func (tg Target) Type(ctx context.Context, in Input) error {
 	if err := in.Check(); err != nil {
+		return err
+	}
+	if err := tg.ready(ctx); err != nil {
 		return err
 	}
 	for _, k := range in.Keys {
