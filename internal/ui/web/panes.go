@@ -128,19 +128,29 @@ type paneEvent struct {
 // paneRefresh, and at once after an answer was typed into one of the
 // team's panes.
 type look struct {
-	name  string
-	panes Panes
-	tick  *time.Ticker
-	last  string
+	name    string
+	panes   Panes
+	tick    *time.Ticker
+	last    string
+	refused string // why this session is not shown the pane, if it is not
 }
 
-func newLook(r *http.Request, b *board) *look {
+// leadReadOnly is why a read-only session is not shown the lead's pane:
+// it is the person's own terminal, not a pane paneteam made.
+const leadReadOnly = "a read-only view does not show Claude's lead's own terminal: " +
+	"open the page with the full link to see it (teammates' panes stay visible here)"
+
+func newLook(r *http.Request, b *board, sess *session) *look {
 	name := r.URL.Query().Get("look")
 	p, ok := b.Actions.(Panes)
 	if name == "" || !ok {
 		return nil
 	}
-	return &look{name: name, panes: p, tick: time.NewTicker(paneRefresh)}
+	lk := &look{name: name, panes: p, tick: time.NewTicker(paneRefresh)}
+	if sess.readOnly && name == team.LeadName {
+		lk.refused = leadReadOnly
+	}
+	return lk
 }
 
 func (l *look) due() <-chan time.Time {
@@ -162,6 +172,10 @@ func (l *look) next(ctx context.Context) []byte {
 		return nil
 	}
 	ev := paneEvent{Name: l.name}
+	if l.refused != "" {
+		ev.Error = l.refused
+		return l.changed(ev)
+	}
 	ctx, cancel := context.WithTimeout(ctx, paneTimeout)
 	defer cancel()
 	screen, err := l.panes.Screen(ctx, l.name)
@@ -172,6 +186,11 @@ func (l *look) next(ctx context.Context) []byte {
 		// becomes visible text, as every text someone else wrote.
 		ev.Screen = visible.Block(screen)
 	}
+	return l.changed(ev)
+}
+
+// changed is ev encoded, or nil when it is as last sent.
+func (l *look) changed(ev paneEvent) []byte {
 	b, jerr := json.Marshal(ev)
 	if jerr != nil || string(b) == l.last {
 		return nil
@@ -244,12 +263,12 @@ func (s *Server) pane(w http.ResponseWriter, r *http.Request, bd *board) (string
 
 // sendPane sends the looked-at pane's screen when it changed, while the
 // session lives.
-func (s *Server) sendPane(w http.ResponseWriter, fl http.Flusher, r *http.Request, sess *session, lk *look) {
+func (s *Server) sendPane(st stream, r *http.Request, sess *session, lk *look) error {
 	if lk == nil || s.sessions.find(sess.id, s.cfg.Now()) == nil {
-		return
+		return nil
 	}
 	if b := lk.next(r.Context()); b != nil {
-		fmt.Fprintf(w, "event: pane\ndata: %s\n\n", b)
-		fl.Flush()
+		return st.write("event: pane\ndata: %s\n\n", b)
 	}
+	return nil
 }
