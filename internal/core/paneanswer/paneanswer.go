@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -125,9 +126,61 @@ func (e *RefusedError) Error() string {
 	return e.Name + ": " + e.Detail
 }
 
+// Listing keeps each tmux server's pane listing for one pass over many
+// members (the web view marking which panes it may show): one list-panes
+// per server, however many members are looked up. A nil Listing lists
+// anew at each lookup, as typing wants.
+type Listing struct {
+	mu sync.Mutex
+	m  map[string]listed
+}
+
+type listed struct {
+	panes []tmux.Pane
+	err   error
+}
+
+// NewListing is a Listing for one pass.
+func NewListing() *Listing { return &Listing{m: map[string]listed{}} }
+
+func (l *Listing) paneByID(ctx context.Context, srv tmux.Server, id string) (tmux.Pane, error) {
+	if l == nil {
+		return srv.PaneByID(ctx, id)
+	}
+	l.mu.Lock()
+	got, ok := l.m[srv.Socket]
+	l.mu.Unlock()
+	if !ok {
+		got.panes, got.err = srv.AllPanes(ctx)
+		l.mu.Lock()
+		l.m[srv.Socket] = got
+		l.mu.Unlock()
+	}
+	if got.err != nil {
+		return tmux.Pane{}, got.err
+	}
+	for _, p := range got.panes {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return tmux.Pane{}, fmt.Errorf("pane %s on %s: %w", id, srv, tmux.ErrPaneNotFound)
+}
+
 // Teammate is the pane paneteam started for name in t, from its launch
 // record in the state folder state, checked on the recorded server.
 func Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
+	return (*Listing)(nil).Teammate(ctx, state, t, name)
+}
+
+// Lead is the pane of Claude's lead of t (cfg is its config.json): see
+// Listing.Lead.
+func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
+	return (*Listing)(nil).Lead(ctx, state, cfg)
+}
+
+// Teammate is the package's Teammate, with the panes of l's listing.
+func (l *Listing) Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
 	if team.IsLeadName(nil, name) {
 		return Target{}, &RefusedError{Name: name, Reason: NotStarted}
 	}
@@ -152,7 +205,10 @@ func Teammate(ctx context.Context, state string, t team.Team, name string) (Targ
 	// The pane paneteam made carries the agent id it set (tmux's
 	// @paneteam-agent): a pane of a later server that reused the id does
 	// not.
-	p, err := srv.OwnedPane(ctx, rec.Pane, team.AgentID(name, t.Name))
+	p, err := l.paneByID(ctx, srv, rec.Pane)
+	if err == nil && p.Agent != team.AgentID(name, t.Name) {
+		err = &tmux.NotOursError{Pane: rec.Pane, Want: team.AgentID(name, t.Name), Got: p.Agent}
+	}
 	if err != nil {
 		return Target{}, gone(name, err)
 	}
@@ -173,8 +229,9 @@ func gone(name string, err error) error {
 // Lead is the pane of Claude's lead of t (cfg is its config.json), from
 // the lead's pane record: the team's leadProcess names the process, and
 // only a record of that very process, still running, is believed. The
-// recorded tmux pane must still exist and hold the lead.
-func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
+// recorded tmux pane must still exist and hold the lead, in the
+// foreground of its terminal.
+func (l *Listing) Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	lp, ok := cfg.LeadProcess()
 	if !ok {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: NoClaudeLead}
@@ -204,7 +261,7 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: what}
 	}
 	srv := tmux.Server{Socket: rec.TmuxSocket}
-	p, err := srv.PaneByID(ctx, rec.TmuxPane)
+	p, err := l.paneByID(ctx, srv, rec.TmuxPane)
 	if err != nil {
 		return Target{}, gone(team.LeadName, err)
 	}

@@ -95,6 +95,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		defer s.sessions.dropLook(sess)
 	}
 	defer lk.stop()
+	b.hub.join(r.Context())
+	defer b.hub.leave()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	st := stream{w: w, rc: http.NewResponseController(w)}

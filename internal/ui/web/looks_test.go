@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/paneteam/paneteam/internal/core/paneanswer"
+	"github.com/paneteam/paneteam/internal/core/teamwatch"
 	"github.com/paneteam/paneteam/internal/tests/testutil"
 	"github.com/paneteam/paneteam/team"
 )
@@ -20,7 +22,12 @@ import (
 // The recorder's panes: every member's pane is reachable and shows what
 // screenOf says (by default "the screen of NAME"); what is read and
 // typed is recorded.
-func (r *recorder) Reach(_ context.Context, name string) error { return nil }
+func (r *recorder) Reach(_ context.Context, names []string) []error {
+	r.mu.Lock()
+	r.reaches++
+	r.mu.Unlock()
+	return make([]error, len(names))
+}
 func (r *recorder) Screen(_ context.Context, name string) (string, error) {
 	r.mu.Lock()
 	r.screens = append(r.screens, name)
@@ -167,4 +174,63 @@ func TestReadOnlySessionIsNotShownTheLeadsPane(t *testing.T) {
 	if got := read("alice"); !strings.Contains(got, "the screen of alice") {
 		t.Errorf("alice's pane to a read-only session: %q", got)
 	}
+}
+
+// feed is a watcher that returns the snapshots a test gives it.
+type feed chan *teamwatch.Snapshot
+
+func (f feed) Next(ctx context.Context) (*teamwatch.Snapshot, []teamwatch.Event, error) {
+	select {
+	case s := <-f:
+		return s, nil, nil
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+}
+
+// TestPanesAreListedOnlyWhileAPageIsOpen: a change of the team with no
+// page open lists no pane; the first page to open is still told at once
+// which panes it may show, and each change while it is open is one pass
+// over the panes.
+func TestPanesAreListedOnlyWhileAPageIsOpen(t *testing.T) {
+	snaps := make(feed)
+	f := newFixture(t, func(c *Config) { c.Watch = snaps })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go f.srv.Run(ctx)
+	snap := func(n int) *teamwatch.Snapshot {
+		s := &teamwatch.Snapshot{Team: "crew", Taken: time.Now()}
+		for i := 0; i < n; i++ {
+			s.Members = append(s.Members, teamwatch.Member{Name: fmt.Sprintf("m%d", i), Asks: "a permission dialog"})
+		}
+		return s
+	}
+	reaches := func() int { f.acts.mu.Lock(); defer f.acts.mu.Unlock(); return f.acts.reaches }
+	published := func(v uint64) func() bool {
+		return func() bool { _, got, _ := f.srv.boards["crew"].hub.current(); return got >= v }
+	}
+	snaps <- snap(3)
+	testutil.Eventually(t, 5*time.Second, "the first view", published(1))
+	snaps <- snap(5)
+	testutil.Eventually(t, 5*time.Second, "the second view", published(2))
+	if n := reaches(); n != 0 {
+		t.Fatalf("panes listed %d times with no page open", n)
+	}
+	c, _ := f.login()
+	ts := httptest.NewServer(f.h)
+	t.Cleanup(ts.Close)
+	res, _ := streamGET(t, ts, "/events", c)
+	br := bufio.NewReader(res.Body)
+	first, err := br.ReadString('\n')
+	for err == nil && !strings.HasPrefix(first, "data: ") {
+		first, err = br.ReadString('\n')
+	}
+	if strings.Count(first, `"paneView":true`) != 5 {
+		t.Errorf("the first view of an opened page: %s", first)
+	}
+	if n := reaches(); n != 1 {
+		t.Errorf("opening a page listed the panes %d times, want once", n)
+	}
+	snaps <- snap(4)
+	testutil.Eventually(t, 5*time.Second, "one pass over the panes for the change", func() bool { return reaches() == 2 })
 }

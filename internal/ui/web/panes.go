@@ -22,9 +22,10 @@ import (
 // reaches only panes paneteam started for the team (and Claude's lead's,
 // when recorded at its start).
 type Panes interface {
-	// Reach says whether name's pane (team.LeadName: Claude's lead's) can
-	// be shown and answered: nil, or why not.
-	Reach(ctx context.Context, name string) error
+	// Reach says, for each of names, whether its pane (team.LeadName:
+	// Claude's lead's) can be shown and answered: nil, or why not. One
+	// call lists each tmux server's panes once.
+	Reach(ctx context.Context, names []string) []error
 	// Screen is what name's pane shows now, as text.
 	Screen(ctx context.Context, name string) (string, error)
 	// Type types in into name's pane.
@@ -32,6 +33,10 @@ type Panes interface {
 }
 
 func (l *Live) pane(ctx context.Context, name string) (paneanswer.Target, error) {
+	return l.paneIn(ctx, nil, name)
+}
+
+func (l *Live) paneIn(ctx context.Context, ls *paneanswer.Listing, name string) (paneanswer.Target, error) {
 	if l.Caller.Getenv == nil {
 		return paneanswer.Target{}, errors.New("no state folder to find paneteam's launch records in")
 	}
@@ -44,15 +49,20 @@ func (l *Live) pane(ctx context.Context, name string) (paneanswer.Target, error)
 		if err != nil {
 			return paneanswer.Target{}, err
 		}
-		return paneanswer.Lead(ctx, state, cfg)
+		return ls.Lead(ctx, state, cfg)
 	}
-	return paneanswer.Teammate(ctx, state, l.Team, name)
+	return ls.Teammate(ctx, state, l.Team, name)
 }
 
-// Reach finds name's pane as paneanswer judges it.
-func (l *Live) Reach(ctx context.Context, name string) error {
-	_, err := l.pane(ctx, name)
-	return err
+// Reach finds each of names' panes as paneanswer judges it, with one
+// listing of each tmux server's panes.
+func (l *Live) Reach(ctx context.Context, names []string) []error {
+	ls := paneanswer.NewListing()
+	errs := make([]error, len(names))
+	for i, n := range names {
+		_, errs[i] = l.paneIn(ctx, ls, n)
+	}
+	return errs
 }
 
 // Screen reads name's pane, found anew each time.
@@ -83,6 +93,8 @@ func markPanes(ctx context.Context, p Panes, v *View, s *teamwatch.Snapshot) {
 	ctx, cancel := context.WithTimeout(ctx, paneTimeout)
 	defer cancel()
 	claudeLed := s.Lead != nil && s.Lead.ClaudeLed()
+	var names []string
+	var at []int
 	for i, m := range s.Members {
 		if i >= len(v.Members) {
 			break
@@ -91,10 +103,19 @@ func markPanes(ctx context.Context, p Panes, v *View, s *teamwatch.Snapshot) {
 		if !(lead && claudeLed) && (lead || m.Asks == "") {
 			continue
 		}
-		if err := p.Reach(ctx, m.Name); err != nil {
-			v.Members[i].PaneNote = paneNote(err)
+		names, at = append(names, m.Name), append(at, i)
+	}
+	if len(names) == 0 {
+		return
+	}
+	for j, err := range p.Reach(ctx, names) {
+		if j >= len(at) {
+			break
+		}
+		if err != nil {
+			v.Members[at[j]].PaneNote = paneNote(err)
 		} else {
-			v.Members[i].PaneView = true
+			v.Members[at[j]].PaneView = true
 		}
 	}
 }

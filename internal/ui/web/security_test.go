@@ -24,6 +24,7 @@ type recorder struct {
 	mu       sync.Mutex
 	did      []string
 	screens  []string                 // panes read, by member
+	reaches  int                      // passes over the panes (Reach calls)
 	screenOf func(name string) string // what a pane shows; nil: "the screen of NAME"
 }
 
