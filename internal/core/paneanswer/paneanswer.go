@@ -179,6 +179,43 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	return (*Listing)(nil).Lead(ctx, state, cfg)
 }
 
+// LeadOfTeam is Lead for the team t, whose config.json picks the lead's
+// record by its leadProcess: a file teammates write. It is refused when
+// another team under the same root names the same lead process, since
+// which team's lead that pane is cannot be told.
+func (l *Listing) LeadOfTeam(ctx context.Context, state string, t team.Team) (Target, error) {
+	cfg, err := team.Load(t.ConfigPath())
+	if err != nil {
+		return Target{}, err
+	}
+	lp, ok := cfg.LeadProcess()
+	if !ok {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: NoClaudeLead}
+	}
+	names, err := team.List(t.Root)
+	if err != nil {
+		return Target{}, err
+	}
+	var others []string
+	for _, n := range names {
+		if n == t.Name {
+			continue
+		}
+		oc, err := team.Load(team.Team{Root: t.Root, Name: n}.ConfigPath())
+		if err != nil {
+			continue
+		}
+		if op, ok := oc.LeadProcess(); ok && op.PID == lp.PID && op.PIDSpace == lp.PIDSpace {
+			others = append(others, n)
+		}
+	}
+	if len(others) > 0 {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadShared,
+			Detail: fmt.Sprintf("process %d, named by %s too", lp.PID, strings.Join(others, ", "))}
+	}
+	return l.Lead(ctx, state, cfg)
+}
+
 // Teammate is the package's Teammate, with the panes of l's listing.
 func (l *Listing) Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
 	if team.IsLeadName(nil, name) {

@@ -192,3 +192,53 @@ func TestLeadSuspendedIsRefused(t *testing.T) {
 	}
 	exec.Command("kill", "-KILL", strconv.Itoa(lead)).Run()
 }
+
+// TestLeadNamedByTwoTeamsIsRefused: config.json's leadProcess, which
+// teammates write, picks the lead's record; when another team under the
+// root names the same lead process, which team the pane leads cannot be
+// told, and it is refused.
+func TestLeadNamedByTwoTeamsIsRefused(t *testing.T) {
+	srv := testutil.TmuxServer(t)
+	ctx := context.Background()
+	state, root := t.TempDir(), testutil.Root(t)
+	pane, err := srv.Run(ctx, "split-window", "-d", "-t", "guard", "-P", "-F", "#{pane_id}", "exec sleep 600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := srv.Run(ctx, "display-message", "-p", "-t", pane, "#{pane_pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(out)
+	r, err := leadpane.Of(func(k string) string {
+		for _, kv := range testutil.TmuxEnv(t, srv, pane) {
+			if key, v, _ := strings.Cut(kv, "="); key == k {
+				return v
+			}
+		}
+		return ""
+	}, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := leadpane.Write(state, r); err != nil {
+		t.Fatal(err)
+	}
+	testutil.ClaudeTeam(t, root, "one", testutil.LeadFor(t, pid))
+	mine := team.Team{Root: root, Name: "one"}
+	tg, err := paneanswer.NewListing().LeadOfTeam(ctx, state, mine)
+	if err != nil || tg.Pane != pane || !strings.Contains(tg.Where(), pane) {
+		t.Fatalf("the lead of one team: %+v %q, %v", tg, tg.Where(), err)
+	}
+	other := testutil.ClaudeTeam(t, root, "two", testutil.LeadFor(t, pid))
+	_, err = paneanswer.NewListing().LeadOfTeam(ctx, state, mine)
+	if reason(err) != paneanswer.LeadShared || !strings.Contains(err.Error(), "two") {
+		t.Errorf("a lead two teams name: %v", err)
+	}
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := paneanswer.NewListing().LeadOfTeam(ctx, state, mine); err != nil {
+		t.Errorf("the lead once the other team is gone: %v", err)
+	}
+}

@@ -102,6 +102,8 @@ func TestBrowserAnswersTheLeadOnlyWhereItsPaneWasRecorded(t *testing.T) {
 	var plainButtons int
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(hs.URL+"/?team=rec&token="+tok),
+		// The page names the terminal pane it answers: socket and id.
+		waitText(`li[data-pane="team-lead"]`, "tmux pane "+recPane+" on "+srv.Socket),
 		chromedp.Click(css(`button[aria-label="Show the lead's pane"]`)),
 		waitText(`pre.screen`, "the lead asks: Do you want to proceed?"),
 		chromedp.Click(css(`button[aria-label="Press 2 in the lead's pane"]`)),

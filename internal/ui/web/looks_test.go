@@ -22,11 +22,15 @@ import (
 // The recorder's panes: every member's pane is reachable and shows what
 // screenOf says (by default "the screen of NAME"); what is read and
 // typed is recorded.
-func (r *recorder) Reach(_ context.Context, names []string) []error {
+func (r *recorder) Reach(_ context.Context, names []string) []Reached {
 	r.mu.Lock()
 	r.reaches++
 	r.mu.Unlock()
-	return make([]error, len(names))
+	out := make([]Reached, len(names))
+	for i, n := range names {
+		out[i].Where = "tmux pane of " + n
+	}
+	return out
 }
 func (r *recorder) Screen(_ context.Context, name string) (string, error) {
 	r.mu.Lock()

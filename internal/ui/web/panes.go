@@ -21,11 +21,18 @@ import (
 // type an answer into it. Live does it through package paneanswer, which
 // reaches only panes paneteam started for the team (and Claude's lead's,
 // when recorded at its start).
+// Reached is one member's pane as Reach found it: where it is (tmux's
+// socket and pane id, kitty's window: what the person answers), or Err.
+type Reached struct {
+	Where string
+	Err   error
+}
+
 type Panes interface {
 	// Reach says, for each of names, whether its pane (team.LeadName:
-	// Claude's lead's) can be shown and answered: nil, or why not. One
-	// call lists each tmux server's panes once.
-	Reach(ctx context.Context, names []string) []error
+	// Claude's lead's) can be shown and answered: where it is, or why
+	// not. One call lists each tmux server's panes once.
+	Reach(ctx context.Context, names []string) []Reached
 	// Screen is what name's pane shows now, as text.
 	Screen(ctx context.Context, name string) (string, error)
 	// Type types in into name's pane.
@@ -45,24 +52,25 @@ func (l *Live) paneIn(ctx context.Context, ls *paneanswer.Listing, name string) 
 		return paneanswer.Target{}, err
 	}
 	if name == team.LeadName {
-		cfg, err := team.Load(l.Team.ConfigPath())
-		if err != nil {
-			return paneanswer.Target{}, err
-		}
-		return ls.Lead(ctx, state, cfg)
+		return ls.LeadOfTeam(ctx, state, l.Team)
 	}
 	return ls.Teammate(ctx, state, l.Team, name)
 }
 
 // Reach finds each of names' panes as paneanswer judges it, with one
 // listing of each tmux server's panes.
-func (l *Live) Reach(ctx context.Context, names []string) []error {
+func (l *Live) Reach(ctx context.Context, names []string) []Reached {
 	ls := paneanswer.NewListing()
-	errs := make([]error, len(names))
+	out := make([]Reached, len(names))
 	for i, n := range names {
-		_, errs[i] = l.paneIn(ctx, ls, n)
+		tg, err := l.paneIn(ctx, ls, n)
+		if err != nil {
+			out[i].Err = err
+		} else {
+			out[i].Where = tg.Where()
+		}
 	}
-	return errs
+	return out
 }
 
 // Screen reads name's pane, found anew each time.
@@ -108,14 +116,15 @@ func markPanes(ctx context.Context, p Panes, v *View, s *teamwatch.Snapshot) {
 	if len(names) == 0 {
 		return
 	}
-	for j, err := range p.Reach(ctx, names) {
+	for j, r := range p.Reach(ctx, names) {
 		if j >= len(at) {
 			break
 		}
-		if err != nil {
-			v.Members[at[j]].PaneNote = paneNote(err)
+		if r.Err != nil {
+			v.Members[at[j]].PaneNote = paneNote(r.Err)
 		} else {
 			v.Members[at[j]].PaneView = true
+			v.Members[at[j]].PaneWhere = line(r.Where)
 		}
 	}
 }
