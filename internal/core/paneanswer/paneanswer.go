@@ -14,7 +14,11 @@
 // recorded (a teammate's carries its agent id; the lead's holds the lead's
 // process). Text is typed literally (tmux send-keys -l; kitty's send-text
 // from its standard input), never through a shell, and the screen is read
-// as text, without the pane's escape sequences. A lead is reached in tmux
+// as text, without the pane's escape sequences. Nothing is typed where
+// the keys would reach more than the program (a window with
+// synchronize-panes on, a pane in copy mode or another mode) or another
+// program (a lead suspended or in the background, under which its
+// shell reads). A lead is reached in tmux
 // or kitty; WezTerm's, Zellij's and iTerm2's ids are recorded, not used.
 package paneanswer
 
