@@ -38,6 +38,12 @@ type Pane struct {
 	PID         int
 	Agent       string // the AgentOption value; "" for panes paneteam did not create
 	Title       string
+	// Synchronized: the window's synchronize-panes is on, so keys sent
+	// to this pane go to every pane of the window (tmux(1) "OPTIONS").
+	Synchronized bool
+	// InMode: the pane is in a mode (copy mode, a chooser), whose key
+	// bindings take the keys sent instead of the pane's program.
+	InMode bool
 }
 
 // Area is the pane's size in cells.
@@ -48,7 +54,7 @@ var paneVars = []string{
 	"pane_id", "window_id", "session_name", "pane_index",
 	"pane_left", "pane_top", "pane_width", "pane_height",
 	"pane_active", "pane_dead", "pane_dead_status", "pane_pid",
-	AgentOption, "pane_title",
+	AgentOption, "pane_title", "pane_synchronized", "pane_in_mode",
 }
 
 // paneFormat is built at the first listing, not at package init: most
@@ -75,6 +81,7 @@ func parsePane(f []string) (Pane, error) {
 	}
 	p.PID, _ = strconv.Atoi(f[11])
 	p.Agent, p.Title = f[12], f[13]
+	p.Synchronized, p.InMode = f[14] == "1", f[15] != "" && f[15] != "0"
 	return p, nil
 }
 

@@ -7,7 +7,7 @@ import (
 
 func TestParsePaneDeadStatus(t *testing.T) {
 	line := func(dead, status string) string {
-		return strings.Join([]string{"%3", "@1", "s", "1", "0", "0", "80", "24", "0", dead, status, "42", "a@t", "a"}, fieldSep)
+		return strings.Join([]string{"%3", "@1", "s", "1", "0", "0", "80", "24", "0", dead, status, "42", "a@t", "a", "0", "0"}, fieldSep)
 	}
 	for _, c := range []struct {
 		dead, status string

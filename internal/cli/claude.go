@@ -88,6 +88,8 @@ on, in WezTerm (wezterm cli), in Zellij 0.44 or later (whose actions take
 answered) and in iTerm2 through it2 (its Python API on). Without the flag
 the page says that the lead's questions wait in this terminal: it is yours,
 and paneteam reads and types into no pane it did not make unless asked.
+It is a flag only, given for each lead by hand: no environment variable
+turns it on, so that nothing a shell or a script inherits opts a lead in.
 
 Layouts: main-vertical (the lead keeps the left 30%, teammates stacked beside
 it), tiled, or windows (a window per teammate, the lead's window untouched).
@@ -106,7 +108,7 @@ of that release paneteam does not know.`,
 			budgetFlag("every pane teammate's spending limit in US dollars, Claude or agent CLI, held by paneteam's router under it: " + budgetHelp +
 				". Teammates Claude runs inside its own process never reach paneteam and are not held to it"),
 			&ucli.BoolFlag{Name: "answer-from-web", Usage: "record the pane this lead runs in, so that 'paneteam web' may show its screen and type your answers " +
-				"into it (in tmux, kitty, WezTerm, Zellij 0.44+ or iTerm2 with it2); without it the page says the lead's questions wait in this terminal", Sources: ucli.EnvVars("PANETEAM_ANSWER_FROM_WEB")},
+				"into it (in tmux, kitty, WezTerm, Zellij 0.44+ or iTerm2 with it2); without it the page says the lead's questions wait in this terminal. A flag only: no environment variable turns it on"},
 			&ucli.BoolFlag{Name: "dry-run", Usage: "print the command and environment Claude would get, and stop"},
 			&ucli.BoolFlag{Name: "check", Usage: "run the installed Claude Code against paneteam's tmux (scratch config, a scripted model on 127.0.0.1, never your account) and report"},
 			jsonFlag(),

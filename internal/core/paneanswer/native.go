@@ -99,3 +99,11 @@ func leadStat(pid int) (procStat, error) {
 	st.tpgid, _ = strconv.ParseInt(f[5], 10, 64)
 	return st, nil
 }
+
+// String names each terminal's pane for the page, so the person sees
+// what they answer.
+func (w wezPane) String() string { return "WezTerm pane " + w.ID }
+
+func (z zellijPane) String() string { return "Zellij pane " + z.ID + " of session " + z.Session }
+
+func (s itermSession) String() string { return "iTerm2 session " + s.id }

@@ -16,9 +16,12 @@
 // from its standard input; wezterm cli send-text --no-paste from its
 // standard input; zellij action write-chars and it2 session send with the
 // text as one argument), never through a shell, and the screen is read as
-// text, without the pane's escape sequences. A lead is reached in tmux,
-// kitty, WezTerm, Zellij 0.44 or later (whose actions take --pane-id) and
-// iTerm2 (through it2).
+// text, without the pane's escape sequences. Nothing is typed where the
+// keys would reach more than the program (a window with synchronize-panes
+// on, a pane in copy mode or another mode) or another program (a lead
+// suspended or in the background, under which its shell reads). A lead is
+// reached in tmux, kitty, WezTerm, Zellij 0.44 or later (whose actions
+// take --pane-id) and iTerm2 (through it2).
 package paneanswer
 
 import (
@@ -28,6 +31,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -47,8 +51,27 @@ type Target struct {
 	Pane   string
 	Kitty  *native.KittyWindow
 	// Native is the pane of another terminal Claude's lead runs in
-	// (WezTerm, iTerm2), each in its own file.
+	// (WezTerm, Zellij, iTerm2), each in its own file.
 	Native leadTerminal
+	// lead is the lead's process, for Claude's lead: typing needs it in
+	// the foreground of its terminal.
+	lead int
+}
+
+// Where names the terminal pane tg is, for the person to see what they
+// answer: tmux's socket and pane id, kitty's window id, or the other
+// terminal's own.
+func (tg Target) Where() string {
+	if tg.Kitty != nil {
+		return fmt.Sprintf("kitty window %s at %s", tg.Kitty.ID, tg.Kitty.Addr)
+	}
+	if tg.Native != nil {
+		if s, ok := tg.Native.(fmt.Stringer); ok {
+			return s.String()
+		}
+		return "the lead's own terminal pane"
+	}
+	return fmt.Sprintf("tmux pane %s on %s", tg.Pane, tg.Server.Socket)
 }
 
 // Why a pane is refused.
@@ -72,12 +95,25 @@ const (
 	// screen this package cannot read here (one it does not know, Zellij
 	// before 0.44, a terminal whose program is not on PATH).
 	LeadTerminal = "lead-terminal"
+	// Synchronized: the pane's window has synchronize-panes on, so what
+	// is typed would reach every pane of the window.
+	Synchronized = "synchronized"
+	// InMode: the pane is in copy mode (or another mode), whose key
+	// bindings would take what is typed.
+	InMode = "in-mode"
+	// Background: the lead is not in the foreground of its terminal
+	// (suspended, or run in the background), so what is typed would
+	// reach the shell it was started from.
+	Background = "background"
+	// LeadShared: another team under the root names the same lead
+	// process, so which team's lead record it is cannot be told.
+	LeadShared = "lead-shared"
 )
 
 // RefusedError is a pane paneteam will not read or type into.
 type RefusedError struct {
 	Name   string
-	Reason string // NotStarted, OtherBackend, Gone, NoClaudeLead, LeadElsewhere, LeadTerminal
+	Reason string // NotStarted, OtherBackend, Gone, NoClaudeLead, LeadElsewhere, LeadTerminal, Synchronized, InMode, Background, LeadShared
 	Detail string // what was found, for people
 }
 
@@ -95,13 +131,110 @@ func (e *RefusedError) Error() string {
 		return "Claude's lead runs in your own terminal, whose pane was not recorded at its start: its questions wait there"
 	case LeadTerminal:
 		return fmt.Sprintf("Claude's lead runs in %s, whose screen paneteam cannot read or answer (it answers a lead in tmux, kitty, WezTerm, Zellij 0.44+ or iTerm2 with it2): its questions wait there", e.Detail)
+	case Synchronized:
+		return "synchronize-panes is on in that window: turn it off to answer here (what is typed would reach every pane of the window)"
+	case InMode:
+		return "that pane is in copy mode: leave it first (press q in it), then answer"
+	case Background:
+		return fmt.Sprintf("Claude's lead is not in the foreground of its terminal (suspended with Ctrl-Z, or in the background): bring it back with fg, then answer; %s", e.Detail)
+	case LeadShared:
+		return fmt.Sprintf("another team under this root names the same lead process (%s): its pane is not shown, since which team it leads cannot be told", e.Detail)
 	}
 	return e.Name + ": " + e.Detail
+}
+
+// Listing keeps each tmux server's pane listing for one pass over many
+// members (the web view marking which panes it may show): one list-panes
+// per server, however many members are looked up. A nil Listing lists
+// anew at each lookup, as typing wants.
+type Listing struct {
+	mu sync.Mutex
+	m  map[string]listed
+}
+
+type listed struct {
+	panes []tmux.Pane
+	err   error
+}
+
+// NewListing is a Listing for one pass.
+func NewListing() *Listing { return &Listing{m: map[string]listed{}} }
+
+func (l *Listing) paneByID(ctx context.Context, srv tmux.Server, id string) (tmux.Pane, error) {
+	if l == nil {
+		return srv.PaneByID(ctx, id)
+	}
+	l.mu.Lock()
+	got, ok := l.m[srv.Socket]
+	l.mu.Unlock()
+	if !ok {
+		got.panes, got.err = srv.AllPanes(ctx)
+		l.mu.Lock()
+		l.m[srv.Socket] = got
+		l.mu.Unlock()
+	}
+	if got.err != nil {
+		return tmux.Pane{}, got.err
+	}
+	for _, p := range got.panes {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return tmux.Pane{}, fmt.Errorf("pane %s on %s: %w", id, srv, tmux.ErrPaneNotFound)
 }
 
 // Teammate is the pane paneteam started for name in t, from its launch
 // record in the state folder state, checked on the recorded server.
 func Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
+	return (*Listing)(nil).Teammate(ctx, state, t, name)
+}
+
+// Lead is the pane of Claude's lead of t (cfg is its config.json): see
+// Listing.Lead.
+func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
+	return (*Listing)(nil).Lead(ctx, state, cfg)
+}
+
+// LeadOfTeam is Lead for the team t, whose config.json picks the lead's
+// record by its leadProcess: a file teammates write. It is refused when
+// another team under the same root names the same lead process, since
+// which team's lead that pane is cannot be told.
+func (l *Listing) LeadOfTeam(ctx context.Context, state string, t team.Team) (Target, error) {
+	cfg, err := team.Load(t.ConfigPath())
+	if err != nil {
+		return Target{}, err
+	}
+	lp, ok := cfg.LeadProcess()
+	if !ok {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: NoClaudeLead}
+	}
+	names, err := team.List(t.Root)
+	if err != nil {
+		return Target{}, err
+	}
+	var others []string
+	for _, n := range names {
+		if n == t.Name {
+			continue
+		}
+		oc, err := team.Load(team.Team{Root: t.Root, Name: n}.ConfigPath())
+		if err != nil {
+			continue
+		}
+		if op, ok := oc.LeadProcess(); ok && op.PID == lp.PID && op.PIDSpace == lp.PIDSpace {
+			others = append(others, n)
+		}
+	}
+	if len(others) > 0 {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadShared,
+			Detail: fmt.Sprintf("process %d, named by %s too", lp.PID, strings.Join(others, ", "))}
+	}
+	return l.Lead(ctx, state, cfg)
+}
+
+// Teammate is the package's Teammate, with the panes of l's listing.
+func (l *Listing) Teammate(ctx context.Context, state string, t team.Team, name string) (Target, error) {
 	if team.IsLeadName(nil, name) {
 		return Target{}, &RefusedError{Name: name, Reason: NotStarted}
 	}
@@ -126,7 +259,10 @@ func Teammate(ctx context.Context, state string, t team.Team, name string) (Targ
 	// The pane paneteam made carries the agent id it set (tmux's
 	// @paneteam-agent): a pane of a later server that reused the id does
 	// not.
-	p, err := srv.OwnedPane(ctx, rec.Pane, team.AgentID(name, t.Name))
+	p, err := l.paneByID(ctx, srv, rec.Pane)
+	if err == nil && p.Agent != team.AgentID(name, t.Name) {
+		err = &tmux.NotOursError{Pane: rec.Pane, Want: team.AgentID(name, t.Name), Got: p.Agent}
+	}
 	if err != nil {
 		return Target{}, gone(name, err)
 	}
@@ -147,8 +283,9 @@ func gone(name string, err error) error {
 // Lead is the pane of Claude's lead of t (cfg is its config.json), from
 // the lead's pane record: the team's leadProcess names the process, and
 // only a record of that very process, still running, is believed. The
-// recorded tmux pane must still exist and hold the lead.
-func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
+// recorded tmux pane must still exist and hold the lead, in the
+// foreground of its terminal.
+func (l *Listing) Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 	lp, ok := cfg.LeadProcess()
 	if !ok {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: NoClaudeLead}
@@ -171,7 +308,9 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 		return kittyLead(ctx, rec)
 	}
 	if lead, ok := nativeLeads[rec.Terminal]; ok {
-		return lead(ctx, rec)
+		tg, err := lead(ctx, rec)
+		tg.lead = rec.PID
+		return tg, err
 	}
 	if rec.Terminal != leadpane.TerminalTmux {
 		what := rec.Terminal
@@ -181,7 +320,7 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: what}
 	}
 	srv := tmux.Server{Socket: rec.TmuxSocket}
-	p, err := srv.PaneByID(ctx, rec.TmuxPane)
+	p, err := l.paneByID(ctx, srv, rec.TmuxPane)
 	if err != nil {
 		return Target{}, gone(team.LeadName, err)
 	}
@@ -191,7 +330,25 @@ func Lead(ctx context.Context, state string, cfg *team.Config) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
 			Detail: fmt.Sprintf("pane %s no longer holds the lead (process %d)", p.ID, rec.PID)}
 	}
-	return Target{Name: team.LeadName, Server: srv, Pane: p.ID}, nil
+	tg := Target{Name: team.LeadName, Server: srv, Pane: p.ID, lead: rec.PID}
+	if err := tg.foreground(p.PID); err != nil {
+		return Target{}, err
+	}
+	return tg, nil
+}
+
+// foreground refuses a lead that is not in the foreground of the
+// terminal whose first process is tty: an ancestor check alone passes a
+// lead suspended with Ctrl-Z, under which a typed line runs in the shell.
+func (tg Target) foreground(tty int) error {
+	fg, err := proc.InForeground(tty, tg.lead)
+	if err != nil {
+		return &RefusedError{Name: team.LeadName, Reason: Gone, Detail: err.Error()}
+	}
+	if !fg {
+		return &RefusedError{Name: team.LeadName, Reason: Background, Detail: tg.Where()}
+	}
+	return nil
 }
 
 // kittyLead is the kitty window of the lead's record, while it exists
@@ -202,7 +359,7 @@ func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: LeadTerminal, Detail: "kitty, whose program is not on PATH here"}
 	}
 	w := &native.KittyWindow{Bin: bin, Addr: rec.KittyListenOn, ID: rec.KittyWindow}
-	pid, err := w.PID(ctx)
+	pid, fg, err := w.Processes(ctx)
 	if errors.Is(err, native.ErrNoKittyWindow) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone, Detail: err.Error()}
 	}
@@ -213,7 +370,11 @@ func kittyLead(ctx context.Context, rec *leadpane.Record) (Target, error) {
 		return Target{}, &RefusedError{Name: team.LeadName, Reason: Gone,
 			Detail: fmt.Sprintf("kitty window %s no longer holds the lead (process %d)", w.ID, rec.PID)}
 	}
-	return Target{Name: team.LeadName, Kitty: w}, nil
+	tg := Target{Name: team.LeadName, Kitty: w, lead: rec.PID}
+	if !slices.Contains(fg, rec.PID) {
+		return Target{}, &RefusedError{Name: team.LeadName, Reason: Background, Detail: tg.Where()}
+	}
+	return tg, nil
 }
 
 // Screen is what the pane shows now, as text: no escape sequence of the
@@ -324,10 +485,52 @@ func (in Input) Check() error {
 	return nil
 }
 
+// ready refuses to type into a pane where the keys would not reach the
+// program alone, checked right before typing, and changes nothing of the
+// person's: a tmux window with synchronize-panes on (send-keys, -l too,
+// goes to every pane of it), a pane in copy mode or another mode (its
+// bindings take the keys), a lead no longer in its terminal's
+// foreground.
+func (tg Target) ready(ctx context.Context) error {
+	if tg.Native != nil {
+		return leadInFront(tg.lead, tg.Where())
+	}
+	if tg.Kitty != nil {
+		if tg.lead == 0 {
+			return nil
+		}
+		_, fg, err := tg.Kitty.Processes(ctx)
+		if err != nil {
+			return &RefusedError{Name: tg.Name, Reason: Gone, Detail: err.Error()}
+		}
+		if !slices.Contains(fg, tg.lead) {
+			return &RefusedError{Name: tg.Name, Reason: Background, Detail: tg.Where()}
+		}
+		return nil
+	}
+	p, err := tg.Server.PaneByID(ctx, tg.Pane)
+	if err != nil {
+		return gone(tg.Name, err)
+	}
+	switch {
+	case p.Synchronized:
+		return &RefusedError{Name: tg.Name, Reason: Synchronized, Detail: tg.Where()}
+	case p.InMode:
+		return &RefusedError{Name: tg.Name, Reason: InMode, Detail: tg.Where()}
+	}
+	if tg.lead != 0 {
+		return tg.foreground(p.PID)
+	}
+	return nil
+}
+
 // Type types in into the pane: its keys, or its text literally and then
 // Enter when asked.
 func (tg Target) Type(ctx context.Context, in Input) error {
 	if err := in.Check(); err != nil {
+		return err
+	}
+	if err := tg.ready(ctx); err != nil {
 		return err
 	}
 	for _, k := range in.Keys {

@@ -39,31 +39,46 @@ func (w KittyWindow) rc(ctx context.Context, stdin string, args ...string) (stri
 // PID is the process kitty started in the window (its shell, or the
 // program it was given), ErrNoKittyWindow when the window is gone.
 func (w KittyWindow) PID(ctx context.Context) (int, error) {
+	pid, _, err := w.Processes(ctx)
+	return pid, err
+}
+
+// Processes is the process kitty started in the window and the window's
+// foreground processes (kitty @ ls: the processes of the foreground
+// process group of the window's terminal), ErrNoKittyWindow when the
+// window is gone.
+func (w KittyWindow) Processes(ctx context.Context) (pid int, foreground []int, err error) {
 	out, err := w.rc(ctx, "", "ls")
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var ls []struct {
 		Tabs []struct {
 			Windows []struct {
-				ID  int `json:"id"`
-				PID int `json:"pid"`
+				ID         int `json:"id"`
+				PID        int `json:"pid"`
+				Foreground []struct {
+					PID int `json:"pid"`
+				} `json:"foreground_processes"`
 			} `json:"windows"`
 		} `json:"tabs"`
 	}
 	if err := json.Unmarshal([]byte(out), &ls); err != nil {
-		return 0, fmt.Errorf("kitty @ ls: unexpected output: %w", err)
+		return 0, nil, fmt.Errorf("kitty @ ls: unexpected output: %w", err)
 	}
 	for _, o := range ls {
 		for _, t := range o.Tabs {
 			for _, x := range t.Windows {
 				if strconv.Itoa(x.ID) == w.ID {
-					return x.PID, nil
+					for _, f := range x.Foreground {
+						foreground = append(foreground, f.PID)
+					}
+					return x.PID, foreground, nil
 				}
 			}
 		}
 	}
-	return 0, fmt.Errorf("window %s of the kitty at %s: %w", w.ID, w.Addr, ErrNoKittyWindow)
+	return 0, nil, fmt.Errorf("window %s of the kitty at %s: %w", w.ID, w.Addr, ErrNoKittyWindow)
 }
 
 // Text is the window's screen as text: get-text without --ansi, so no

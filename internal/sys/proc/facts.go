@@ -150,3 +150,31 @@ func Environ(pid int) (map[string]string, error) {
 	}
 	return env, nil
 }
+
+// InForeground reports whether pid's process group is the foreground
+// process group of the terminal that tty's process (a pane's first
+// process) has as its controlling terminal: /proc/<tty>/stat field 8,
+// tpgid, against getpgid(pid). A program suspended with Ctrl-Z, or run in
+// the background of a shell, is not: what is typed then reaches the
+// shell or whatever else holds the foreground (termios(3), "job control").
+func InForeground(tty, pid int) (bool, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tty))
+	if err != nil {
+		return false, fmt.Errorf("the terminal's foreground of process %d: %w", tty, err)
+	}
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	const tpgidField = 8 - 3 // fields 3.. follow the ')'
+	if i < 0 || len(f) <= tpgidField {
+		return false, fmt.Errorf("the terminal's foreground of process %d: unexpected /proc stat format", tty)
+	}
+	fg, err := strconv.Atoi(f[tpgidField])
+	if err != nil {
+		return false, fmt.Errorf("the terminal's foreground of process %d: %w", tty, err)
+	}
+	pg, err := syscall.Getpgid(pid)
+	if err != nil {
+		return false, fmt.Errorf("process group of %d: %w", pid, err)
+	}
+	return fg > 0 && fg == pg, nil
+}

@@ -35,6 +35,7 @@ type session struct {
 	addr     string // where it logged in from
 	created  time.Time
 	expires  time.Time
+	looks    int // event streams reading a pane (?look=), under sessions.mu
 }
 
 // short is how the log names a session: enough to tell two apart,
@@ -78,6 +79,28 @@ func (ss *sessions) create(addr string, readOnly bool, now time.Time) (*session,
 // has expired. The map's lookup is by the secret itself, so its timing
 // says nothing about how much of a guess was right: a Go map hashes the
 // whole key before comparing.
+// maxLooks is how many event streams of one session may read a pane at
+// once: each reads its pane every paneRefresh, and the page needs one.
+const maxLooks = 4
+
+// takeLook counts one more stream of s reading a pane; false when s has
+// maxLooks already. dropLook gives it back.
+func (ss *sessions) takeLook(s *session) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if s.looks >= maxLooks {
+		return false
+	}
+	s.looks++
+	return true
+}
+
+func (ss *sessions) dropLook(s *session) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s.looks--
+}
+
 func (ss *sessions) find(id string, now time.Time) *session {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()

@@ -52,6 +52,25 @@ func (s *Server) manifest(w http.ResponseWriter, r *http.Request) {
 // proxy in front (tailscale serve) does not close it as dead.
 const keepAlive = 25 * time.Second
 
+// eventWrite bounds each write of an event stream: a client that stops
+// reading (gone without closing, half-open) ends its stream, and nothing
+// is read for it any more, once the connection's buffers are full.
+var eventWrite = 10 * time.Second
+
+// stream writes one event stream's events, each with its write deadline.
+type stream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (st stream) write(format string, args ...any) error {
+	st.rc.SetWriteDeadline(time.Now().Add(eventWrite)) //nolint:errcheck // a writer without deadlines (a test's recorder) still writes
+	if _, err := fmt.Fprintf(st.w, format, args...); err != nil {
+		return err
+	}
+	return st.rc.Flush()
+}
+
 // events streams the view, as one Server-Sent Event per change the team
 // watcher reports: nothing is sent, or computed, while nothing changes.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
@@ -61,19 +80,31 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	fl, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	// ?look=NAME: the page shows NAME's pane, read while it looks.
+	lk := newLook(r, b, sess)
+	if lk != nil {
+		if !s.sessions.takeLook(sess) {
+			s.log.add(sess.short(), r.RemoteAddr, "look at "+line(lk.name)+"'s pane", fmt.Sprintf("refused: %d streams of this session read panes already", maxLooks))
+			refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("refused: this browser reads %d panes already; close a page first", maxLooks))
+			return
+		}
+		defer s.sessions.dropLook(sess)
+	}
+	defer lk.stop()
+	b.hub.join(r.Context())
+	defer b.hub.leave()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	fl.Flush()
+	st := stream{w: w, rc: http.NewResponseController(w)}
+	if st.rc.Flush() != nil {
+		return
+	}
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
-	// ?look=NAME: the page shows NAME's pane, read while it looks.
-	lk := newLook(r, b)
-	defer lk.stop()
 	var sent uint64
 	for {
 		data, version, changed := b.hub.current()
@@ -81,25 +112,31 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if s.sessions.find(sess.id, s.cfg.Now()) == nil {
 				return // revoked or expired: the stream ends with it
 			}
-			fmt.Fprintf(w, "event: view\ndata: %s\n\n", data)
-			fl.Flush()
+			if st.write("event: view\ndata: %s\n\n", data) != nil {
+				return
+			}
 			sent = version
-			s.sendPane(w, fl, r, sess, lk)
+			if s.sendPane(st, r, sess, lk) != nil {
+				return
+			}
 		}
+		var err error
 		select {
 		case <-r.Context().Done():
 			return
 		case <-lk.due():
-			s.sendPane(w, fl, r, sess, lk)
+			err = s.sendPane(st, r, sess, lk)
 		case <-b.typed.wait():
-			s.sendPane(w, fl, r, sess, lk)
+			err = s.sendPane(st, r, sess, lk)
 		case <-changed:
 		case <-tick.C:
 			if s.sessions.find(sess.id, s.cfg.Now()) == nil {
 				return
 			}
-			fmt.Fprint(w, ": keep-alive\n\n")
-			fl.Flush()
+			err = st.write(": keep-alive\n\n")
+		}
+		if err != nil {
+			return
 		}
 	}
 }

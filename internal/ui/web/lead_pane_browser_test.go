@@ -34,8 +34,10 @@ func startLead(t *testing.T, srv tmux.Server, bin, state string, args ...string)
 	t.Helper()
 	log = filepath.Join(t.TempDir(), "lead.log")
 	// env, not split-window -e: tmux gives a new pane the PATH of its
-	// client, whatever -e says.
+	// client, whatever -e says. PANETEAM_ANSWER_FROM_WEB is set for every
+	// lead: the opt-in is the flag alone, never the environment.
 	cmd := append([]string{"env", "PATH=" + bin + ":" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "PANETEAM_STATE_DIR=" + state,
+		"PANETEAM_ANSWER_FROM_WEB=1",
 		"LEADLOG=" + log, testutil.Binary(t), "claude"}, args...)
 	argv := []string{"split-window", "-d", "-t", "guard", "-P", "-F", "#{pane_id}", tmux.ExecLine(cmd)}
 	pane, err := srv.Run(context.Background(), argv...)
@@ -75,7 +77,7 @@ func TestBrowserAnswersTheLeadOnlyWhereItsPaneWasRecorded(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(state, "leadpanes", "*.json"))
 	if len(files) != 1 {
-		t.Fatalf("lead pane records: %v, want one (the flagged lead's)", files)
+		t.Fatalf("lead pane records: %v, want one (the flagged lead's; PANETEAM_ANSWER_FROM_WEB turns nothing on)", files)
 	}
 	if b, err := os.ReadFile(files[0]); err != nil || json.Unmarshal(b, &rec) != nil {
 		t.Fatalf("%s: %v\n%s", files[0], err, b)
@@ -100,6 +102,8 @@ func TestBrowserAnswersTheLeadOnlyWhereItsPaneWasRecorded(t *testing.T) {
 	var plainButtons int
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(hs.URL+"/?team=rec&token="+tok),
+		// The page names the terminal pane it answers: socket and id.
+		waitText(`li[data-pane="team-lead"]`, "tmux pane "+recPane+" on "+srv.Socket),
 		chromedp.Click(css(`button[aria-label="Show the lead's pane"]`)),
 		waitText(`pre.screen`, "the lead asks: Do you want to proceed?"),
 		chromedp.Click(css(`button[aria-label="Press 2 in the lead's pane"]`)),

@@ -21,10 +21,18 @@ import (
 // type an answer into it. Live does it through package paneanswer, which
 // reaches only panes paneteam started for the team (and Claude's lead's,
 // when recorded at its start).
+// Reached is one member's pane as Reach found it: where it is (tmux's
+// socket and pane id, kitty's window: what the person answers), or Err.
+type Reached struct {
+	Where string
+	Err   error
+}
+
 type Panes interface {
-	// Reach says whether name's pane (team.LeadName: Claude's lead's) can
-	// be shown and answered: nil, or why not.
-	Reach(ctx context.Context, name string) error
+	// Reach says, for each of names, whether its pane (team.LeadName:
+	// Claude's lead's) can be shown and answered: where it is, or why
+	// not. One call lists each tmux server's panes once.
+	Reach(ctx context.Context, names []string) []Reached
 	// Screen is what name's pane shows now, as text.
 	Screen(ctx context.Context, name string) (string, error)
 	// Type types in into name's pane.
@@ -32,6 +40,10 @@ type Panes interface {
 }
 
 func (l *Live) pane(ctx context.Context, name string) (paneanswer.Target, error) {
+	return l.paneIn(ctx, nil, name)
+}
+
+func (l *Live) paneIn(ctx context.Context, ls *paneanswer.Listing, name string) (paneanswer.Target, error) {
 	if l.Caller.Getenv == nil {
 		return paneanswer.Target{}, errors.New("no state folder to find paneteam's launch records in")
 	}
@@ -40,19 +52,25 @@ func (l *Live) pane(ctx context.Context, name string) (paneanswer.Target, error)
 		return paneanswer.Target{}, err
 	}
 	if name == team.LeadName {
-		cfg, err := team.Load(l.Team.ConfigPath())
-		if err != nil {
-			return paneanswer.Target{}, err
-		}
-		return paneanswer.Lead(ctx, state, cfg)
+		return ls.LeadOfTeam(ctx, state, l.Team)
 	}
-	return paneanswer.Teammate(ctx, state, l.Team, name)
+	return ls.Teammate(ctx, state, l.Team, name)
 }
 
-// Reach finds name's pane as paneanswer judges it.
-func (l *Live) Reach(ctx context.Context, name string) error {
-	_, err := l.pane(ctx, name)
-	return err
+// Reach finds each of names' panes as paneanswer judges it, with one
+// listing of each tmux server's panes.
+func (l *Live) Reach(ctx context.Context, names []string) []Reached {
+	ls := paneanswer.NewListing()
+	out := make([]Reached, len(names))
+	for i, n := range names {
+		tg, err := l.paneIn(ctx, ls, n)
+		if err != nil {
+			out[i].Err = err
+		} else {
+			out[i].Where = tg.Where()
+		}
+	}
+	return out
 }
 
 // Screen reads name's pane, found anew each time.
@@ -83,6 +101,8 @@ func markPanes(ctx context.Context, p Panes, v *View, s *teamwatch.Snapshot) {
 	ctx, cancel := context.WithTimeout(ctx, paneTimeout)
 	defer cancel()
 	claudeLed := s.Lead != nil && s.Lead.ClaudeLed()
+	var names []string
+	var at []int
 	for i, m := range s.Members {
 		if i >= len(v.Members) {
 			break
@@ -91,10 +111,20 @@ func markPanes(ctx context.Context, p Panes, v *View, s *teamwatch.Snapshot) {
 		if !(lead && claudeLed) && (lead || m.Asks == "") {
 			continue
 		}
-		if err := p.Reach(ctx, m.Name); err != nil {
-			v.Members[i].PaneNote = paneNote(err)
+		names, at = append(names, m.Name), append(at, i)
+	}
+	if len(names) == 0 {
+		return
+	}
+	for j, r := range p.Reach(ctx, names) {
+		if j >= len(at) {
+			break
+		}
+		if r.Err != nil {
+			v.Members[at[j]].PaneNote = paneNote(r.Err)
 		} else {
-			v.Members[i].PaneView = true
+			v.Members[at[j]].PaneView = true
+			v.Members[at[j]].PaneWhere = line(r.Where)
 		}
 	}
 }
@@ -128,19 +158,29 @@ type paneEvent struct {
 // paneRefresh, and at once after an answer was typed into one of the
 // team's panes.
 type look struct {
-	name  string
-	panes Panes
-	tick  *time.Ticker
-	last  string
+	name    string
+	panes   Panes
+	tick    *time.Ticker
+	last    string
+	refused string // why this session is not shown the pane, if it is not
 }
 
-func newLook(r *http.Request, b *board) *look {
+// leadReadOnly is why a read-only session is not shown the lead's pane:
+// it is the person's own terminal, not a pane paneteam made.
+const leadReadOnly = "a read-only view does not show Claude's lead's own terminal: " +
+	"open the page with the full link to see it (teammates' panes stay visible here)"
+
+func newLook(r *http.Request, b *board, sess *session) *look {
 	name := r.URL.Query().Get("look")
 	p, ok := b.Actions.(Panes)
 	if name == "" || !ok {
 		return nil
 	}
-	return &look{name: name, panes: p, tick: time.NewTicker(paneRefresh)}
+	lk := &look{name: name, panes: p, tick: time.NewTicker(paneRefresh)}
+	if sess.readOnly && name == team.LeadName {
+		lk.refused = leadReadOnly
+	}
+	return lk
 }
 
 func (l *look) due() <-chan time.Time {
@@ -162,6 +202,10 @@ func (l *look) next(ctx context.Context) []byte {
 		return nil
 	}
 	ev := paneEvent{Name: l.name}
+	if l.refused != "" {
+		ev.Error = l.refused
+		return l.changed(ev)
+	}
 	ctx, cancel := context.WithTimeout(ctx, paneTimeout)
 	defer cancel()
 	screen, err := l.panes.Screen(ctx, l.name)
@@ -172,6 +216,11 @@ func (l *look) next(ctx context.Context) []byte {
 		// becomes visible text, as every text someone else wrote.
 		ev.Screen = visible.Block(screen)
 	}
+	return l.changed(ev)
+}
+
+// changed is ev encoded, or nil when it is as last sent.
+func (l *look) changed(ev paneEvent) []byte {
 	b, jerr := json.Marshal(ev)
 	if jerr != nil || string(b) == l.last {
 		return nil
@@ -244,12 +293,12 @@ func (s *Server) pane(w http.ResponseWriter, r *http.Request, bd *board) (string
 
 // sendPane sends the looked-at pane's screen when it changed, while the
 // session lives.
-func (s *Server) sendPane(w http.ResponseWriter, fl http.Flusher, r *http.Request, sess *session, lk *look) {
+func (s *Server) sendPane(st stream, r *http.Request, sess *session, lk *look) error {
 	if lk == nil || s.sessions.find(sess.id, s.cfg.Now()) == nil {
-		return
+		return nil
 	}
 	if b := lk.next(r.Context()); b != nil {
-		fmt.Fprintf(w, "event: pane\ndata: %s\n\n", b)
-		fl.Flush()
+		return st.write("event: pane\ndata: %s\n\n", b)
 	}
+	return nil
 }

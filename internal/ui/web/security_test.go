@@ -21,8 +21,11 @@ import (
 // recorder is Actions that only records what it was asked to do: a
 // refused request must leave it empty.
 type recorder struct {
-	mu  sync.Mutex
-	did []string
+	mu       sync.Mutex
+	did      []string
+	screens  []string                 // panes read, by member
+	reaches  int                      // passes over the panes (Reach calls)
+	screenOf func(name string) string // what a pane shows; nil: "the screen of NAME"
 }
 
 func (r *recorder) add(s string) { r.mu.Lock(); r.did = append(r.did, s); r.mu.Unlock() }

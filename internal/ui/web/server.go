@@ -259,19 +259,36 @@ func (s *Server) currentToken() string {
 	return s.token
 }
 
+// route is one pattern the site serves and its handler, guards included.
+type route struct {
+	pattern string
+	handler http.Handler
+}
+
+// routes is every route of the site: Handler serves these and no other,
+// and the tests walk them (every POST /api/ one must refuse what
+// withAction refuses).
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /static/", http.StripPrefix("/static/", http.FileServerFS(s.static))},
+		{"GET /manifest.webmanifest", http.HandlerFunc(s.manifest)},
+		{"GET /sw.js", http.HandlerFunc(s.serviceWorker)},
+		{"GET /{$}", s.withSession(s.index)},
+		{"GET /events", s.withSession(s.events)},
+		{"POST /api/answer", s.withAction(s.answer)},
+		{"POST /api/send", s.withAction(s.send)},
+		{"POST /api/stop", s.withAction(s.stop)},
+		{"POST /api/resume", s.withAction(s.resume)},
+		{"POST /api/pane", s.withAction(s.pane)},
+	}
+}
+
 // Handler is the whole site, behind its guards (middleware.go).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(s.static)))
-	mux.HandleFunc("GET /manifest.webmanifest", s.manifest)
-	mux.HandleFunc("GET /sw.js", s.serviceWorker)
-	mux.HandleFunc("GET /{$}", s.withSession(s.index))
-	mux.HandleFunc("GET /events", s.withSession(s.events))
-	mux.HandleFunc("POST /api/answer", s.withAction(s.answer))
-	mux.HandleFunc("POST /api/send", s.withAction(s.send))
-	mux.HandleFunc("POST /api/stop", s.withAction(s.stop))
-	mux.HandleFunc("POST /api/resume", s.withAction(s.resume))
-	mux.HandleFunc("POST /api/pane", s.withAction(s.pane))
+	for _, rt := range s.routes() {
+		mux.Handle(rt.pattern, rt.handler)
+	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.log.add("", r.RemoteAddr, r.Method+" "+r.URL.Path, "refused: a request from another origin")

@@ -45,6 +45,9 @@ type Member struct {
 	// PaneNote, when set, says why not.
 	PaneView bool   `json:"paneView,omitempty"`
 	PaneNote string `json:"paneNote,omitempty"`
+	// PaneWhere names the terminal pane shown (tmux's socket and pane
+	// id, kitty's window), so the person sees what they answer.
+	PaneWhere string `json:"paneWhere,omitempty"`
 }
 
 // Task is one task of the list.

@@ -103,6 +103,7 @@
       const li = el("li", { "data-pane": m.name }, el("span", { class: "name", text: m.lead ? "lead" : m.name }));
       if (m.paneView) {
         li.append(" ", el("button", { type: "button", "aria-label": "Show " + whose(m.name) + " pane", onclick: () => open(m.name) }, "Show pane"));
+        if (m.paneWhere) li.append(el("div", { class: "subject", text: m.paneWhere }));
       } else {
         li.append(el("div", { class: "subject", text: m.paneNote }));
       }
