@@ -47,13 +47,12 @@ command that undoes the land is printed after it.
 It refuses, changing nothing, and says what to run next, when: the
 teammate is still running (--stop asks it to shut down first, by
 shutdown's rules: a teammate Claude's lead started is refused, ask that
-lead); it has
-uncommitted files (ask it to commit, or --include-uncommitted commits them
-on its branch under your git identity); your working tree has uncommitted
-changes in a file the land would change; or the change conflicts with your
-branch: the files are named, and --ask sends the teammate a message to
-bring its branch up to date with yours, resolve them and report back
-(--ask works while it runs).
+lead); it has uncommitted files (ask it to commit, or --include-uncommitted
+commits them on its branch under your git identity); your working tree has
+uncommitted changes in a file the land would change; or the change
+conflicts with your branch: the files are named, and --ask sends the
+teammate a message to bring its branch up to date with yours, resolve them
+and report back (--ask works while it runs).
 
 --pr opens a pull request instead of landing here:
 
